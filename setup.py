@@ -1,0 +1,42 @@
+"""Build the Cython extensions. FASTGO_DEBUG=1 builds with bounds checks and C asserts on;
+FASTGO_ANNOTATE=1 writes Cython's HTML annotation next to each .pyx."""
+
+import os
+
+import numpy as np
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+DEBUG = os.environ.get("FASTGO_DEBUG", "0") not in ("", "0")
+
+directives = {
+    "language_level": 3,
+    "boundscheck": DEBUG,
+    "wraparound": DEBUG,
+    "initializedcheck": DEBUG,
+    "cdivision": not DEBUG,
+    "embedsignature": True,
+}
+macros = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"), ("FASTGO_DEBUG", "1" if DEBUG else "0")]
+cflags = ["-O0", "-g"] if DEBUG else ["-O3"]
+
+extensions = [
+    Extension(
+        f"fastgo.{name}",
+        [f"src/fastgo/{name}.pyx"],
+        include_dirs=[np.get_include()],
+        define_macros=macros,
+        extra_compile_args=cflags,
+    )
+    for name in ("board",)
+]
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives=directives,
+        annotate=os.environ.get("FASTGO_ANNOTATE", "0") not in ("", "0"),
+        # a debug build must not reuse C files generated for the other build
+        force=True,
+    ),
+)

@@ -1,0 +1,21 @@
+"""fastgo: exact Go rules in Cython behind a thin Python API.
+
+>>> import fastgo
+>>> b = fastgo.Board(9)
+>>> b.play("E5")
+>>> b.to_move == fastgo.WHITE
+True
+"""
+
+from fastgo.board import (Board, Chain, Score, is_legal_position, zobrist_key, EMPTY_ as EMPTY,
+                          BLACK_ as BLACK, WHITE_ as WHITE)
+from fastgo.coords import (point_to_rowcol, rowcol_to_point, point_to_vertex, vertex_to_point,
+                           star_points)
+from fastgo.errors import IllegalMoveError, ConsistencyError
+from fastgo.rules import Rules, PRESETS
+
+__version__ = "0.1.0"
+
+__all__ = ["Board", "Chain", "Score", "Rules", "PRESETS", "IllegalMoveError", "ConsistencyError",
+           "EMPTY", "BLACK", "WHITE", "is_legal_position", "zobrist_key", "point_to_rowcol",
+           "rowcol_to_point", "point_to_vertex", "vertex_to_point", "star_points"]

@@ -1,0 +1,752 @@
+# cython: language_level=3, binding=True, embedsignature=True
+"""``Board``: a Go game under exact rules, on the C data model of ``fastgo.core``."""
+
+from collections import namedtuple
+
+import numpy as np
+cimport numpy as cnp
+from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
+from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t
+from libc.string cimport memcpy, memset
+
+from fastgo.core cimport *
+from fastgo.coords import (check_size, parse_move, point_to_vertex, star_points, COLUMNS,
+                           _index)
+from fastgo.errors import IllegalMoveError, ConsistencyError
+from fastgo.rules import Rules
+
+cnp.import_array()
+
+EMPTY_ = EMPTY
+BLACK_ = BLACK
+WHITE_ = WHITE
+
+REASONS = {OCCUPIED: "occupied", SUICIDE: "suicide", KO: "ko", SUPERKO: "superko",
+           GAME_OVER: "game over"}
+
+Chain = namedtuple("Chain", "color stones liberties")
+Chain.__doc__ = "A chain: its colour, its stones and its liberties (points, sorted)."
+Score = namedtuple("Score", "black white margin winner ownership")
+Score.__doc__ = """A score: each side's points (komi in White's), margin = black - white,
+winner (0 tie, 1 black, 2 white) and ownership (int8[height, width] of 0/1/2)."""
+
+_KO_CODES = {"positional": KO_POSITIONAL, "situational": KO_SITUATIONAL, "simple": KO_SIMPLE}
+
+
+ctypedef struct Turn:
+    int64_t mark       # journal length before the turn
+    uint64_t hash      # colouring after the turn
+    int32_t move       # public point, or num_points for a pass
+
+
+def zobrist_key(colour, point, width):
+    """The 64-bit Zobrist key of a stone of `colour` (1 black, 2 white) at `point` on a board of
+    `width` columns: ``mix64(SEED + (4 * ((row + 1) * (width + 1) + col) + colour) * 0x9E3779B97F4A7C15)``
+    with splitmix64's finaliser and SEED = 0x66617374676F2121. A position's hash is the XOR of
+    the keys of its stones; the empty board hashes to 0."""
+    colour, point, width = _index(colour, "colour"), _index(point, "point"), _index(width, "width")
+    if colour not in (BLACK, WHITE):
+        raise ValueError(f"colour must be 1 (black) or 2 (white), not {colour}")
+    check_size(width, 1)
+    if not 0 <= point < width * MAX_SIDE:
+        raise ValueError(f"point {point} out of range")
+    return zkey(colour, (point // width + 1) * (width + 1) + point % width)
+
+
+cdef int _flood_legal(const uint8_t* grid, int width, int height) noexcept nogil:
+    """1 when every chain of the row-major grid reaches an empty point, else 0."""
+    cdef int p, q, r, c, k, sp, nq
+    cdef int stack[MAX_POINTS]
+    cdef uint8_t seen[MAX_POINTS]
+    cdef bint free
+    memset(seen, 0, MAX_POINTS)
+    for p in range(width * height):
+        if grid[p] == EMPTY or seen[p]:
+            continue
+        free = False
+        sp = 0
+        stack[sp] = p
+        sp += 1
+        seen[p] = 1
+        while sp:
+            sp -= 1
+            q = stack[sp]
+            r = q // width
+            c = q % width
+            for k in range(4):
+                if k == 0:
+                    if r == 0: continue
+                    nq = q - width
+                elif k == 1:
+                    if r == height - 1: continue
+                    nq = q + width
+                elif k == 2:
+                    if c == 0: continue
+                    nq = q - 1
+                else:
+                    if c == width - 1: continue
+                    nq = q + 1
+                if grid[nq] == EMPTY:
+                    free = True
+                elif grid[nq] == grid[p] and not seen[nq]:
+                    seen[nq] = 1
+                    stack[sp] = nq
+                    sp += 1
+        if not free:
+            return 0
+    return 1
+
+
+cdef _grid_from_array(array, int* width, int* height):
+    """Validate a 2-D array of 0/1/2 and return it as a C-contiguous uint8 copy."""
+    a = np.asarray(array)
+    if a.ndim != 2:
+        raise ValueError(f"a position must be a 2-D array [height, width], got {a.ndim} dimensions")
+    if a.dtype.kind not in "iub":
+        raise TypeError(f"a position must hold integers 0/1/2, got dtype {a.dtype}")
+    h, w = check_size(a.shape[1], a.shape[0])[::-1]
+    if a.size and (a.min() < 0 or a.max() > 2):
+        raise ValueError("a position may hold only 0 (empty), 1 (black) and 2 (white)")
+    width[0] = w
+    height[0] = h
+    return np.ascontiguousarray(a, dtype=np.uint8)
+
+
+def is_legal_position(array):
+    """True when every chain of the position (int array [height, width] of 0/1/2) has a liberty:
+    the colourings Tromp and Farnebäck count as legal positions."""
+    cdef int w, h
+    g = _grid_from_array(array, &w, &h)
+    cdef const uint8_t[:, ::1] view = g
+    return bool(_flood_legal(&view[0, 0], w, h))
+
+
+cdef class Board:
+    """A game of Go: the board, whose turn it is, the history that ko and superko look back to.
+
+    ``Board(width=9, height=None, *, rules=None, ko=None, suicide=None, scoring=None, komi=None,
+    handicap=0)``. Sizes 1..25 each (height defaults to width). ``rules`` is a ``Rules`` or a
+    preset name; the keyword options override it. ``handicap`` is a stone count for the fixed
+    star-point placement (9x9, 13x13, 19x19) or a list of moves for free placement; handicap stones
+    are part of the set-up and White moves first.
+
+    Moves are points ``row * width + col`` (A1 = 0, row 0 at the bottom, pass = width * height),
+    ``(row, col)`` tuples or GTP vertices such as ``"D4"`` and ``"pass"``.
+
+    >>> b = Board(5)
+    >>> b.play("C3"); b.play((2, 3)); b.to_move
+    1
+    >>> b.chain("C3")
+    Chain(color=1, stones=(12,), liberties=(7, 11, 17))
+    """
+
+    cdef BoardState* st
+    cdef Journal journal
+    cdef Turn* turns           # turns[0] is the set-up; turns[1..nturns] the turns played
+    cdef int64_t nturns
+    cdef int64_t cap_turns
+    cdef HashSet positions     # colourings after every turn and the set-up
+    cdef HashSet situations    # the same, XORed with the white-to-move key when White moves next
+    cdef int first             # colour to move at the set-up
+    cdef int ko_rule
+    cdef bint suicide
+    cdef int npoints
+    cdef readonly object rules
+
+    def __cinit__(self):
+        self.st = NULL
+        self.journal.entries = NULL
+        self.journal.n = 0
+        self.journal.cap = 0
+        self.turns = NULL
+        self.positions.keys = NULL
+        self.positions.counts = NULL
+        self.positions.cap = 0
+        self.situations.keys = NULL
+        self.situations.counts = NULL
+        self.situations.cap = 0
+
+    def __dealloc__(self):
+        PyMem_Free(self.st)
+        PyMem_Free(self.journal.entries)
+        PyMem_Free(self.turns)
+        hashset_free(&self.positions)
+        hashset_free(&self.situations)
+
+    def __init__(self, width=9, height=None, *, rules=None, ko=None, suicide=None, scoring=None,
+                 komi=None, handicap=0):
+        w, h = check_size(width, width if height is None else height)
+        self._setup(w, h, rules, ko, suicide, scoring, komi)
+        if isinstance(handicap, (list, tuple)):
+            points = [parse_move(m, w, h) for m in handicap]
+        else:
+            n = _index(handicap, "handicap")
+            points = star_points(w, h, n) if n else []
+        if points:
+            if len(points) < 2 or len(set(points)) != len(points) or w * h in points:
+                raise ValueError("handicap placement needs at least two distinct points, no pass")
+            grid = np.zeros((h, w), dtype=np.uint8)
+            for p in points:
+                grid[p // w, p % w] = BLACK
+            if not _flood_legal(<uint8_t*>cnp.PyArray_DATA(grid), w, h):
+                raise ValueError("handicap stones leave a chain without liberties")
+            self._place(grid)
+            self.first = WHITE
+        self._start()
+
+    # -- construction -----------------------------------------------------------------------------
+
+    cdef _setup(self, int w, int h, rules, ko, suicide, scoring, komi):
+        if rules is None:
+            rules = Rules()
+        elif isinstance(rules, str):
+            rules = Rules.preset(rules)
+        elif not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules or a preset name, not {type(rules).__name__}")
+        rules = rules.replace(ko=ko, suicide=suicide, scoring=scoring, komi=komi)
+        self.rules = rules
+        self.ko_rule = _KO_CODES[rules.ko]
+        self.suicide = rules.suicide
+        self.npoints = w * h
+        self.st = <BoardState*>PyMem_Malloc(sizeof(BoardState))
+        self.cap_turns = 64
+        self.turns = <Turn*>PyMem_Malloc(self.cap_turns * sizeof(Turn))
+        self.journal.cap = journal_per_move(self.npoints) * 4
+        self.journal.entries = <JournalEntry*>PyMem_Malloc(self.journal.cap * sizeof(JournalEntry))
+        if (self.st == NULL or self.turns == NULL or self.journal.entries == NULL
+                or hashset_init(&self.positions, 64) or hashset_init(&self.situations, 64)):
+            raise MemoryError()
+        board_clear(self.st, w, h)
+        self.first = BLACK
+
+    cdef _place(self, grid):
+        """Put the stones of a legal uint8 grid [h, w] on the empty board (set-up, no journal)."""
+        cdef const uint8_t[:, ::1] g = grid
+        cdef int r, c
+        for r in range(self.st.height):
+            for c in range(self.st.width):
+                if g[r, c]:
+                    board_play(self.st, NULL, (r + 1) * self.st.stride + c, g[r, c])
+
+    cdef _start(self):
+        """Make the current colouring the set-up: history entry 0."""
+        self.nturns = 0
+        self.turns[0].mark = 0
+        self.turns[0].hash = self.st.hash
+        self.turns[0].move = -1
+        hashset_add(&self.positions, self.st.hash)
+        hashset_add(&self.situations, self._situation(self.st.hash, self.first))
+
+    @classmethod
+    def from_array(cls, array, *, to_move=BLACK, rules=None, ko=None, suicide=None, scoring=None,
+                   komi=None):
+        """A game starting from a position: int array [height, width] of 0 empty, 1 black,
+        2 white, row 0 at the bottom. The position is the first entry of the history that ko and
+        superko look back to; a position in which some chain has no liberty is refused."""
+        cdef int w, h
+        grid = _grid_from_array(array, &w, &h)
+        colour = _index(to_move, "to_move")
+        if colour not in (BLACK, WHITE):
+            raise ValueError(f"to_move must be 1 (black) or 2 (white), not {colour}")
+        if not _flood_legal(<uint8_t*>cnp.PyArray_DATA(grid), w, h):
+            raise ValueError("illegal position: some chain has no liberty")
+        cdef Board b = cls.__new__(cls)
+        b._setup(w, h, rules, ko, suicide, scoring, komi)
+        b._place(grid)
+        b.first = colour
+        b._start()
+        return b
+
+    @classmethod
+    def from_diagram(cls, text, *, to_move=BLACK, rules=None, ko=None, suicide=None, scoring=None,
+                     komi=None):
+        """A game starting from an ASCII diagram, top row first: ``.`` or ``+`` empty, ``X``
+        black, ``O`` white (either case). Row numbers and lines of column letters, as ``str()``
+        prints them, are allowed. See ``from_array`` for the set-up semantics."""
+        if not isinstance(text, str):
+            raise TypeError(f"a diagram must be a str, not {type(text).__name__}")
+        rows = []
+        for line in text.splitlines():
+            cells = line.split()
+            if not cells:
+                continue
+            if cells[0].isdigit():
+                cells = cells[1:]
+            if cells and cells[-1].isdigit():
+                cells = cells[:-1]
+            cells = "".join(cells)
+            if not cells or all(ch in COLUMNS for ch in cells):   # a coordinate line
+                continue
+            row = []
+            for ch in cells:
+                if ch in ".+":
+                    row.append(EMPTY)
+                elif ch in "Xx":
+                    row.append(BLACK)
+                elif ch in "Oo":
+                    row.append(WHITE)
+                else:
+                    raise ValueError(f"unknown character {ch!r} in diagram line {line!r}")
+            rows.append(row)
+        if not rows:
+            raise ValueError("empty diagram")
+        if len({len(r) for r in rows}) != 1:
+            raise ValueError("diagram rows have different lengths")
+        return cls.from_array(np.array(rows[::-1], dtype=np.int8), to_move=to_move, rules=rules,
+                              ko=ko, suicide=suicide, scoring=scoring, komi=komi)
+
+    cpdef Board copy(self):
+        """An independent copy: board, history, superko memory and undo."""
+        cdef Board b = Board.__new__(Board)
+        b.rules = self.rules
+        b.ko_rule = self.ko_rule
+        b.suicide = self.suicide
+        b.npoints = self.npoints
+        b.first = self.first
+        b.nturns = self.nturns
+        b.cap_turns = self.nturns + 16
+        b.st = <BoardState*>PyMem_Malloc(sizeof(BoardState))
+        b.turns = <Turn*>PyMem_Malloc(b.cap_turns * sizeof(Turn))
+        b.journal.cap = self.journal.n + journal_per_move(self.npoints)
+        b.journal.entries = <JournalEntry*>PyMem_Malloc(b.journal.cap * sizeof(JournalEntry))
+        if (b.st == NULL or b.turns == NULL or b.journal.entries == NULL
+                or hashset_copy(&b.positions, &self.positions)
+                or hashset_copy(&b.situations, &self.situations)):
+            raise MemoryError()
+        board_copy(b.st, self.st)
+        memcpy(b.turns, self.turns, (self.nturns + 1) * sizeof(Turn))
+        memcpy(b.journal.entries, self.journal.entries, self.journal.n * sizeof(JournalEntry))
+        b.journal.n = self.journal.n
+        return b
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    # -- the rules ---------------------------------------------------------------------------------
+
+    cdef inline uint64_t _situation(self, uint64_t h, int to_move) noexcept nogil:
+        return h ^ white_to_move_key() if to_move == WHITE else h
+
+    cdef inline int _colour_to_move(self) noexcept nogil:
+        return self.first if self.nturns % 2 == 0 else 3 - self.first
+
+    cdef inline bint _over(self) noexcept nogil:
+        return (self.nturns >= 2 and self.turns[self.nturns].move == self.npoints
+                and self.turns[self.nturns - 1].move == self.npoints)
+
+    cdef int _status(self, int point, uint64_t* new_hash) noexcept nogil:
+        """Why the side to move may not play `point` (0 = it may); the new colouring's hash."""
+        cdef int colour = self._colour_to_move()
+        cdef int p, status, captured
+        cdef uint64_t h
+        if self._over():
+            return GAME_OVER
+        if point == self.npoints:
+            new_hash[0] = self.st.hash
+            return LEGAL
+        p = to_pad(self.st, point)
+        status = board_preview(self.st, p, colour, &h, &captured)
+        new_hash[0] = h
+        if status == OCCUPIED:
+            return OCCUPIED
+        if status == SUICIDE and not self.suicide:
+            return SUICIDE
+        if self.ko_rule == KO_SIMPLE:
+            if self.nturns >= 2 and h == self.turns[self.nturns - 1].hash:
+                return KO
+            return LEGAL
+        if status == LEGAL and not self.st.ever[p]:
+            return LEGAL        # the stone stands where none ever stood: a colouring never seen
+        if self.ko_rule == KO_POSITIONAL:
+            if hashset_contains(&self.positions, h):
+                return SUPERKO
+        elif hashset_contains(&self.situations, self._situation(h, 3 - colour)):
+            return SUPERKO
+        return LEGAL
+
+    cdef int _reserve(self) except -1:
+        """Room for one more turn in every growing array."""
+        cdef int64_t need = self.journal.n + journal_per_move(self.npoints), cap
+        cdef void* mem
+        if need > self.journal.cap:
+            cap = max(need, 2 * self.journal.cap)
+            mem = PyMem_Realloc(self.journal.entries, cap * sizeof(JournalEntry))
+            if mem == NULL:
+                raise MemoryError()
+            self.journal.entries = <JournalEntry*>mem
+            self.journal.cap = cap
+        if self.nturns + 2 > self.cap_turns:
+            cap = 2 * self.cap_turns
+            mem = PyMem_Realloc(self.turns, cap * sizeof(Turn))
+            if mem == NULL:
+                raise MemoryError()
+            self.turns = <Turn*>mem
+            self.cap_turns = cap
+        if hashset_reserve(&self.positions, 1) or hashset_reserve(&self.situations, 1):
+            raise MemoryError()
+        return 0
+
+    cdef void _commit(self, int point) noexcept nogil:
+        """Play a move already judged legal and record the turn."""
+        cdef int colour = self._colour_to_move()
+        cdef int64_t mark = self.journal.n
+        if point != self.npoints:
+            board_play(self.st, &self.journal, to_pad(self.st, point), colour)
+        self.nturns += 1
+        self.turns[self.nturns].mark = mark
+        self.turns[self.nturns].hash = self.st.hash
+        self.turns[self.nturns].move = point
+        hashset_add(&self.positions, self.st.hash)
+        hashset_add(&self.situations, self._situation(self.st.hash, 3 - colour))
+
+    cpdef play(self, move):
+        """Play `move` for the side to move (a point, (row, col), GTP vertex or "pass").
+
+        Raises ``IllegalMoveError`` (a ``ValueError``) naming the reason when the rules refuse it,
+        and leaves the game unchanged."""
+        cdef int point
+        cdef uint64_t h
+        cdef int status
+        if type(move) is int and 0 <= <object>move < self.npoints:
+            point = move
+        else:
+            point = parse_move(move, self.st.width, self.st.height)
+        status = self._status(point, &h)
+        if status:
+            raise IllegalMoveError(point, point_to_vertex(point, self.st.width, self.st.height),
+                                   REASONS[status])
+        self._reserve()
+        self._commit(point)
+
+    def pass_(self):
+        """Pass (always legal until two consecutive passes end the game)."""
+        self.play(self.npoints)
+
+    def undo(self, n=1):
+        """Take back the last `n` turns (passes included)."""
+        cdef int64_t k = _index(n, "n")
+        cdef Turn* t
+        if not 0 <= k <= self.nturns:
+            raise ValueError(f"cannot undo {k} turns: {self.nturns} played since the set-up")
+        while k:
+            t = &self.turns[self.nturns]
+            hashset_remove(&self.situations, self._situation(t.hash, self._colour_to_move()))
+            hashset_remove(&self.positions, t.hash)
+            journal_rewind(self.st, &self.journal, t.mark)
+            self.nturns -= 1
+            k -= 1
+
+    def is_legal(self, move):
+        """True when the side to move may play `move` now."""
+        cdef uint64_t h
+        return self._status(parse_move(move, self.st.width, self.st.height), &h) == LEGAL
+
+    def why_illegal(self, move):
+        """None when `move` is legal, else the reason: "occupied", "suicide", "ko", "superko" or
+        "game over"."""
+        cdef uint64_t h
+        return REASONS.get(self._status(parse_move(move, self.st.width, self.st.height), &h))
+
+    def hash_after(self, move):
+        """The hash of the colouring `move` would leave (even an illegal one), without playing it;
+        the current hash for a pass."""
+        cdef uint64_t h
+        cdef int point = parse_move(move, self.st.width, self.st.height)
+        cdef int captured
+        if point == self.npoints:
+            return self.st.hash
+        board_preview(self.st, to_pad(self.st, point), self._colour_to_move(), &h, &captured)
+        return h
+
+    cdef void _mask(self, uint8_t* out) noexcept nogil:
+        cdef BoardState* b = self.st
+        cdef int i, p, s = b.stride
+        cdef uint64_t h
+        memset(out, 0, self.npoints + 1)
+        if self._over():
+            return
+        out[self.npoints] = 1
+        for i in range(b.num_empty):
+            p = b.empty[i]
+            if not b.ever[p] and (b.color[p - s] == EMPTY or b.color[p - 1] == EMPTY or
+                                  b.color[p + 1] == EMPTY or b.color[p + s] == EMPTY):
+                out[from_pad(b, p)] = 1     # fresh point with a liberty: legal under every rule
+            else:
+                out[from_pad(b, p)] = self._status(from_pad(b, p), &h) == LEGAL
+
+    def legal_mask(self, out=None):
+        """Legality of every point and, last, of the pass: bool array of length points + 1.
+        `out`, if given, is a C-contiguous bool array of that length to fill instead."""
+        if out is None:
+            out = np.empty(self.npoints + 1, dtype=np.bool_)
+        elif not isinstance(out, np.ndarray) or out.dtype != np.bool_ or out.shape != (self.npoints + 1,) \
+                or not out.flags.c_contiguous or not out.flags.writeable:
+            raise ValueError(f"out must be a writeable C-contiguous bool array of shape ({self.npoints + 1},)")
+        self._mask(<uint8_t*>cnp.PyArray_DATA(out))
+        return out
+
+    def legal_moves(self):
+        """The legal moves (points, then the pass) as a list of ints."""
+        return np.flatnonzero(self.legal_mask()).tolist()
+
+    # -- reading the position ----------------------------------------------------------------------
+
+    @property
+    def width(self):
+        return self.st.width
+
+    @property
+    def height(self):
+        return self.st.height
+
+    @property
+    def num_points(self):
+        return self.npoints
+
+    @property
+    def pass_move(self):
+        """The pass: ``width * height``."""
+        return self.npoints
+
+    @property
+    def to_move(self):
+        """1 when Black is to move, 2 when White is."""
+        return self._colour_to_move()
+
+    @property
+    def hash(self):
+        """64-bit Zobrist hash of the colouring (see ``zobrist_key``); the empty board is 0."""
+        return self.st.hash
+
+    @property
+    def history(self):
+        """The turns played since the set-up, as points (passes as ``pass_move``)."""
+        return [self.turns[i].move for i in range(1, self.nturns + 1)]
+
+    @property
+    def captures(self):
+        """(stones captured by Black, stones captured by White); stones a player removes by
+        their own suicide count for the opponent."""
+        return (self.st.captures[BLACK], self.st.captures[WHITE])
+
+    @property
+    def is_over(self):
+        """True after two consecutive passes."""
+        return self._over()
+
+    @property
+    def consecutive_passes(self):
+        cdef int64_t n = 0
+        while n < self.nturns and self.turns[self.nturns - n].move == self.npoints:
+            n += 1
+        return n
+
+    def stones(self):
+        """The colouring as int8 [height, width] (0 empty, 1 black, 2 white), row 0 at the bottom."""
+        out = np.empty((self.st.height, self.st.width), dtype=np.int8)
+        cdef int8_t[:, ::1] v = out
+        cdef int r, c
+        for r in range(self.st.height):
+            for c in range(self.st.width):
+                v[r, c] = self.st.color[(r + 1) * self.st.stride + c]
+        return out
+
+    def color_at(self, move):
+        """Colour at a point: 0 empty, 1 black, 2 white."""
+        point = self._point(move)
+        return self.st.color[to_pad(self.st, point)]
+
+    cdef int _point(self, move) except -1:
+        point = parse_move(move, self.st.width, self.st.height)
+        if point == self.npoints:
+            raise ValueError("a pass is not a point of the board")
+        return point
+
+    def chain(self, move):
+        """The chain at `move`: Chain(color, stones, liberties), points sorted."""
+        cdef int p = to_pad(self.st, self._point(move))
+        cdef int h = self.st.head[p], st = h, s = self.st.stride, q, k
+        if self.st.color[p] == EMPTY:
+            raise ValueError(f"no stone at {point_to_vertex(from_pad(self.st, p), self.st.width, self.st.height)}")
+        stones = []
+        libs = set()
+        while True:
+            stones.append(from_pad(self.st, st))
+            for q in (st - s, st - 1, st + 1, st + s):
+                if self.st.color[q] == EMPTY:
+                    libs.add(from_pad(self.st, q))
+            st = self.st.next[st]
+            if st == h:
+                break
+        return Chain(self.st.color[p], tuple(sorted(stones)), tuple(sorted(libs)))
+
+    def liberties(self, move):
+        """Exact number of liberties of the chain at `move` (kept incrementally: O(1))."""
+        cdef int p = to_pad(self.st, self._point(move))
+        if self.st.color[p] == EMPTY:
+            raise ValueError(f"no stone at point {from_pad(self.st, p)}")
+        return self.st.libs[self.st.head[p]]
+
+    # -- scoring -----------------------------------------------------------------------------------
+
+    def score(self, dead=()):
+        """Score the position as it stands (the game need not be over).
+
+        `dead` lists points of chains the players agree are dead; they are removed first (and count
+        as prisoners under territory scoring). Area: stones + empty points reaching only that
+        colour (rule 9). Territory: empty points reaching only that colour + prisoners + dead
+        stones. Komi goes to White. Returns Score(black, white, margin, winner, ownership)."""
+        cdef int w = self.st.width, h = self.st.height
+        grid = self.stones()
+        removed = [0, 0, 0]
+        for m in dead:
+            point = self._point(m)
+            r, c = divmod(point, w)
+            colour = grid[r, c]
+            if colour == EMPTY:
+                continue
+            for q in self.chain(point).stones:
+                grid[q // w, q % w] = EMPTY
+                removed[colour] += 1
+        owner = _ownership(grid)
+        if self.rules.scoring == "area":
+            black = float((owner == BLACK).sum())
+            white = float((owner == WHITE).sum())
+        else:
+            empty = grid == EMPTY
+            black = float((empty & (owner == BLACK)).sum() + self.st.captures[BLACK] + removed[WHITE])
+            white = float((empty & (owner == WHITE)).sum() + self.st.captures[WHITE] + removed[BLACK])
+        white += self.rules.komi
+        winner = BLACK if black > white else WHITE if white > black else EMPTY
+        return Score(black, white, black - white, winner, owner)
+
+    @property
+    def winner(self):
+        """The winner under the rules' scoring as the position stands: 0 tie, 1 black, 2 white."""
+        return self.score().winner
+
+    # -- checks and display ------------------------------------------------------------------------
+
+    def check_consistency(self):
+        """Recompute chains, liberties, sizes, chain hashes, the empty list and the hash from the
+        colouring alone, and raise ``ConsistencyError`` where the incremental state disagrees."""
+        cdef BoardState* b = self.st
+        cdef int p, q, s = b.stride
+        err = []
+        seen = {}
+        total = 0
+        for p in range(b.npad):
+            col = b.color[p]
+            on = p >= s and p < b.npad - s and p % s != b.width
+            if on != (col != WALL):
+                err.append(f"cell {p}: wall/board mismatch")
+            if col == BLACK or col == WHITE:
+                total ^= zkey(col, p)
+                if p in seen:
+                    continue
+                chain = {p}
+                stack = [p]
+                while stack:
+                    x = stack.pop()
+                    for q in (x - s, x - 1, x + 1, x + s):
+                        if b.color[q] == col and q not in chain:
+                            chain.add(q)
+                            stack.append(q)
+                libs = {q for x in chain for q in (x - s, x - 1, x + 1, x + s) if b.color[q] == EMPTY}
+                hd = b.head[p]
+                if hd not in chain or any(b.head[x] != hd for x in chain):
+                    err.append(f"chain at {p}: heads disagree")
+                    continue
+                ring = set()
+                x = hd
+                while x not in ring and len(ring) <= len(chain):
+                    ring.add(x)
+                    x = b.next[x]
+                if ring != chain:
+                    err.append(f"chain at {p}: ring is not the chain")
+                if b.libs[hd] != len(libs):
+                    err.append(f"chain at {p}: {b.libs[hd]} liberties recorded, {len(libs)} true")
+                if b.size[hd] != len(chain):
+                    err.append(f"chain at {p}: size {b.size[hd]} recorded, {len(chain)} true")
+                ch = 0
+                for x in chain:
+                    ch ^= zkey(col, x)
+                if b.chash[hd] != ch:
+                    err.append(f"chain at {p}: chain hash wrong")
+                for x in chain:
+                    seen[x] = hd
+            elif col == EMPTY:
+                i = b.empty_pos[p]
+                if not (0 <= i < b.num_empty and b.empty[i] == p):
+                    err.append(f"empty point {p} missing from the empty list")
+        n_empty = sum(1 for p in range(b.npad) if b.color[p] == EMPTY)
+        if n_empty != b.num_empty:
+            err.append(f"{b.num_empty} points listed empty, {n_empty} true")
+        if total != b.hash:
+            err.append("position hash differs from the recomputed one")
+        if self.turns[self.nturns].hash != b.hash:
+            err.append("history's last hash differs from the board's")
+        if err:
+            raise ConsistencyError("; ".join(err))
+
+    def __str__(self):
+        cdef int w = self.st.width, h = self.st.height
+        letters = "   " + " ".join(COLUMNS[:w])
+        lines = [letters]
+        chars = ".XO"
+        for r in range(h - 1, -1, -1):
+            row = " ".join(chars[self.st.color[(r + 1) * self.st.stride + c]] for c in range(w))
+            lines.append(f"{r + 1:2d} {row} {r + 1}")
+        lines.append(letters)
+        return "\n".join(lines)
+
+    def __repr__(self):
+        side = "black" if self._colour_to_move() == BLACK else "white"
+        return (f"<fastgo.Board {self.st.width}x{self.st.height} {side} to move, "
+                f"{self.nturns} turns, hash {self.st.hash:#018x}>")
+
+
+def _ownership(grid):
+    """Owner of every point of an int8 grid: the stone's colour, or for an empty point the single
+    colour its empty region reaches (rule 3), else 0."""
+    cdef const int8_t[:, ::1] g = grid
+    cdef int h = g.shape[0], w = g.shape[1]
+    owner = np.zeros((h, w), dtype=np.int8)
+    cdef int8_t[:, ::1] o = owner
+    cdef int region[MAX_POINTS]
+    cdef uint8_t seen[MAX_POINTS]
+    cdef int n, i, q, r, c, k, nr, nc, reach
+    memset(seen, 0, MAX_POINTS)
+    for r in range(h):
+        for c in range(w):
+            if g[r, c] != EMPTY:
+                o[r, c] = g[r, c]
+            elif not seen[r * w + c]:
+                n = 0
+                i = 0
+                reach = 0
+                region[n] = r * w + c
+                n += 1
+                seen[r * w + c] = 1
+                while i < n:
+                    q = region[i]
+                    i += 1
+                    for k in range(4):
+                        nr = q // w + (k == 0) - (k == 1)
+                        nc = q % w + (k == 2) - (k == 3)
+                        if nr < 0 or nr >= h or nc < 0 or nc >= w:
+                            continue
+                        if g[nr, nc] == EMPTY:
+                            if not seen[nr * w + nc]:
+                                seen[nr * w + nc] = 1
+                                region[n] = nr * w + nc
+                                n += 1
+                        else:
+                            reach |= g[nr, nc]
+                if reach == BLACK or reach == WHITE:
+                    for i in range(n):
+                        o[region[i] // w, region[i] % w] = reach
+    return owner

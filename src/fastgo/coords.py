@@ -1,0 +1,134 @@
+"""Coordinates: points, (row, col) pairs and GTP vertices.
+
+=============  ======================================  =========================
+system         A1 on a 9x9 board                       J9 (top right) on 9x9
+=============  ======================================  =========================
+point          ``0``  (``row * width + col``)          ``80``
+(row, col)     ``(0, 0)`` (row 0 is the bottom)        ``(8, 8)``
+GTP vertex     ``"A1"`` (letters skip I)               ``"J9"``
+pass           ``width * height``                      ``"pass"``
+=============  ======================================  =========================
+"""
+
+import operator
+
+#: GTP column letters: A..Z without I, enough for 25 columns.
+COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+MAX_SIDE = 25
+
+
+def _index(value, what):
+    """An int from an int-like value (numpy integers included); bools and floats are refused."""
+    if isinstance(value, bool):
+        raise TypeError(f"{what} must be an integer, not bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, not {type(value).__name__}") from None
+
+
+def check_size(width, height):
+    """Validate a board size; return (width, height) as ints."""
+    width = _index(width, "width")
+    height = _index(height, "height")
+    if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
+        raise ValueError(f"board size {width}x{height} out of range: width and height must be 1..{MAX_SIDE}")
+    return width, height
+
+
+def rowcol_to_point(row, col, width, height=None):
+    """The point ``row * width + col`` of (row, col); row 0 is the bottom row."""
+    row, col, width = _index(row, "row"), _index(col, "col"), _index(width, "width")
+    height = MAX_SIDE if height is None else _index(height, "height")
+    if not (0 <= col < width and 0 <= row < height):
+        raise ValueError(f"(row, col) = ({row}, {col}) is off a {width}x{height} board")
+    return row * width + col
+
+
+def point_to_rowcol(point, width, height=None):
+    """(row, col) of an on-board point."""
+    point, width = _index(point, "point"), _index(width, "width")
+    height = MAX_SIDE if height is None else _index(height, "height")
+    if not 0 <= point < width * height:
+        raise ValueError(f"point {point} is off a {width}x{height} board")
+    return divmod(point, width)
+
+
+def point_to_vertex(point, width, height):
+    """GTP vertex of a point: ``"A1"`` is point 0; ``width * height`` is ``"pass"``."""
+    point, (width, height) = _index(point, "point"), check_size(width, height)
+    if point == width * height:
+        return "pass"
+    row, col = point_to_rowcol(point, width, height)
+    return f"{COLUMNS[col]}{row + 1}"
+
+
+def vertex_to_point(vertex, width, height):
+    """Point of a GTP vertex (case-insensitive; ``"pass"`` gives ``width * height``)."""
+    width, height = check_size(width, height)
+    if not isinstance(vertex, str):
+        raise TypeError(f"vertex must be a str, not {type(vertex).__name__}")
+    v = vertex.strip().upper()
+    if v == "PASS":
+        return width * height
+    col = COLUMNS.find(v[:1]) if v else -1
+    digits = v[1:]
+    if col < 0 or not digits.isdigit() or not digits.isascii() or digits[0] == "0":
+        raise ValueError(f"bad GTP vertex {vertex!r}")
+    row = int(digits) - 1
+    if col >= width or row >= height:
+        raise ValueError(f"vertex {vertex!r} is off a {width}x{height} board")
+    return row * width + col
+
+
+def parse_move(move, width, height):
+    """A move given as point, (row, col), GTP vertex or "pass" -> point (pass = width * height)."""
+    if type(move) is int:
+        if 0 <= move <= width * height:
+            return move
+        raise ValueError(f"point {move} is off a {width}x{height} board (pass is {width * height})")
+    if isinstance(move, str):
+        return vertex_to_point(move, width, height)
+    if isinstance(move, tuple):
+        if len(move) != 2:
+            raise ValueError(f"a (row, col) move needs two coordinates, got {move!r}")
+        return rowcol_to_point(move[0], move[1], width, height)
+    move = _index(move, "move")
+    if 0 <= move <= width * height:
+        return move
+    raise ValueError(f"point {move} is off a {width}x{height} board (pass is {width * height})")
+
+
+def star_points(width, height, stones):
+    """Fixed handicap placement on the star points (9x9, 13x13, 19x19; 2..9 stones).
+
+    2: lower left and upper right; 3: adds lower right; 4: all corners; 5: corners and centre;
+    6: corners and the left and right sides; 7: 6 and centre; 8: corners and all sides; 9: all.
+    """
+    width, height = check_size(width, height)
+    stones = _index(stones, "handicap")
+    if width != height or width not in (9, 13, 19):
+        raise ValueError(f"fixed handicap needs a 9x9, 13x13 or 19x19 board, not {width}x{height}")
+    if not 2 <= stones <= 9:
+        raise ValueError(f"fixed handicap must be 2..9 stones, not {stones}")
+    lo = 2 if width == 9 else 3
+    hi, mid = width - 1 - lo, width // 2
+
+    def pt(r, c):
+        return r * width + c
+
+    corners = [pt(lo, lo), pt(hi, hi), pt(lo, hi), pt(hi, lo)]
+    sides_lr = [pt(mid, lo), pt(mid, hi)]
+    sides_tb = [pt(lo, mid), pt(hi, mid)]
+    centre = [pt(mid, mid)]
+    if stones <= 4:
+        return corners[:stones]
+    if stones == 5:
+        return corners + centre
+    if stones == 6:
+        return corners + sides_lr
+    if stones == 7:
+        return corners + sides_lr + centre
+    if stones == 8:
+        return corners + sides_lr + sides_tb
+    return corners + sides_lr + sides_tb + centre

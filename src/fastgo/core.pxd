@@ -1,0 +1,533 @@
+# cython: language_level=3
+"""The C data model of fastgo and the kernel that plays on it.
+
+Everything here is C: fixed-size arrays, no Python objects, every function ``noexcept nogil``.
+The rules core (``fastgo.board``) and the playout kernel use these same structs and functions, and
+other Cython code can ``cimport fastgo.core`` to drive boards without the GIL.
+
+Layout. A board of width W and height H is stored padded: stride S = W + 1, the point (row, col)
+lives at padded index ``(row + 1) * S + col``; column W of every row and rows -1 and H are WALL, so
+the four neighbours of any on-board point are ``p - S, p - 1, p + 1, p + S`` with no edge tests.
+
+Chains are rings: ``next`` links the stones of a chain in a cycle and ``head`` names the chain's
+representative stone; a merge relabels the smaller chain (union by size), so ``head`` is O(1).
+Per-chain data lives at the head's index: exact liberty count, size, and the XOR of the Zobrist
+keys of its stones (the hash change of its capture).
+
+Undo. Every write a move makes goes through ``jset*``, which records the old value in an optional
+``Journal`` (NULL inside playouts). Undoing a turn restores those values in reverse order.
+"""
+
+from libc.stdint cimport uint8_t, uint16_t, int16_t, int32_t, uint32_t, int64_t, uint64_t
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy, memset
+
+cdef extern from *:
+    """
+    #ifndef FASTGO_DEBUG
+    #define FASTGO_DEBUG 0
+    #endif
+    #if !FASTGO_DEBUG && !defined(NDEBUG)
+    #define NDEBUG
+    #endif
+    #include <assert.h>
+    #define FASTGO_ASSERT(x) assert(x)
+    """
+    const bint FASTGO_DEBUG
+    void FASTGO_ASSERT(bint) noexcept nogil
+
+cdef enum:
+    EMPTY = 0
+    BLACK = 1
+    WHITE = 2
+    WALL = 3
+    MAX_SIDE = 25
+    MAX_PAD = (MAX_SIDE + 2) * (MAX_SIDE + 1)   # padded cells of the largest board
+    MAX_POINTS = MAX_SIDE * MAX_SIDE
+
+# Why a play is or is not allowed; LEGAL is 0 so "if status:" reads as "if refused".
+cdef enum MoveStatus:
+    LEGAL = 0
+    OCCUPIED = 1
+    SUICIDE = 2
+    KO = 3
+    SUPERKO = 4
+    GAME_OVER = 5
+
+cdef enum KoRule:
+    KO_POSITIONAL = 0
+    KO_SITUATIONAL = 1
+    KO_SIMPLE = 2
+
+# Fixed Zobrist seed ("fastgo!!"): hashes are the same in every process and documented.
+cdef enum:
+    ZSEED_HI = 0x66617374
+    ZSEED_LO = 0x676F2121
+
+
+ctypedef struct BoardState:
+    # -- header: copied whole ------------------------------------------------------------------
+    int32_t width          # columns, 1..25
+    int32_t height         # rows, 1..25
+    int32_t stride         # width + 1: padded distance between rows
+    int32_t npad           # (height + 2) * stride: padded cells in use
+    int32_t num_empty      # length of the empty-point list
+    int32_t captures[3]    # captures[c]: stones removed from the board to colour c's credit
+    uint64_t hash          # XOR of zkey(colour, p) over all stones
+    # -- per padded cell: only the first npad entries are meaningful and copied ----------------
+    uint8_t color[MAX_PAD]      # EMPTY, BLACK, WHITE or WALL
+    uint8_t ever[MAX_PAD]       # 1 once a stone has stood here: a play on a never-used point
+                                # makes a colouring that cannot have occurred before
+    int16_t head[MAX_PAD]       # representative stone of the chain; 0 (a wall) for non-stones
+    int16_t next[MAX_PAD]       # next stone in the chain's ring
+    int16_t libs[MAX_PAD]       # at a head: exact number of distinct empty points adjacent
+    int16_t size[MAX_PAD]       # at a head: number of stones
+    uint64_t chash[MAX_PAD]     # at a head: XOR of the stones' Zobrist keys
+    int16_t empty_pos[MAX_PAD]  # index of an empty point in `empty`
+    # -- the empty points, in no particular order: uniform sampling is one random index ---------
+    int16_t empty[MAX_POINTS]
+
+
+ctypedef struct JournalEntry:
+    uint32_t offset        # byte offset of the changed field inside BoardState
+    uint32_t nbytes        # 1, 2, 4 or 8
+    uint64_t old           # the value it had
+
+
+ctypedef struct Journal:
+    JournalEntry* entries
+    int64_t n              # entries in use
+    int64_t cap            # entries allocated; callers reserve before a move (see JOURNAL_PER_MOVE)
+
+
+# Upper bound of journal entries one play can write on a board of `npoints` points.
+cdef inline int64_t journal_per_move(int npoints) noexcept nogil:
+    # each stone placed or removed touches a bounded number of fields; a merge relabels each stone
+    # at most once per move, a capture empties each stone once, and each freed point raises at most
+    # four neighbour chains' liberties
+    return 16 * <int64_t>npoints + 64
+
+
+# ---------------------------------------------------------------------------------------------
+# Zobrist keys: computed, not looked up, so the kernel needs no global table and stays cimportable.
+
+cdef inline uint64_t mix64(uint64_t z) noexcept nogil:
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+cdef inline uint64_t zkey(int colour, int p) noexcept nogil:
+    """Zobrist key of `colour` at padded index `p` (colour 3 at p = 0 marks White to move)."""
+    cdef uint64_t seed = (<uint64_t>ZSEED_HI << 32) | <uint64_t>ZSEED_LO
+    return mix64(seed + <uint64_t>(4 * p + colour) * <uint64_t>0x9E3779B97F4A7C15ULL)
+
+cdef inline uint64_t white_to_move_key() noexcept nogil:
+    return zkey(3, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Journalled writes.
+
+cdef inline void jlog(BoardState* b, Journal* j, void* field, uint32_t nbytes, uint64_t old) noexcept nogil:
+    cdef JournalEntry* e
+    if j != NULL:
+        FASTGO_ASSERT(j.n < j.cap)
+        e = &j.entries[j.n]
+        e.offset = <uint32_t>(<char*>field - <char*>b)
+        e.nbytes = nbytes
+        e.old = old
+        j.n += 1
+
+cdef inline void jset8(BoardState* b, Journal* j, uint8_t* f, uint8_t v) noexcept nogil:
+    jlog(b, j, f, 1, f[0])
+    f[0] = v
+
+cdef inline void jset16(BoardState* b, Journal* j, int16_t* f, int16_t v) noexcept nogil:
+    jlog(b, j, f, 2, <uint16_t>f[0])
+    f[0] = v
+
+cdef inline void jset32(BoardState* b, Journal* j, int32_t* f, int32_t v) noexcept nogil:
+    jlog(b, j, f, 4, <uint32_t>f[0])
+    f[0] = v
+
+cdef inline void jset64(BoardState* b, Journal* j, uint64_t* f, uint64_t v) noexcept nogil:
+    jlog(b, j, f, 8, f[0])
+    f[0] = v
+
+cdef inline void journal_rewind(BoardState* b, Journal* j, int64_t mark) noexcept nogil:
+    """Restore every field written since the journal held `mark` entries, newest first."""
+    cdef JournalEntry* e
+    cdef char* base = <char*>b
+    cdef uint8_t v8
+    cdef uint16_t v16
+    cdef uint32_t v32
+    while j.n > mark:
+        j.n -= 1
+        e = &j.entries[j.n]
+        if e.nbytes == 1:
+            v8 = <uint8_t>e.old
+            memcpy(base + e.offset, &v8, 1)
+        elif e.nbytes == 2:
+            v16 = <uint16_t>e.old
+            memcpy(base + e.offset, &v16, 2)
+        elif e.nbytes == 4:
+            v32 = <uint32_t>e.old
+            memcpy(base + e.offset, &v32, 4)
+        else:
+            memcpy(base + e.offset, &e.old, 8)
+
+
+# ---------------------------------------------------------------------------------------------
+# Set-up and copy.
+
+cdef inline void board_clear(BoardState* b, int width, int height) noexcept nogil:
+    """An empty width x height board (1 <= width, height <= MAX_SIDE, checked by the caller)."""
+    cdef int p, r, c
+    b.width = width
+    b.height = height
+    b.stride = width + 1
+    b.npad = (height + 2) * b.stride
+    b.num_empty = 0
+    b.captures[0] = 0
+    b.captures[1] = 0
+    b.captures[2] = 0
+    b.hash = 0
+    for p in range(b.npad):
+        b.color[p] = WALL
+        b.ever[p] = 0
+        b.head[p] = 0
+        b.next[p] = 0
+        b.libs[p] = 0
+        b.size[p] = 0
+        b.chash[p] = 0
+        b.empty_pos[p] = -1
+    for r in range(height):
+        for c in range(width):
+            p = (r + 1) * b.stride + c
+            b.color[p] = EMPTY
+            b.empty_pos[p] = b.num_empty
+            b.empty[b.num_empty] = p
+            b.num_empty += 1
+
+cdef inline void board_copy(BoardState* dst, const BoardState* src) noexcept nogil:
+    """Copy only what the board uses: a 9x9 board is about 2 KB, a 19x19 one about 8 KB."""
+    cdef size_t n = <size_t>src.npad
+    memcpy(dst, src, <size_t>(<char*>&src.color[0] - <char*>src))
+    memcpy(dst.color, src.color, n)
+    memcpy(dst.ever, src.ever, n)
+    memcpy(dst.head, src.head, n * 2)
+    memcpy(dst.next, src.next, n * 2)
+    memcpy(dst.libs, src.libs, n * 2)
+    memcpy(dst.size, src.size, n * 2)
+    memcpy(dst.chash, src.chash, n * 8)
+    memcpy(dst.empty_pos, src.empty_pos, n * 2)
+    memcpy(dst.empty, src.empty, <size_t>src.num_empty * 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# Coordinates.
+
+cdef inline int to_pad(const BoardState* b, int point) noexcept nogil:
+    """Public point (row * width + col) to padded index."""
+    return (point // b.width + 1) * b.stride + point % b.width
+
+cdef inline int from_pad(const BoardState* b, int p) noexcept nogil:
+    """Padded index to public point."""
+    return (p // b.stride - 1) * b.width + p % b.stride
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading chains.
+
+cdef inline bint adjacent_to_chain(const BoardState* b, int p, int h) noexcept nogil:
+    """True when an orthogonal neighbour of p belongs to the chain headed by h."""
+    cdef int s = b.stride
+    return (b.head[p - s] == h or b.head[p - 1] == h or
+            b.head[p + 1] == h or b.head[p + s] == h)
+
+cdef inline int distinct_neighbour_chains(const BoardState* b, int p, int* heads) noexcept nogil:
+    """Write the heads of the distinct chains next to p into heads[0..3]; return how many."""
+    cdef int n = 0, k, q, h
+    cdef int s = b.stride
+    cdef int nb[4]
+    nb[0] = p - s
+    nb[1] = p - 1
+    nb[2] = p + 1
+    nb[3] = p + s
+    for k in range(4):
+        q = nb[k]
+        if b.color[q] == BLACK or b.color[q] == WHITE:
+            h = b.head[q]
+            if not ((n > 0 and heads[0] == h) or (n > 1 and heads[1] == h) or (n > 2 and heads[2] == h)):
+                heads[n] = h
+                n += 1
+    return n
+
+
+# ---------------------------------------------------------------------------------------------
+# Previewing a play: legality and the hash of the resulting colouring, without playing it.
+
+cdef inline int board_preview(const BoardState* b, int p, int colour, uint64_t* new_hash,
+                              int* captured) noexcept nogil:
+    """Look at the play of `colour` on padded point p.
+
+    Returns OCCUPIED, SUICIDE (the play would clear some of the mover's own stones: legal under
+    Tromp-Taylor, refused when suicide is forbidden) or LEGAL, and stores the hash of the colouring
+    the play would leave and the number of opponent stones it would capture. Ko is not judged here.
+    """
+    cdef int heads[4]
+    cdef int n, k, h, s = b.stride
+    cdef int opp = 3 - colour
+    cdef bint has_empty, own_survives = False
+    cdef uint64_t hsh, own_hash = 0
+    captured[0] = 0
+    if b.color[p] != EMPTY:
+        new_hash[0] = b.hash
+        return OCCUPIED
+    hsh = b.hash ^ zkey(colour, p)
+    has_empty = (b.color[p - s] == EMPTY or b.color[p - 1] == EMPTY or
+                 b.color[p + 1] == EMPTY or b.color[p + s] == EMPTY)
+    n = distinct_neighbour_chains(b, p, heads)
+    for k in range(n):
+        h = heads[k]
+        if b.color[h] == opp:
+            if b.libs[h] == 1:          # p is its last liberty: captured first (rule 7)
+                hsh ^= b.chash[h]
+                captured[0] += b.size[h]
+        else:
+            own_hash ^= b.chash[h]
+            if b.libs[h] > 1:           # keeps a liberty other than p
+                own_survives = True
+    if has_empty or captured[0] > 0 or own_survives:
+        new_hash[0] = hsh
+        return LEGAL
+    # nothing reaches empty: the new stone and every own chain it joins are cleared
+    new_hash[0] = hsh ^ zkey(colour, p) ^ own_hash
+    return SUICIDE
+
+
+# ---------------------------------------------------------------------------------------------
+# Playing.
+
+cdef inline void remove_empty(BoardState* b, Journal* j, int p) noexcept nogil:
+    cdef int i = b.empty_pos[p]
+    cdef int last = b.empty[b.num_empty - 1]
+    FASTGO_ASSERT(i >= 0 and i < b.num_empty and b.empty[i] == p)
+    jset16(b, j, &b.empty[i], <int16_t>last)
+    jset16(b, j, &b.empty_pos[last], <int16_t>i)
+    jset16(b, j, &b.empty_pos[p], -1)
+    jset32(b, j, &b.num_empty, b.num_empty - 1)
+
+cdef inline void add_empty(BoardState* b, Journal* j, int p) noexcept nogil:
+    jset16(b, j, &b.empty[b.num_empty], <int16_t>p)
+    jset16(b, j, &b.empty_pos[p], <int16_t>b.num_empty)
+    jset32(b, j, &b.num_empty, b.num_empty + 1)
+
+cdef inline int merge_chains(BoardState* b, Journal* j, int a, int c) noexcept nogil:
+    """Join the chains headed by a and c (same colour, both next to the stone just played).
+
+    The smaller is relabelled into the larger; the larger gains each liberty of the smaller that
+    it did not already have. Returns the head of the joined chain.
+    """
+    cdef int big = a, small = c, s = b.stride, st, e, k, first
+    cdef int nb[4]
+    cdef int16_t t
+    if b.size[c] > b.size[a]:
+        big = c
+        small = a
+    st = small
+    while True:
+        nb[0] = st - s
+        nb[1] = st - 1
+        nb[2] = st + 1
+        nb[3] = st + s
+        for k in range(4):
+            e = nb[k]
+            if b.color[e] != EMPTY:
+                continue
+            # count each empty point once: at the first of its neighbours that is in `small`
+            if b.head[e - s] == small:
+                first = e - s
+            elif b.head[e - 1] == small:
+                first = e - 1
+            elif b.head[e + 1] == small:
+                first = e + 1
+            else:
+                first = e + s
+            if first == st and not adjacent_to_chain(b, e, big):
+                jset16(b, j, &b.libs[big], b.libs[big] + 1)
+        st = b.next[st]
+        if st == small:
+            break
+    while True:
+        jset16(b, j, &b.head[st], <int16_t>big)
+        st = b.next[st]
+        if st == small:
+            break
+    t = b.next[big]
+    jset16(b, j, &b.next[big], b.next[small])
+    jset16(b, j, &b.next[small], t)
+    jset16(b, j, &b.size[big], b.size[big] + b.size[small])
+    jset64(b, j, &b.chash[big], b.chash[big] ^ b.chash[small])
+    return big
+
+cdef inline int remove_chain(BoardState* b, Journal* j, int h) noexcept nogil:
+    """Clear the chain headed by h; each freed point becomes a liberty of each chain next to it."""
+    cdef int st = h, k, n, count = 0
+    cdef int heads[4]
+    cdef int colour = b.color[h]
+    while True:
+        jset8(b, j, &b.color[st], EMPTY)
+        add_empty(b, j, st)
+        count += 1
+        st = b.next[st]
+        if st == h:
+            break
+    jset64(b, j, &b.hash, b.hash ^ b.chash[h])
+    while True:
+        jset16(b, j, &b.head[st], 0)
+        st = b.next[st]
+        if st == h:
+            break
+    while True:
+        n = distinct_neighbour_chains(b, st, heads)
+        for k in range(n):
+            jset16(b, j, &b.libs[heads[k]], b.libs[heads[k]] + 1)
+        st = b.next[st]
+        if st == h:
+            break
+    return count
+
+cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcept nogil:
+    """Rule 7: colour the empty point p, clear the opponent's chains that no longer reach empty,
+    then clear the mover's own. Legality (ko, suicide option) is the caller's business; p must be
+    empty. Returns the number of opponent stones captured."""
+    cdef int heads[4]
+    cdef int n, k, h, s = b.stride, me, captured = 0, removed
+    cdef int opp = 3 - colour
+    cdef uint64_t key = zkey(colour, p)
+    FASTGO_ASSERT(p > 0 and p < b.npad and b.color[p] == EMPTY)
+    n = distinct_neighbour_chains(b, p, heads)
+    jset8(b, j, &b.color[p], <uint8_t>colour)
+    if not b.ever[p]:
+        jset8(b, j, &b.ever[p], 1)
+    remove_empty(b, j, p)
+    jset64(b, j, &b.hash, b.hash ^ key)
+    jset16(b, j, &b.head[p], <int16_t>p)
+    jset16(b, j, &b.next[p], <int16_t>p)
+    jset16(b, j, &b.size[p], 1)
+    jset64(b, j, &b.chash[p], key)
+    jset16(b, j, &b.libs[p], <int16_t>((b.color[p - s] == EMPTY) + (b.color[p - 1] == EMPTY) +
+                                       (b.color[p + 1] == EMPTY) + (b.color[p + s] == EMPTY)))
+    for k in range(n):                  # p was a liberty of every chain next to it
+        jset16(b, j, &b.libs[heads[k]], b.libs[heads[k]] - 1)
+    me = p
+    for k in range(n):
+        if b.color[heads[k]] == colour:
+            me = merge_chains(b, j, me, heads[k])
+    for k in range(n):
+        h = heads[k]
+        if b.color[h] == opp and b.libs[h] == 0:
+            captured += remove_chain(b, j, h)
+    if captured:
+        jset32(b, j, &b.captures[colour], b.captures[colour] + captured)
+    elif b.libs[me] == 0:               # self-capture: only possible when nothing was captured
+        removed = remove_chain(b, j, me)
+        jset32(b, j, &b.captures[opp], b.captures[opp] + removed)
+    return captured
+
+
+# ---------------------------------------------------------------------------------------------
+# A multiset of 64-bit hashes with LIFO removal: the colourings (or situations) of a game so far.
+# Open addressing with linear probing; a removed key stays as a tombstone (count 0) so that probe
+# chains of other keys are never cut.
+
+ctypedef struct HashSet:
+    uint64_t* keys
+    int32_t* counts        # -1 never used, 0 tombstone, > 0 occurrences
+    int64_t cap            # power of two
+    int64_t used           # slots not -1
+
+cdef inline int64_t hashset_find(const HashSet* s, uint64_t key) noexcept nogil:
+    """Slot holding `key` (maybe a tombstone), or the never-used slot where it would go."""
+    cdef int64_t i = <int64_t>(mix64(key) & <uint64_t>(s.cap - 1))
+    while s.counts[i] != -1 and s.keys[i] != key:
+        i = (i + 1) & (s.cap - 1)
+    return i
+
+cdef inline bint hashset_contains(const HashSet* s, uint64_t key) noexcept nogil:
+    return s.counts[hashset_find(s, key)] > 0
+
+cdef inline void hashset_add(HashSet* s, uint64_t key) noexcept nogil:
+    """Add one occurrence; the caller has reserved room (hashset_reserve)."""
+    cdef int64_t i = hashset_find(s, key)
+    if s.counts[i] == -1:
+        s.keys[i] = key
+        s.counts[i] = 1
+        s.used += 1
+    else:
+        s.counts[i] += 1
+
+cdef inline void hashset_remove(HashSet* s, uint64_t key) noexcept nogil:
+    """Remove one occurrence of a key that is present."""
+    cdef int64_t i = hashset_find(s, key)
+    FASTGO_ASSERT(s.counts[i] > 0)
+    s.counts[i] -= 1
+
+cdef inline int hashset_init(HashSet* s, int64_t cap) noexcept nogil:
+    """An empty set with room for cap / 2 keys (cap a power of two). Returns -1 when out of memory."""
+    s.keys = <uint64_t*>malloc(<size_t>cap * sizeof(uint64_t))
+    s.counts = <int32_t*>malloc(<size_t>cap * sizeof(int32_t))
+    if s.keys == NULL or s.counts == NULL:
+        free(s.keys)
+        free(s.counts)
+        s.keys = NULL
+        s.counts = NULL
+        s.cap = 0
+        s.used = 0
+        return -1
+    memset(s.counts, 0xFF, <size_t>cap * sizeof(int32_t))
+    s.cap = cap
+    s.used = 0
+    return 0
+
+cdef inline void hashset_free(HashSet* s) noexcept nogil:
+    free(s.keys)
+    free(s.counts)
+    s.keys = NULL
+    s.counts = NULL
+    s.cap = 0
+    s.used = 0
+
+cdef inline int hashset_reserve(HashSet* s, int64_t extra) noexcept nogil:
+    """Make room for `extra` more keys, keeping the load under one half (tombstones are dropped
+    when the table is rebuilt). Returns -1 when out of memory, leaving the set unchanged."""
+    cdef HashSet t
+    cdef int64_t cap = s.cap, i, k
+    if 2 * (s.used + extra) <= s.cap:
+        return 0
+    if cap < 16:
+        cap = 16
+    while 2 * (s.used + extra) > cap:
+        cap *= 2
+    if hashset_init(&t, cap) != 0:
+        return -1
+    for i in range(s.cap):
+        if s.counts[i] > 0:
+            k = hashset_find(&t, s.keys[i])
+            t.keys[k] = s.keys[i]
+            t.counts[k] = s.counts[i]
+            t.used += 1
+    hashset_free(s)
+    s[0] = t
+    return 0
+
+cdef inline int hashset_copy(HashSet* dst, const HashSet* src) noexcept nogil:
+    """dst becomes an independent copy of src (dst not initialised). Returns -1 when out of memory."""
+    if hashset_init(dst, src.cap if src.cap > 0 else 16) != 0:
+        return -1
+    if src.cap > 0:
+        memcpy(dst.keys, src.keys, <size_t>src.cap * sizeof(uint64_t))
+        memcpy(dst.counts, src.counts, <size_t>src.cap * sizeof(int32_t))
+        dst.used = src.used
+    return 0

@@ -1,0 +1,19 @@
+"""The exceptions fastgo raises of its own."""
+
+
+class IllegalMoveError(ValueError):
+    """A well-formed move that the rules refuse.
+
+    ``reason`` is one of ``"occupied"``, ``"suicide"``, ``"ko"``, ``"superko"``, ``"game over"``;
+    ``move`` is the refused point (``width * height`` for a pass). The board is left unchanged.
+    """
+
+    def __init__(self, move, vertex, reason):
+        self.move = move
+        self.vertex = vertex
+        self.reason = reason
+        super().__init__(f"illegal move {vertex} (point {move}): {reason}")
+
+
+class ConsistencyError(RuntimeError):
+    """The incremental board state disagrees with a recomputation from scratch (a fastgo bug)."""
