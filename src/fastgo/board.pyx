@@ -145,6 +145,7 @@ cdef class Board:
     cdef Turn* turns           # turns[0] is the set-up; turns[1..nturns] the turns played
     cdef int64_t nturns
     cdef int64_t cap_turns
+    cdef int64_t undo_floor    # turns up to this one cannot be undone (copy(undo=False))
     cdef HashSet positions     # colourings after every turn and the set-up
     cdef HashSet situations    # the same, XORed with the white-to-move key when White moves next
     cdef int first             # colour to move at the set-up
@@ -231,6 +232,7 @@ cdef class Board:
     cdef _start(self):
         """Make the current colouring the set-up: history entry 0."""
         self.nturns = 0
+        self.undo_floor = 0
         self.turns[0].mark = 0
         self.turns[0].hash = self.st.hash
         self.turns[0].move = -1
@@ -295,19 +297,24 @@ cdef class Board:
         return cls.from_array(np.array(rows[::-1], dtype=np.int8), to_move=to_move, rules=rules,
                               ko=ko, suicide=suicide, scoring=scoring, komi=komi)
 
-    cpdef Board copy(self):
-        """An independent copy: board, history, superko memory and undo."""
+    cpdef Board copy(self, bint undo=True):
+        """An independent copy: board, history and superko memory, and with `undo` the means to
+        take back earlier turns. ``copy(undo=False)`` skips the undo journal (it grows with the
+        game): the copy plays, judges ko and superko and scores exactly the same, but cannot undo
+        turns played before the copy was made."""
         cdef Board b = Board.__new__(Board)
+        cdef int64_t i
         b.rules = self.rules
         b.ko_rule = self.ko_rule
         b.suicide = self.suicide
         b.npoints = self.npoints
         b.first = self.first
         b.nturns = self.nturns
+        b.undo_floor = self.undo_floor if undo else self.nturns
         b.cap_turns = self.nturns + 16
         b.st = <BoardState*>PyMem_Malloc(sizeof(BoardState))
         b.turns = <Turn*>PyMem_Malloc(b.cap_turns * sizeof(Turn))
-        b.journal.cap = self.journal.n + journal_per_move(self.npoints)
+        b.journal.cap = (self.journal.n if undo else 0) + journal_per_move(self.npoints)
         b.journal.entries = <JournalEntry*>PyMem_Malloc(b.journal.cap * sizeof(JournalEntry))
         if (b.st == NULL or b.turns == NULL or b.journal.entries == NULL
                 or hashset_copy(&b.positions, &self.positions)
@@ -315,8 +322,13 @@ cdef class Board:
             raise MemoryError()
         board_copy(b.st, self.st)
         memcpy(b.turns, self.turns, (self.nturns + 1) * sizeof(Turn))
-        memcpy(b.journal.entries, self.journal.entries, self.journal.n * sizeof(JournalEntry))
-        b.journal.n = self.journal.n
+        if undo:
+            memcpy(b.journal.entries, self.journal.entries, self.journal.n * sizeof(JournalEntry))
+            b.journal.n = self.journal.n
+        else:
+            b.journal.n = 0
+            for i in range(b.nturns + 1):
+                b.turns[i].mark = 0
         return b
 
     def __copy__(self):
@@ -429,7 +441,10 @@ cdef class Board:
         """Take back the last `n` turns (passes included)."""
         cdef int64_t k = _index(n, "n")
         cdef Turn* t
-        if not 0 <= k <= self.nturns:
+        if not 0 <= k <= self.nturns - self.undo_floor:
+            if k > 0 and self.undo_floor:
+                raise ValueError(f"cannot undo {k} turns: this copy was made with undo=False and "
+                                 f"can take back {self.nturns - self.undo_floor}")
             raise ValueError(f"cannot undo {k} turns: {self.nturns} played since the set-up")
         while k:
             t = &self.turns[self.nturns]

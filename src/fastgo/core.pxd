@@ -89,9 +89,9 @@ ctypedef struct BoardState:
 
 
 ctypedef struct JournalEntry:
-    uint32_t offset        # byte offset of the changed field inside BoardState
-    uint32_t nbytes        # 1, 2, 4 or 8
-    uint64_t old           # the value it had
+    uint16_t offset        # byte offset of the changed field inside BoardState (< 64 KiB)
+    uint16_t nbytes        # 1, 2 or 4; a 64-bit field is logged as two 4-byte halves
+    uint32_t old           # the value it had
 
 
 ctypedef struct Journal:
@@ -105,7 +105,7 @@ cdef inline int64_t journal_per_move(int npoints) noexcept nogil:
     # each stone placed or removed touches a bounded number of fields; a merge relabels each stone
     # at most once per move, a capture empties each stone once, and each freed point raises at most
     # four neighbour chains' liberties
-    return 16 * <int64_t>npoints + 64
+    return 24 * <int64_t>npoints + 64
 
 
 # ---------------------------------------------------------------------------------------------
@@ -128,53 +128,42 @@ cdef inline uint64_t white_to_move_key() noexcept nogil:
 # ---------------------------------------------------------------------------------------------
 # Journalled writes.
 
-cdef inline void jlog(BoardState* b, Journal* j, void* field, uint32_t nbytes, uint64_t old) noexcept nogil:
+cdef inline void jlog(BoardState* b, Journal* j, void* field, uint16_t nbytes) noexcept nogil:
+    """Record the current value of a 1-, 2- or 4-byte field before it is overwritten."""
     cdef JournalEntry* e
     if j != NULL:
         FASTGO_ASSERT(j.n < j.cap)
         e = &j.entries[j.n]
-        e.offset = <uint32_t>(<char*>field - <char*>b)
+        e.offset = <uint16_t>(<char*>field - <char*>b)
         e.nbytes = nbytes
-        e.old = old
+        e.old = 0
+        memcpy(&e.old, field, nbytes)
         j.n += 1
 
 cdef inline void jset8(BoardState* b, Journal* j, uint8_t* f, uint8_t v) noexcept nogil:
-    jlog(b, j, f, 1, f[0])
+    jlog(b, j, f, 1)
     f[0] = v
 
 cdef inline void jset16(BoardState* b, Journal* j, int16_t* f, int16_t v) noexcept nogil:
-    jlog(b, j, f, 2, <uint16_t>f[0])
+    jlog(b, j, f, 2)
     f[0] = v
 
 cdef inline void jset32(BoardState* b, Journal* j, int32_t* f, int32_t v) noexcept nogil:
-    jlog(b, j, f, 4, <uint32_t>f[0])
+    jlog(b, j, f, 4)
     f[0] = v
 
 cdef inline void jset64(BoardState* b, Journal* j, uint64_t* f, uint64_t v) noexcept nogil:
-    jlog(b, j, f, 8, f[0])
+    jlog(b, j, f, 4)
+    jlog(b, j, <char*>f + 4, 4)
     f[0] = v
 
 cdef inline void journal_rewind(BoardState* b, Journal* j, int64_t mark) noexcept nogil:
     """Restore every field written since the journal held `mark` entries, newest first."""
     cdef JournalEntry* e
-    cdef char* base = <char*>b
-    cdef uint8_t v8
-    cdef uint16_t v16
-    cdef uint32_t v32
     while j.n > mark:
         j.n -= 1
         e = &j.entries[j.n]
-        if e.nbytes == 1:
-            v8 = <uint8_t>e.old
-            memcpy(base + e.offset, &v8, 1)
-        elif e.nbytes == 2:
-            v16 = <uint16_t>e.old
-            memcpy(base + e.offset, &v16, 2)
-        elif e.nbytes == 4:
-            v32 = <uint32_t>e.old
-            memcpy(base + e.offset, &v32, 4)
-        else:
-            memcpy(base + e.offset, &e.old, 8)
+        memcpy(<char*>b + e.offset, &e.old, e.nbytes)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,99 @@
+"""pytest-benchmark suite for the Python-level board operations.
+
+Run: ``python -m pytest benchmarks --benchmark-columns=median,iqr,ops --benchmark-sort=name``.
+Positions are mid-game positions reached by a seeded random game, so runs are comparable.
+"""
+
+import numpy as np
+import pytest
+
+import fastgo
+from fastgo.cli import random_game
+
+SIZES = [9, 19]
+
+
+def midgame(size, seed=1):
+    """A seeded position a third of the way into a random game, and a non-capturing legal move."""
+    b = fastgo.Board(size)
+    rng = np.random.default_rng(seed)
+    random_game(b, rng, max_turns=size * size // 3)
+    for p in b.legal_moves()[:-1]:
+        # a quiet move: captures nothing and joins no chain (no neighbours at all)
+        if b.hash_after(p) == b.hash ^ fastgo.zobrist_key(b.to_move, p, size) and all(
+                b.color_at(q) == 0 for q in _neighbours(p, size)):
+            return b, p
+    raise AssertionError("no quiet move found")
+
+
+def _neighbours(p, w):
+    r, c = divmod(p, w)
+    return [rr * w + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+            if 0 <= rr < w and 0 <= cc < w]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_play_undo(benchmark, size):
+    benchmark.group = f"play+undo {size}x{size}"
+    b, p = midgame(size)
+
+    def play_undo():
+        b.play(p)
+        b.undo()
+    benchmark(play_undo)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_play_only(benchmark, size):
+    """play() alone: each round plays one quiet move on a fresh copy made outside the timing."""
+    benchmark.group = f"play {size}x{size}"
+    b, p = midgame(size)
+    benchmark.pedantic(lambda c: c.play(p), setup=lambda: ((b.copy(undo=False),), {}),
+                       rounds=20000)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_copy(benchmark, size):
+    benchmark.group = f"copy {size}x{size}"
+    b, _ = midgame(size)
+    benchmark(b.copy)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_copy_without_undo(benchmark, size):
+    benchmark.group = f"copy {size}x{size}"
+    b, _ = midgame(size)
+    benchmark(b.copy, False)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_legal_mask(benchmark, size):
+    benchmark.group = f"legal_mask {size}x{size}"
+    b, _ = midgame(size)
+    benchmark(b.legal_mask)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_legal_mask_out(benchmark, size):
+    benchmark.group = f"legal_mask {size}x{size}"
+    b, _ = midgame(size)
+    out = np.empty(size * size + 1, dtype=bool)
+    benchmark(b.legal_mask, out)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_score(benchmark, size):
+    benchmark.group = f"score {size}x{size}"
+    b, _ = midgame(size)
+    benchmark(b.score)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_random_game_from_python(benchmark, size):
+    """A whole random game driven move by move from Python (mask, eye filter, choice, play)."""
+    benchmark.group = f"random game {size}x{size}"
+
+    def game():
+        b = fastgo.Board(size)
+        random_game(b, np.random.default_rng(0))
+    benchmark.pedantic(game, rounds=20 if size == 9 else 5)

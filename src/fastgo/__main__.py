@@ -1,0 +1,5 @@
+import sys
+
+from fastgo.cli import main
+
+sys.exit(main())
