@@ -218,6 +218,7 @@ cdef inline void board_copy(BoardState* dst, const BoardState* src) noexcept nog
 
 cdef inline int to_pad(const BoardState* b, int point) noexcept nogil:
     """Public point (row * width + col) to padded index."""
+    FASTGO_ASSERT(point >= 0 and point < b.width * b.height)
     return (point // b.width + 1) * b.stride + point % b.width
 
 cdef inline int from_pad(const BoardState* b, int p) noexcept nogil:
@@ -269,6 +270,7 @@ cdef inline int board_preview(const BoardState* b, int p, int colour, uint64_t* 
     cdef int opp = 3 - colour
     cdef bint has_empty, own_survives = False
     cdef uint64_t hsh, own_hash = 0
+    FASTGO_ASSERT(p > 0 and p < b.npad)
     captured[0] = 0
     if b.color[p] != EMPTY:
         new_hash[0] = b.hash
@@ -308,6 +310,7 @@ cdef inline void remove_empty(BoardState* b, Journal* j, int p) noexcept nogil:
     jset32(b, j, &b.num_empty, b.num_empty - 1)
 
 cdef inline void add_empty(BoardState* b, Journal* j, int p) noexcept nogil:
+    FASTGO_ASSERT(b.num_empty < b.width * b.height and p > 0 and p < b.npad)
     jset16(b, j, &b.empty[b.num_empty], <int16_t>p)
     jset16(b, j, &b.empty_pos[p], <int16_t>b.num_empty)
     jset32(b, j, &b.num_empty, b.num_empty + 1)

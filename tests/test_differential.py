@@ -1,0 +1,683 @@
+"""Differential tests: ``fastgo.Board`` against the pure-Python reference ``tests/reference.py``.
+
+The reference is written straight from the Tromp-Taylor rule text (reach, clearing, the list of
+earlier colourings) and the "Exact semantics" section of docs/API_DRAFT.md. Hypothesis drives both
+with the same moves and, after every step, compares the colouring, the side to move, the history,
+the legality (and its reason) of every point and of the pass, the legal mask and move list, the
+captures, the Zobrist hash, the score, the end of the game, chains and liberties, and runs
+``check_consistency()``.
+
+Default run: about a minute on two cores. ``FASTGO_HYPOTHESIS_PROFILE=long`` runs many more examples.
+"""
+
+import copy as copy_module
+import itertools
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, note, settings, strategies as st
+from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition,
+                                 rule)
+
+import reference as R
+from reference import BLACK, EMPTY, WHITE, RefGame
+
+try:
+    import fastgo
+    _IMPORT_ERROR = None
+except ImportError as exc:          # the compiled core is not built yet
+    fastgo = None
+    _IMPORT_ERROR = exc
+
+needs_fastgo = pytest.mark.skipif(fastgo is None, reason=f"fastgo not importable: {_IMPORT_ERROR}")
+
+LONG = os.environ.get("FASTGO_HYPOTHESIS_PROFILE", "").strip().lower() == "long"
+
+
+def examples(n):
+    """max_examples for the default profile, twenty times that for the long one."""
+    return n * 20 if LONG else n
+
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+KO_RULES = ("positional", "situational", "simple")
+SUICIDE = (True, False)
+RULE_COMBOS = list(itertools.product(KO_RULES, SUICIDE))
+SMALL_SIZES = [(1, 1), (1, 2), (2, 1), (2, 2), (3, 3), (3, 5), (5, 3), (4, 4)]
+COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+KOMIS = (7.5, 0.0, 6.5, -2.5, 0.5)
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers shared by the differential tests.
+
+def vertex(point, width, height):
+    if point == width * height:
+        return "pass"
+    row, col = divmod(point, width)
+    return f"{COLUMNS[col]}{row + 1}"
+
+
+def represent(move, width, height, rnd):
+    """The same move in one of the accepted spellings: int, (row, col), GTP vertex, numpy int."""
+    n = width * height
+    k = rnd.randrange(6)
+    if move == n:
+        return [n, "pass", "PASS", "Pass", np.int64(n), n][k]
+    row, col = divmod(move, width)
+    if k == 1:
+        return (row, col)
+    if k == 2:
+        return vertex(move, width, height)
+    if k == 3:
+        return vertex(move, width, height).lower()
+    if k == 4:
+        return np.int32(move)
+    return move
+
+
+def random_setup(rnd, width, height):
+    """A random legal colouring (flat list), from a random grid with the airless stones removed."""
+    density = rnd.choice((0.15, 0.35, 0.6, 0.85))
+    grid = [EMPTY if rnd.random() > density else rnd.choice((BLACK, WHITE))
+            for _ in range(width * height)]
+    return R.make_legal(grid, width, height)
+
+
+def diagram(grid, width, height, rnd):
+    """A from_diagram text for a flat grid, in one of a few accepted styles."""
+    style = rnd.randrange(3)
+    lines = []
+    for r in range(height - 1, -1, -1):
+        cells = []
+        for c in range(width):
+            v = grid[r * width + c]
+            if v == EMPTY:
+                cells.append(rnd.choice(".+") if style == 1 else ".")
+            elif v == BLACK:
+                cells.append(rnd.choice("Xx") if style == 1 else "X")
+            else:
+                cells.append(rnd.choice("Oo") if style == 1 else "O")
+        if style == 2:
+            lines.append(f"{r + 1:2d} " + " ".join(cells) + f" {r + 1}")
+        else:
+            lines.append("".join(cells))
+    if style == 2:
+        letters = "   " + " ".join(COLUMNS[:width])
+        lines = [letters] + lines + [letters]
+    return "\n".join(lines) + "\n"
+
+
+def make_pair(width, height, ko, suicide, scoring, komi, setup=None, to_move=BLACK,
+              how="array", rnd=None):
+    """A fastgo board and a reference game with the same rules and set-up."""
+    ref = RefGame(width, height, ko=ko, suicide=suicide, komi=komi, setup=setup, to_move=to_move)
+    opts = dict(ko=ko, suicide=suicide, scoring=scoring, komi=komi)
+    if setup is None and to_move == BLACK:
+        note(f"board = fastgo.Board({width}, {height}, **{opts!r})")
+        board = fastgo.Board(width, height, **opts)
+    elif how == "diagram":
+        text = diagram(setup or [EMPTY] * (width * height), width, height, rnd)
+        note(f"board = fastgo.Board.from_diagram({text!r}, to_move={to_move}, **{opts!r})")
+        board = fastgo.Board.from_diagram(text, to_move=to_move, **opts)
+    else:
+        dtype = rnd.choice((np.int8, np.int32, np.int64)) if rnd else np.int64
+        arr = np.array(setup or [EMPTY] * (width * height), dtype=dtype).reshape(height, width)
+        note(f"board = fastgo.Board.from_array(np.array({arr.tolist()!r}), to_move={to_move}, "
+             f"**{opts!r})")
+        board = fastgo.Board.from_array(arr, to_move=to_move, **opts)
+    return board, ref
+
+
+def snapshot(board):
+    """Everything observable that a refused move, or moves on a copy, must leave unchanged."""
+    return (board.stones().tobytes(), board.hash, tuple(board.history), tuple(board.captures),
+            board.to_move, board.is_over, board.legal_mask().tobytes())
+
+
+def check_score(board, ref, dead=()):
+    komi = ref.komi
+    if board.rules.scoring == "area":
+        black, white, own = ref.area_score(dead)
+    else:
+        black, white, own = ref.territory_score(dead)
+    white += komi
+    s = board.score(dead=dead) if dead else board.score()
+    assert (s.black, s.white) == (black, white), (board.rules.scoring, dead)
+    assert s.margin == black - white
+    assert s.winner == (BLACK if black > white else WHITE if white > black else EMPTY)
+    assert isinstance(s.ownership, np.ndarray) and s.ownership.dtype == np.int8
+    assert s.ownership.shape == (ref.height, ref.width)
+    assert s.ownership.ravel().tolist() == own, (board.rules.scoring, dead)
+
+
+def check_agree(board, ref, points=None, rnd=None):
+    """Compare board and reference; `points` None means every point and the pass."""
+    w, h, n = ref.width, ref.height, ref.num_points
+    assert (board.width, board.height, board.num_points, board.pass_move) == (w, h, n, n)
+    stones = board.stones()
+    assert isinstance(stones, np.ndarray) and stones.dtype == np.int8 and stones.shape == (h, w)
+    grid = ref.grid
+    assert stones.ravel().tolist() == grid
+    assert board.to_move == ref.to_move
+    assert list(board.history) == ref.history
+    assert tuple(board.captures) == ref.captures
+    assert board.hash == ref.hash()
+    assert board.is_over == ref.is_over
+    board.check_consistency()
+
+    full = points is None
+    moves = range(n + 1) if full else sorted(set(points))
+    for m in moves:
+        expected = ref.why_illegal(m)
+        got = board.why_illegal(m)
+        assert got == expected, f"why_illegal({m} = {vertex(m, w, h)}): fastgo {got!r}, reference {expected!r}"
+        assert board.is_legal(m) == (expected is None)
+        if m < n:
+            assert board.color_at(m) == grid[m]
+            if grid[m] != EMPTY:
+                colour, chain_stones, libs = ref.chain(m)
+                ch = board.chain(m)
+                assert (ch.color, tuple(ch.stones), tuple(ch.liberties)) == (colour, chain_stones, libs)
+                assert board.liberties(m) == len(libs)
+            else:
+                with pytest.raises(ValueError):
+                    board.chain(m)
+    if full:
+        mask = board.legal_mask()
+        assert isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and mask.shape == (n + 1,)
+        assert mask.tolist() == ref.legal_mask()
+        legal = board.legal_moves()
+        assert all(type(m) is int for m in legal)
+        assert len(set(legal)) == len(legal) and sorted(legal) == ref.legal_moves()
+        check_score(board, ref)
+        if rnd is not None:
+            occupied = [p for p in range(n) if grid[p] != EMPTY]
+            if occupied and rnd.random() < 0.5:
+                dead = rnd.sample(occupied, min(len(occupied), rnd.randint(1, 3)))
+                check_score(board, ref, dead)
+
+
+def refuse(board, ref, move, rep):
+    """An illegal move raises IllegalMoveError with the reference's reason; nothing changes."""
+    reason = ref.why_illegal(move)
+    assert reason is not None
+    before = snapshot(board)
+    with pytest.raises(fastgo.IllegalMoveError) as info:
+        if move == ref.pass_move and isinstance(rep, str) and rep == "pass" and len(board.history) % 2:
+            board.pass_()
+        else:
+            board.play(rep)
+    err = info.value
+    assert isinstance(err, ValueError)
+    assert err.reason == reason, f"play({move}): fastgo reason {err.reason!r}, reference {reason!r}"
+    assert err.move == move
+    assert snapshot(board) == before
+
+
+def step(board, ref, move, rnd):
+    """Play `move` (legal or not) on both, in a random spelling."""
+    rep = represent(move, ref.width, ref.height, rnd)
+    note(f"board.play({rep!r})  # {move} = {vertex(move, ref.width, ref.height)}, "
+         f"reference says {ref.why_illegal(move)!r}")
+    if ref.is_legal(move):
+        if move == ref.pass_move and rnd.random() < 0.3:
+            board.pass_()
+        else:
+            board.play(rep)
+        ref.play(move)
+    else:
+        refuse(board, ref, move, rep)
+
+
+def pick_move(ref, rnd, p_pass=0.06, p_any=0.14):
+    """Mostly a legal play; sometimes any point (maybe illegal); sometimes a pass."""
+    n = ref.num_points
+    r = rnd.random()
+    if r < p_pass:
+        return n
+    if r < p_pass + p_any:
+        return rnd.randrange(n + 1)
+    # a uniformly random legal play: try the points in random order (cheap on big boards)
+    order = list(range(n))
+    rnd.shuffle(order)
+    for p in order:
+        if ref.is_legal(p):
+            return p
+    return n
+
+
+def play_game(board, ref, rnd, nsteps, full_every=1, sample=12):
+    n = ref.num_points
+    check_agree(board, ref, rnd=rnd)
+    for i in range(nsteps):
+        if ref.is_over:
+            # nothing but refusals now; then take back a turn or two and go on, or stop
+            step(board, ref, rnd.randrange(n + 1), rnd)
+            if rnd.random() < 0.5:
+                break
+            k = rnd.choice((1, 2))
+            note(f"board.undo({k})")
+            board.undo(k)
+            ref.undo(k)
+        else:
+            move = pick_move(ref, rnd)
+            step(board, ref, move, rnd)
+        if full_every == 1 or i % full_every == 0 or i == nsteps - 1:
+            check_agree(board, ref, rnd=rnd)
+        else:
+            last = ref.history[-1] if ref.history else n
+            pts = [last, n] + [rnd.randrange(n) for _ in range(sample)]
+            if last < n:
+                pts += R.neighbours(last, ref.width, ref.height)
+            check_agree(board, ref, points=pts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reference-only sanity checks (these run without the compiled package).
+
+def test_ref_legal_position_counts():
+    assert R.count_legal_positions(1, 1) == 1
+    assert R.count_legal_positions(1, 2) == 5
+    assert R.count_legal_positions(1, 3) == 15
+    assert R.count_legal_positions(2, 2) == 57
+    assert R.count_legal_positions(3, 3) == 12675
+
+
+def test_ref_capture_and_captures_tuple():
+    # 3x3: a white stone on the edge, black takes its last liberty
+    g = RefGame(3, 3)
+    for m in (1, 4, 3, 8, 5):        # B B2, W B2? no: B at 1, W at 4 (centre), B 3, W 8, B 5
+        g.play(m)
+    g.play(0)                        # W A1: takes a liberty of its own, nothing captured
+    assert g.grid == [WHITE, BLACK, EMPTY, BLACK, WHITE, BLACK, EMPTY, EMPTY, WHITE]
+    g.play(7)                        # B B3: white centre stone still reaches empty at C1? no:
+    # centre (4) neighbours 1 B, 3 B, 5 B, 7 B: cleared; A1 (0) neighbours 1 B, 3 B: cleared
+    assert g.grid == [EMPTY, BLACK, EMPTY, BLACK, EMPTY, BLACK, EMPTY, BLACK, WHITE]
+    assert g.captures == (2, 0)
+    assert g.to_move == WHITE
+
+
+def test_ref_suicide_rules():
+    # 2x1 board: after B at 0, a white play at 1 has no empty neighbour and captures B (which has
+    # no liberty once W is placed): a capture, never suicide
+    g = RefGame(2, 1)
+    g.play(0)
+    assert g.why_illegal(1) is None
+    g.play(1)
+    assert g.grid == [EMPTY, WHITE] and g.captures == (0, 1)
+    # 3x1: B at 1; W at 0 is single-stone suicide: positional superko when suicide is allowed,
+    # "suicide" when it is not (suicide is judged before ko)
+    for ko in ("positional", "situational", "simple"):
+        g = RefGame(3, 1, ko=ko, suicide=True)
+        g.play(1)
+        expected = "superko" if ko == "positional" else None
+        assert g.why_illegal(0) == expected
+        g = RefGame(3, 1, ko=ko, suicide=False)
+        g.play(1)
+        assert g.why_illegal(0) == "suicide"
+    # multi-stone suicide: 4x1, W at 3, B at 0, W passes... build B B . W with White to move? use
+    # a setup: X . O . with Black to move; B at 1 joins 0 and touches W at 2 -> chain 0-1 has no
+    # liberty, W at 2 still reaches 3: black's two stones are cleared, they count for White
+    g = RefGame(4, 1, setup=[BLACK, EMPTY, WHITE, EMPTY])
+    assert g.why_illegal(1) is None
+    g.play(1)
+    assert g.grid == [EMPTY, EMPTY, WHITE, EMPTY] and g.captures == (0, 2)
+    g = RefGame(4, 1, suicide=False, setup=[BLACK, EMPTY, WHITE, EMPTY])
+    assert g.why_illegal(1) == "suicide"
+
+
+def test_ref_situational_single_stone_suicide():
+    # 1x1: Black's play is a single-stone suicide; the colouring stays empty, White to move next:
+    # a new situation, so legal under situational superko; White then repeats (empty, Black)
+    g = RefGame(1, 1, ko="situational")
+    assert g.why_illegal(0) is None
+    g.play(0)
+    assert g.grid == [EMPTY] and g.captures == (0, 1)
+    assert g.why_illegal(0) == "superko"
+    # after the opponent passes, the same suicide repeats the situation before the pass
+    g = RefGame(3, 1, ko="situational", setup=[EMPTY, BLACK, EMPTY], to_move=WHITE)
+    g.play(g.pass_move)              # White passes: (X-grid, Black to move)
+    g.play(g.pass_move) if False else None
+    # Black to move; Black has no suicide here; check White's suicide after Black passes
+    g.play(g.pass_move)              # Black passes -> game over (two passes)
+    assert g.is_over and g.why_illegal(0) == "game over"
+    g = RefGame(3, 1, ko="situational", setup=[EMPTY, BLACK, EMPTY], to_move=WHITE)
+    assert g.why_illegal(0) is None  # (same grid, Black to move) is new
+    g2 = RefGame(3, 1, ko="situational", setup=[EMPTY, BLACK, EMPTY], to_move=BLACK)
+    g2.play(g2.pass_move)            # Black passes: situation (grid, White to move)
+    assert g2.why_illegal(0) == "superko"   # White's suicide would give (grid, Black to move)
+
+
+def test_ref_scores_and_game_over():
+    g = RefGame(5, 5, komi=7.5)
+    assert g.area_score() == (0, 0, [EMPTY] * 25)
+    assert g.territory_score() == (0, 0, [EMPTY] * 25)
+    assert g.hash() == 0
+    g.play(12)
+    assert g.area_score() == (25, 0, [BLACK] * 25)
+    assert g.territory_score()[:2] == (24, 0)
+    assert g.hash() == R.zobrist_key(BLACK, 12, 5)
+    g.play(g.pass_move)
+    assert not g.is_over and g.why_illegal(g.pass_move) is None
+    g.play(g.pass_move)
+    assert g.is_over
+    assert g.legal_moves() == []
+    assert g.why_illegal(0) == "game over" and g.why_illegal(12) == "game over"
+    g.undo(1)
+    assert not g.is_over and g.to_move == WHITE
+
+
+KO_SETUP = (". X O .\n"
+            "X O . O\n"
+            ". X O .\n")        # 4 wide, 3 high; Black to move can take the white stone at B2
+
+
+def parse_ko_setup():
+    rows = [line.split() for line in KO_SETUP.strip().splitlines()][::-1]
+    return [{".": EMPTY, "X": BLACK, "O": WHITE}[c] for row in rows for c in row]
+
+
+def test_ref_setup_is_history_entry_0():
+    setup = parse_ko_setup()
+    take, retake = 1 * 4 + 2, 1 * 4 + 1      # C2, B2
+    for ko, expected in (("positional", "superko"), ("situational", "superko"), ("simple", None)):
+        g = RefGame(4, 3, ko=ko, setup=setup)
+        g.play(take)
+        assert g.captures == (1, 0)
+        assert g.why_illegal(retake) == expected, ko
+    # simple ko once both have had a turn: B, W elsewhere, B takes, W may not retake at once
+    g = RefGame(4, 3, ko="simple", setup=setup)
+    g.play(0)
+    g.play(3)
+    g.play(take)
+    assert g.why_illegal(retake) == "ko"
+
+
+# ---------------------------------------------------------------------------------------------
+# Differential tests: random games.
+
+@needs_fastgo
+@pytest.mark.parametrize("ko,suicide", RULE_COMBOS)
+@settings(max_examples=examples(25), **SETTINGS)
+@given(size=st.sampled_from(SMALL_SIZES), scoring=st.sampled_from(("area", "territory")),
+       komi=st.sampled_from(KOMIS), rnd=st.randoms(use_true_random=False),
+       with_setup=st.integers(0, 9))
+def test_random_games_small(ko, suicide, size, scoring, komi, rnd, with_setup):
+    w, h = size
+    setup, to_move, how = None, BLACK, "array"
+    if with_setup >= 7:
+        setup = random_setup(rnd, w, h)
+        to_move = rnd.choice((BLACK, WHITE))
+        how = rnd.choice(("array", "diagram"))
+    board, ref = make_pair(w, h, ko, suicide, scoring, komi, setup, to_move, how, rnd)
+    play_game(board, ref, rnd, nsteps=40 if w * h <= 4 else 60)
+
+
+@needs_fastgo
+@pytest.mark.parametrize("ko,suicide", RULE_COMBOS)
+@settings(max_examples=examples(3), **SETTINGS)
+@given(scoring=st.sampled_from(("area", "territory")), komi=st.sampled_from(KOMIS),
+       rnd=st.randoms(use_true_random=False), with_setup=st.booleans())
+def test_random_games_9x9(ko, suicide, scoring, komi, rnd, with_setup):
+    setup, to_move = None, BLACK
+    if with_setup:
+        setup = random_setup(rnd, 9, 9)
+        to_move = rnd.choice((BLACK, WHITE))
+    board, ref = make_pair(9, 9, ko, suicide, scoring, komi, setup, to_move,
+                           rnd.choice(("array", "diagram")), rnd)
+    play_game(board, ref, rnd, nsteps=40, full_every=1)
+
+
+@needs_fastgo
+@settings(max_examples=examples(2), **SETTINGS)
+@given(ko=st.sampled_from(KO_RULES), suicide=st.booleans(),
+       scoring=st.sampled_from(("area", "territory")), rnd=st.randoms(use_true_random=False))
+def test_random_games_19x19(ko, suicide, scoring, rnd):
+    board, ref = make_pair(19, 19, ko, suicide, scoring, 7.5)
+    play_game(board, ref, rnd, nsteps=220 if not LONG else 400, full_every=55, sample=6)
+
+
+# ---------------------------------------------------------------------------------------------
+# Differential tests: a state machine with undo and copies.
+
+STATEFUL_SIZES = SMALL_SIZES + [(5, 5), (9, 9)]
+
+
+class BoardMachine(RuleBasedStateMachine):
+    """Play, pass, undo(k), copy and switch between copies; compare after every step. Every board
+    put aside must keep exactly the state it had when it was put aside."""
+
+    def __init__(self):
+        super().__init__()
+        self.board = None
+
+    @initialize(size=st.sampled_from(STATEFUL_SIZES), ko=st.sampled_from(KO_RULES),
+                suicide=st.booleans(), scoring=st.sampled_from(("area", "territory")),
+                komi=st.sampled_from(KOMIS), rnd=st.randoms(use_true_random=False),
+                with_setup=st.integers(0, 3))
+    def start(self, size, ko, suicide, scoring, komi, rnd, with_setup):
+        w, h = size
+        self.rnd = rnd
+        setup, to_move = None, BLACK
+        if with_setup == 0:
+            setup = random_setup(rnd, w, h)
+            to_move = rnd.choice((BLACK, WHITE))
+        self.board, self.ref = make_pair(w, h, ko, suicide, scoring, komi, setup, to_move,
+                                         rnd.choice(("array", "diagram")), rnd)
+        self.aside = []             # (board, reference, snapshot) of boards put aside
+
+    @rule(any_point=st.booleans())
+    def play(self, any_point):
+        ref = self.ref
+        if any_point:
+            move = self.rnd.randrange(ref.num_points + 1)
+        else:
+            move = pick_move(ref, self.rnd, p_pass=0.0, p_any=0.0)
+        step(self.board, ref, move, self.rnd)
+
+    @rule()
+    def pass_(self):
+        step(self.board, self.ref, self.ref.pass_move, self.rnd)
+
+    @rule(k=st.integers(-1, 6))
+    def undo(self, k):
+        note(f"board.undo({k})")
+        if 0 <= k <= len(self.ref.history):
+            self.board.undo(k)
+            self.ref.undo(k)
+        else:
+            before = snapshot(self.board)
+            with pytest.raises(ValueError):
+                self.board.undo(k)
+            assert snapshot(self.board) == before
+
+    @rule(how=st.sampled_from(("copy", "copy.copy", "copy.deepcopy")))
+    def copy(self, how):
+        note(f"original = board; board = board.copy()  # {how}")
+        original = self.board
+        if how == "copy":
+            clone = original.copy()
+        elif how == "copy.copy":
+            clone = copy_module.copy(original)
+        else:
+            clone = copy_module.deepcopy(original)
+        self.aside.append((original, self.ref.copy(), snapshot(original)))
+        self.board = clone
+
+    @precondition(lambda self: self.board is not None and self.aside)
+    @rule(i=st.integers(0, 50))
+    def switch(self, i):
+        """Go on with a board put aside earlier; put the current one aside."""
+        i %= len(self.aside)
+        note(f"switch to board put aside #{i}")
+        board, ref, snap = self.aside.pop(i)
+        self.aside.append((self.board, self.ref, snapshot(self.board)))
+        self.board, self.ref = board, ref
+
+    @invariant()
+    def agree(self):
+        if self.board is None:
+            return
+        check_agree(self.board, self.ref, rnd=self.rnd)
+        for board, _, snap in self.aside:
+            assert snapshot(board) == snap, "a board put aside changed"
+
+
+BoardMachine.TestCase.settings = settings(max_examples=examples(40), stateful_step_count=30,
+                                          **SETTINGS)
+TestBoardMachine = needs_fastgo(BoardMachine.TestCase)
+
+
+# ---------------------------------------------------------------------------------------------
+# Hashes and set-ups.
+
+@needs_fastgo
+def test_zobrist_key_formula():
+    for width in (1, 2, 3, 5, 9, 13, 19, 25):
+        for point in range(0, width * 25, max(1, width * 25 // 37)):
+            for colour in (BLACK, WHITE):
+                assert fastgo.zobrist_key(colour, point, width) == R.zobrist_key(colour, point, width)
+    assert fastgo.Board(9).hash == 0
+    assert fastgo.Board(19).hash == 0
+
+
+@needs_fastgo
+@settings(max_examples=examples(40), **SETTINGS)
+@given(size=st.sampled_from([(3, 3), (4, 4), (5, 3), (9, 9), (19, 19)]),
+       rnd=st.randoms(use_true_random=False))
+def test_hash_independent_of_move_order(size, rnd):
+    """The same colouring reached by different move orders (and by a set-up) has the same hash."""
+    w, h = size
+    n = w * h
+    k = rnd.randint(1, max(1, n // 2))
+    pts = rnd.sample(range(n), k)
+    black, white = pts[::2], pts[1::2]
+    results = []
+    for _ in range(3):
+        b_order, w_order = black[:], white[:]
+        rnd.shuffle(b_order)
+        rnd.shuffle(w_order)
+        board = fastgo.Board(w, h, ko="simple")
+        ref = RefGame(w, h, ko="simple")
+        ok = True
+        for i in range(len(pts)):
+            m = b_order[i // 2] if i % 2 == 0 else w_order[i // 2]
+            if not ref.is_legal(m):
+                ok = False
+                break
+            board.play(m)
+            ref.play(m)
+        if ok:
+            assert board.hash == ref.hash()
+            results.append((board.stones().tobytes(), board.hash))
+    for a, b in itertools.combinations(results, 2):
+        if a[0] == b[0]:
+            assert a[1] == b[1]
+    for stones, hsh in results:
+        arr = np.frombuffer(stones, dtype=np.int8).reshape(h, w)
+        for to_move in (BLACK, WHITE):
+            assert fastgo.Board.from_array(arr, to_move=to_move).hash == hsh
+        expected = 0
+        for p, c in enumerate(arr.ravel().tolist()):
+            if c:
+                expected ^= fastgo.zobrist_key(c, p, w)
+        assert hsh == expected
+
+
+@needs_fastgo
+def test_hash_transposition_with_capture():
+    """Two move orders reaching one colouring, one through a capture, on 3x3."""
+    a = fastgo.Board(3, ko="situational")
+    for m in ("B1", "A1", "A2"):      # W A1 is captured by B A2
+        a.play(m)
+    assert a.stones().ravel().tolist() == [0, 1, 0, 1, 0, 0, 0, 0, 0]
+    b = fastgo.Board(3, ko="situational")
+    for m in ("A2", "pass", "B1"):
+        b.play(m)
+    assert b.stones().ravel().tolist() == a.stones().ravel().tolist()
+    assert a.hash == b.hash == R.grid_hash(a.stones().ravel().tolist(), 3)
+    assert a.captures == (1, 0) and b.captures == (0, 0)
+
+
+@needs_fastgo
+@pytest.mark.parametrize("how", ["array", "diagram", "diagram-str"])
+@pytest.mark.parametrize("ko,expected", [("positional", "superko"), ("situational", "superko"),
+                                         ("simple", None)])
+def test_setup_is_history_entry_0(how, ko, expected):
+    setup = parse_ko_setup()
+    opts = dict(ko=ko, suicide=False)
+    if how == "array":
+        board = fastgo.Board.from_array(np.array(setup).reshape(3, 4), **opts)
+    elif how == "diagram":
+        board = fastgo.Board.from_diagram(KO_SETUP, **opts)
+    else:
+        board = fastgo.Board.from_diagram(str(fastgo.Board.from_diagram(KO_SETUP)), **opts)
+    assert board.stones().ravel().tolist() == setup
+    assert board.history == [] and board.to_move == BLACK
+    ref = RefGame(4, 3, ko=ko, suicide=False, setup=setup)
+    board.play("C2")
+    ref.play(6)
+    assert board.captures == (1, 0)
+    assert board.why_illegal("B2") == ref.why_illegal(5) == expected
+    if expected is None:
+        board.play("B2")
+        assert board.stones().ravel().tolist() == setup
+    else:
+        with pytest.raises(fastgo.IllegalMoveError) as info:
+            board.play("B2")
+        assert info.value.reason == expected and info.value.move == 5
+    # simple ko proper, once both sides have had a turn since the set-up
+    board = fastgo.Board.from_array(np.array(setup).reshape(3, 4), ko="simple")
+    for m in ("A1", "D1", "C2"):
+        board.play(m)
+    assert board.why_illegal("B2") == "ko"
+    # undoing back to the set-up keeps the set-up as entry 0
+    board = fastgo.Board.from_array(np.array(setup).reshape(3, 4), ko="positional")
+    board.play("C2")
+    board.undo(1)
+    board.play("C2")
+    assert board.why_illegal("B2") == "superko"
+    with pytest.raises(ValueError):
+        board.undo(2)
+
+
+@needs_fastgo
+def test_setup_recreated_by_a_later_play_is_refused():
+    """A set-up with a white ko stone already captured: after Black's capture elsewhere and
+    White's play, a Black play that would recreate the set-up colouring is refused."""
+    # 1x3: X . .  -- W at C1, B at B1? Use a 1-row board where a two-move cycle returns to the
+    # set-up: set-up ". O ." hmm; a plain test: on 1x1 the set-up is the empty board and Black's
+    # only play recreates it (single-stone suicide) -> superko under positional.
+    board = fastgo.Board.from_array(np.zeros((1, 1), dtype=np.int8), ko="positional")
+    assert board.why_illegal(0) == "superko"
+    board = fastgo.Board.from_array(np.zeros((1, 1), dtype=np.int8), ko="situational")
+    assert board.why_illegal(0) is None
+    board.play(0)
+    assert board.captures == (0, 1) and board.why_illegal(0) == "superko"
+
+
+@needs_fastgo
+def test_from_array_rejects_airless_chains():
+    with pytest.raises(ValueError):
+        fastgo.Board.from_array(np.array([[1, 2]]))
+    with pytest.raises(ValueError):
+        fastgo.Board.from_diagram("XO\nOO\n")
+    with pytest.raises(ValueError):
+        RefGame(2, 1, setup=[BLACK, WHITE])
+
+
+@needs_fastgo
+def test_is_legal_position_exhaustive_small():
+    for w, h in ((1, 1), (1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (2, 3)):
+        count = 0
+        for grid in itertools.product((EMPTY, BLACK, WHITE), repeat=w * h):
+            expected = R.is_legal_position(grid, w, h)
+            got = fastgo.is_legal_position(np.array(grid, dtype=np.int8).reshape(h, w))
+            assert bool(got) == expected, (w, h, grid)
+            count += expected
+        assert count == R.count_legal_positions(w, h)
+    assert sum(bool(fastgo.is_legal_position(np.array(g).reshape(2, 2)))
+               for g in itertools.product((0, 1, 2), repeat=4)) == 57
