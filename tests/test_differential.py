@@ -206,7 +206,7 @@ def refuse(board, ref, move, rep):
     assert reason is not None
     before = snapshot(board)
     with pytest.raises(fastgo.IllegalMoveError) as info:
-        if move == ref.pass_move and isinstance(rep, str) and rep == "pass" and len(board.history) % 2:
+        if isinstance(rep, str) and rep == "Pass":
             board.pass_()
         else:
             board.play(rep)
@@ -287,17 +287,17 @@ def test_ref_legal_position_counts():
 
 
 def test_ref_capture_and_captures_tuple():
-    # 3x3: a white stone on the edge, black takes its last liberty
+    # 3x3 (points 6 7 8 / 3 4 5 / 0 1 2): B A2, W A1, B B2, W B1, B C1 captures W A1+B1
     g = RefGame(3, 3)
-    for m in (1, 4, 3, 8, 5):        # B B2, W B2? no: B at 1, W at 4 (centre), B 3, W 8, B 5
+    for m in (3, 0, 4, 1):
         g.play(m)
-    g.play(0)                        # W A1: takes a liberty of its own, nothing captured
-    assert g.grid == [WHITE, BLACK, EMPTY, BLACK, WHITE, BLACK, EMPTY, EMPTY, WHITE]
-    g.play(7)                        # B B3: white centre stone still reaches empty at C1? no:
-    # centre (4) neighbours 1 B, 3 B, 5 B, 7 B: cleared; A1 (0) neighbours 1 B, 3 B: cleared
-    assert g.grid == [EMPTY, BLACK, EMPTY, BLACK, EMPTY, BLACK, EMPTY, BLACK, WHITE]
+    assert g.grid == [WHITE, WHITE, EMPTY, BLACK, BLACK, EMPTY, EMPTY, EMPTY, EMPTY]
+    assert g.chain(0) == (WHITE, (0, 1), (2,))
+    g.play(2)
+    assert g.grid == [EMPTY, EMPTY, BLACK, BLACK, BLACK, EMPTY, EMPTY, EMPTY, EMPTY]
     assert g.captures == (2, 0)
     assert g.to_move == WHITE
+    assert g.history == [3, 0, 4, 1, 2]
 
 
 def test_ref_suicide_rules():
@@ -331,24 +331,24 @@ def test_ref_suicide_rules():
 
 def test_ref_situational_single_stone_suicide():
     # 1x1: Black's play is a single-stone suicide; the colouring stays empty, White to move next:
-    # a new situation, so legal under situational superko; White then repeats (empty, Black)
+    # a new situation, so legal under situational superko; White's then repeats (empty, Black)
     g = RefGame(1, 1, ko="situational")
     assert g.why_illegal(0) is None
     g.play(0)
     assert g.grid == [EMPTY] and g.captures == (0, 1)
     assert g.why_illegal(0) == "superko"
-    # after the opponent passes, the same suicide repeats the situation before the pass
-    g = RefGame(3, 1, ko="situational", setup=[EMPTY, BLACK, EMPTY], to_move=WHITE)
-    g.play(g.pass_move)              # White passes: (X-grid, Black to move)
-    g.play(g.pass_move) if False else None
-    # Black to move; Black has no suicide here; check White's suicide after Black passes
-    g.play(g.pass_move)              # Black passes -> game over (two passes)
-    assert g.is_over and g.why_illegal(0) == "game over"
-    g = RefGame(3, 1, ko="situational", setup=[EMPTY, BLACK, EMPTY], to_move=WHITE)
-    assert g.why_illegal(0) is None  # (same grid, Black to move) is new
-    g2 = RefGame(3, 1, ko="situational", setup=[EMPTY, BLACK, EMPTY], to_move=BLACK)
-    g2.play(g2.pass_move)            # Black passes: situation (grid, White to move)
-    assert g2.why_illegal(0) == "superko"   # White's suicide would give (grid, Black to move)
+    # 3x1 ". X .": White's play at A1 is a single-stone suicide (X keeps C1)
+    setup = [EMPTY, BLACK, EMPTY]
+    g = RefGame(3, 1, ko="situational", setup=setup, to_move=WHITE)
+    assert g.why_illegal(0) is None           # (setup, Black to move) is new
+    g = RefGame(3, 1, ko="situational", setup=setup, to_move=BLACK)
+    g.play(g.pass_move)                       # Black passes: (setup, White to move)
+    assert g.why_illegal(0) == "superko"      # right after the opponent passed
+    g = RefGame(3, 1, ko="situational", setup=setup, to_move=BLACK, suicide=False)
+    g.play(g.pass_move)
+    assert g.why_illegal(0) == "suicide"      # suicide is judged before superko
+    g.play(g.pass_move)
+    assert g.is_over and g.why_illegal(0) == "game over" and g.why_illegal(1) == "game over"
 
 
 def test_ref_scores_and_game_over():
@@ -367,7 +367,7 @@ def test_ref_scores_and_game_over():
     assert g.legal_moves() == []
     assert g.why_illegal(0) == "game over" and g.why_illegal(12) == "game over"
     g.undo(1)
-    assert not g.is_over and g.to_move == WHITE
+    assert not g.is_over and g.to_move == BLACK and g.history == [12, g.pass_move]
 
 
 KO_SETUP = (". X O .\n"
@@ -645,18 +645,17 @@ def test_setup_is_history_entry_0(how, ko, expected):
 
 
 @needs_fastgo
-def test_setup_recreated_by_a_later_play_is_refused():
-    """A set-up with a white ko stone already captured: after Black's capture elsewhere and
-    White's play, a Black play that would recreate the set-up colouring is refused."""
-    # 1x3: X . .  -- W at C1, B at B1? Use a 1-row board where a two-move cycle returns to the
-    # set-up: set-up ". O ." hmm; a plain test: on 1x1 the set-up is the empty board and Black's
-    # only play recreates it (single-stone suicide) -> superko under positional.
+def test_single_stone_suicide_and_the_setup():
+    """On 1x1 the set-up (empty) is entry 0: Black's single-stone suicide would recreate it."""
     board = fastgo.Board.from_array(np.zeros((1, 1), dtype=np.int8), ko="positional")
     assert board.why_illegal(0) == "superko"
     board = fastgo.Board.from_array(np.zeros((1, 1), dtype=np.int8), ko="situational")
     assert board.why_illegal(0) is None
     board.play(0)
     assert board.captures == (0, 1) and board.why_illegal(0) == "superko"
+    board = fastgo.Board.from_array(np.zeros((1, 1), dtype=np.int8), ko="situational",
+                                    suicide=False)
+    assert board.why_illegal(0) == "suicide"
 
 
 @needs_fastgo

@@ -277,7 +277,7 @@ cdef class Board:
             if cells and cells[-1].isdigit():
                 cells = cells[:-1]
             cells = "".join(cells)
-            if not cells or all(ch in COLUMNS for ch in cells):   # a coordinate line
+            if not cells or COLUMNS.startswith(cells.upper()):   # a line of column letters
                 continue
             row = []
             for ch in cells:
@@ -314,9 +314,10 @@ cdef class Board:
         b.cap_turns = self.nturns + 16
         b.st = <BoardState*>PyMem_Malloc(sizeof(BoardState))
         b.turns = <Turn*>PyMem_Malloc(b.cap_turns * sizeof(Turn))
-        b.journal.cap = (self.journal.n if undo else 0) + journal_per_move(self.npoints)
-        b.journal.entries = <JournalEntry*>PyMem_Malloc(b.journal.cap * sizeof(JournalEntry))
-        if (b.st == NULL or b.turns == NULL or b.journal.entries == NULL
+        # without undo the journal starts empty and is allocated by the first play (_reserve)
+        b.journal.cap = self.journal.n + journal_per_move(self.npoints) if undo else 0
+        b.journal.entries = <JournalEntry*>PyMem_Malloc(b.journal.cap * sizeof(JournalEntry)) if undo else NULL
+        if (b.st == NULL or b.turns == NULL or (undo and b.journal.entries == NULL)
                 or hashset_copy(&b.positions, &self.positions)
                 or hashset_copy(&b.situations, &self.situations)):
             raise MemoryError()
@@ -384,7 +385,7 @@ cdef class Board:
         cdef int64_t need = self.journal.n + journal_per_move(self.npoints), cap
         cdef void* mem
         if need > self.journal.cap:
-            cap = max(need, 2 * self.journal.cap)
+            cap = max(need, 2 * self.journal.cap, 4 * journal_per_move(self.npoints))
             mem = PyMem_Realloc(self.journal.entries, cap * sizeof(JournalEntry))
             if mem == NULL:
                 raise MemoryError()
@@ -439,13 +440,15 @@ cdef class Board:
 
     def undo(self, n=1):
         """Take back the last `n` turns (passes included)."""
-        cdef int64_t k = _index(n, "n")
+        cdef int64_t k
         cdef Turn* t
+        n = _index(n, "n")
+        k = n if 0 <= n <= self.nturns else -1     # compare as Python ints: n may be huge
         if not 0 <= k <= self.nturns - self.undo_floor:
             if k > 0 and self.undo_floor:
-                raise ValueError(f"cannot undo {k} turns: this copy was made with undo=False and "
+                raise ValueError(f"cannot undo {n} turns: this copy was made with undo=False and "
                                  f"can take back {self.nturns - self.undo_floor}")
-            raise ValueError(f"cannot undo {k} turns: {self.nturns} played since the set-up")
+            raise ValueError(f"cannot undo {n} turns: {self.nturns} played since the set-up")
         while k:
             t = &self.turns[self.nturns]
             hashset_remove(&self.situations, self._situation(t.hash, self._colour_to_move()))

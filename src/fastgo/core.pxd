@@ -210,7 +210,8 @@ cdef inline void board_copy(BoardState* dst, const BoardState* src) noexcept nog
     memcpy(dst.size, src.size, n * 2)
     memcpy(dst.chash, src.chash, n * 8)
     memcpy(dst.empty_pos, src.empty_pos, n * 2)
-    memcpy(dst.empty, src.empty, <size_t>src.num_empty * 2)
+    # the whole list, not only num_empty entries: undo relies on the stale entries past the end
+    memcpy(dst.empty, src.empty, <size_t>(src.width * src.height) * 2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -467,17 +468,15 @@ cdef inline void hashset_remove(HashSet* s, uint64_t key) noexcept nogil:
     s.counts[i] -= 1
 
 cdef inline int hashset_init(HashSet* s, int64_t cap) noexcept nogil:
-    """An empty set with room for cap / 2 keys (cap a power of two). Returns -1 when out of memory."""
-    s.keys = <uint64_t*>malloc(<size_t>cap * sizeof(uint64_t))
-    s.counts = <int32_t*>malloc(<size_t>cap * sizeof(int32_t))
-    if s.keys == NULL or s.counts == NULL:
-        free(s.keys)
-        free(s.counts)
-        s.keys = NULL
+    """An empty set with room for cap / 2 keys (cap a power of two). Returns -1 when out of memory.
+    Keys and counts share one allocation."""
+    s.keys = <uint64_t*>malloc(<size_t>cap * (sizeof(uint64_t) + sizeof(int32_t)))
+    if s.keys == NULL:
         s.counts = NULL
         s.cap = 0
         s.used = 0
         return -1
+    s.counts = <int32_t*>(s.keys + cap)
     memset(s.counts, 0xFF, <size_t>cap * sizeof(int32_t))
     s.cap = cap
     s.used = 0
@@ -485,7 +484,6 @@ cdef inline int hashset_init(HashSet* s, int64_t cap) noexcept nogil:
 
 cdef inline void hashset_free(HashSet* s) noexcept nogil:
     free(s.keys)
-    free(s.counts)
     s.keys = NULL
     s.counts = NULL
     s.cap = 0
@@ -519,7 +517,6 @@ cdef inline int hashset_copy(HashSet* dst, const HashSet* src) noexcept nogil:
     if hashset_init(dst, src.cap if src.cap > 0 else 16) != 0:
         return -1
     if src.cap > 0:
-        memcpy(dst.keys, src.keys, <size_t>src.cap * sizeof(uint64_t))
-        memcpy(dst.counts, src.counts, <size_t>src.cap * sizeof(int32_t))
+        memcpy(dst.keys, src.keys, <size_t>src.cap * (sizeof(uint64_t) + sizeof(int32_t)))
         dst.used = src.used
     return 0

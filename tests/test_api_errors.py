@@ -1,0 +1,659 @@
+"""Malformed input: the right exception, never a crash, and a refused call changes nothing.
+
+Written against docs/API_DRAFT.md: a wrong type -> TypeError; a well-typed but bad value
+(off-board point, bad vertex, bad size, bad diagram/array, bad rule) -> ValueError; a well-formed
+move the rules refuse -> fastgo.IllegalMoveError (a ValueError) with .reason and .move.
+"""
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import fastgo
+from fastgo import BLACK, EMPTY, WHITE
+
+REASONS = {"occupied", "suicide", "ko", "superko", "game over"}
+
+
+def snapshot(b):
+    return (
+        b.width,
+        b.height,
+        np.asarray(b.stones()).tobytes(),
+        b.hash,
+        tuple(b.history),
+        b.to_move,
+        tuple(b.captures),
+        b.is_over,
+        np.asarray(b.legal_mask()).tobytes(),
+        str(b),
+    )
+
+
+def sample_board():
+    """5x5 with a few stones, a capture and a ko: C3 B, D3 W, ... (built by legal plays)."""
+    b = fastgo.Board.from_diagram("""
+        5 . . . . .
+        4 . . . . .
+        3 . X O . .
+        2 X . . O .
+        1 . X O . .
+        """, to_move=WHITE)
+    b.play("B2")
+    b.play("C2")     # black takes the ko: B2 is now refused for White (superko)
+    return b
+
+
+# ---------------------------------------------------------------------------------------------
+# Moves of the wrong type
+
+WRONG_TYPES = [
+    3.0, 0.0, float("nan"), float("inf"), None, [0, 0], [1], b"A1", bytearray(b"A1"), {0}, {"a": 1},
+    1j, object(), np.float64(2.0), np.array([1, 2]), (0.0, 1), (1, 0.0), (None, 1), ("a", 1),
+    ("A", "1"), ((1,), 2), True, False,
+]
+
+
+@pytest.mark.parametrize("move", WRONG_TYPES, ids=repr)
+def test_play_wrong_type(move):
+    b = sample_board()
+    before = snapshot(b)
+    with pytest.raises(TypeError):
+        b.play(move)
+    assert snapshot(b) == before
+    for method in (b.is_legal, b.why_illegal, b.chain, b.color_at, b.liberties):
+        with pytest.raises(TypeError):
+            method(move)
+    assert snapshot(b) == before
+    b.check_consistency()
+
+
+NUMPY_INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+              np.intp]
+
+
+@pytest.mark.parametrize("kind", NUMPY_INTS, ids=lambda k: k.__name__)
+def test_numpy_ints_work(kind):
+    b = fastgo.Board(5)
+    assert b.is_legal(kind(12))
+    assert b.why_illegal(kind(12)) is None
+    b.play(kind(12))
+    assert b.color_at(kind(12)) == BLACK
+    assert b.chain(kind(12)).stones == (12,)
+    assert b.liberties(kind(12)) == 4
+    assert b.why_illegal(kind(12)) == "occupied"
+    b.play((kind(0), kind(1)))               # (row, col) of numpy ints
+    assert b.color_at(1) == WHITE
+    b.play(kind(25))                         # pass
+    assert b.history == [12, 1, 25]
+    b.undo(kind(2))
+    assert b.history == [12]
+
+
+# ---------------------------------------------------------------------------------------------
+# Off-board values
+
+OFF_BOARD = [-1, 26, 27, 100, 2**31, 2**32 + 3, 2**63, 2**64, 2**70, -2**70, -2**63 - 1,
+             np.int64(-1), np.int64(2**62), np.uint64(2**64 - 1), np.int8(-128), np.int32(26)]
+
+
+@pytest.mark.parametrize("move", OFF_BOARD, ids=repr)
+def test_off_board_points(move):
+    b = sample_board()
+    before = snapshot(b)
+    with pytest.raises(ValueError) as info:
+        b.play(move)
+    assert not isinstance(info.value, fastgo.IllegalMoveError)   # malformed, not a rules refusal
+    assert snapshot(b) == before
+    for method in (b.is_legal, b.why_illegal, b.chain, b.color_at, b.liberties):
+        with pytest.raises(ValueError):
+            method(move)
+    assert snapshot(b) == before
+
+
+def test_pass_point_is_not_off_board():
+    b = fastgo.Board(5)
+    assert b.pass_move == 25 and b.num_points == 25
+    assert b.is_legal(25)
+    b.play(25)
+    assert b.history == [25]
+    with pytest.raises(ValueError):
+        b.play(26)
+
+
+@pytest.mark.parametrize("move", [(-1, 0), (0, -1), (5, 0), (0, 5), (0, 2**70), (2**70, 0),
+                                  (-2**70, 0), (0,), (0, 0, 0), (), (5, 5)], ids=repr)
+def test_off_board_rowcol(move):
+    b = sample_board()
+    before = snapshot(b)
+    with pytest.raises(ValueError):
+        b.play(move)
+    with pytest.raises(ValueError):
+        b.is_legal(move)
+    assert snapshot(b) == before
+
+
+BAD_VERTICES = ["I5", "i5", "A0", "Z99", "", " ", "pass2", "passs", "pas", "A", "1", "1A", "AA1",
+                "A-1", "A1.0", "A 1", "F1", "A6", "J1", "Z1", "A\u0663", "\x00", "A1A",
+                "A+1", "A\uff11", "\u0391\u0031"]
+
+
+@pytest.mark.parametrize("vertex", BAD_VERTICES, ids=repr)
+def test_bad_vertices(vertex):
+    b = sample_board()
+    before = snapshot(b)
+    with pytest.raises(ValueError) as info:
+        b.play(vertex)
+    assert not isinstance(info.value, fastgo.IllegalMoveError)
+    with pytest.raises(ValueError):
+        b.why_illegal(vertex)
+    with pytest.raises(ValueError):
+        fastgo.vertex_to_point(vertex, 5, 5)
+    assert snapshot(b) == before
+
+
+def test_vertex_conversion_errors():
+    with pytest.raises(TypeError):
+        fastgo.vertex_to_point(b"A1", 9, 9)
+    with pytest.raises(TypeError):
+        fastgo.vertex_to_point(None, 9, 9)
+    with pytest.raises(TypeError):
+        fastgo.vertex_to_point(3, 9, 9)
+    for point in (-1, 82, 2**70):
+        with pytest.raises(ValueError):
+            fastgo.point_to_vertex(point, 9, 9)
+    with pytest.raises(ValueError):
+        fastgo.vertex_to_point("A1", 0, 9)
+    with pytest.raises(ValueError):
+        fastgo.vertex_to_point("A1", 26, 9)
+    with pytest.raises(ValueError):
+        fastgo.point_to_rowcol(-1, 9)
+    with pytest.raises(ValueError):
+        fastgo.rowcol_to_point(0, 9, 9)
+    with pytest.raises(ValueError):
+        fastgo.rowcol_to_point(-1, 0, 9)
+    with pytest.raises(TypeError):
+        fastgo.rowcol_to_point(0.0, 0, 9)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sizes
+
+
+@pytest.mark.parametrize("args", [(0,), (26,), (-1,), (9, 0), (9, 26), (0, 0), (2**70,),
+                                  (9, -5), (-2**70,)], ids=repr)
+def test_bad_size_value(args):
+    with pytest.raises(ValueError):
+        fastgo.Board(*args)
+
+
+@pytest.mark.parametrize("args", [("9",), (9.0,), (9, "9"), (9, 9.5), ([9],), (b"9",), (True,),
+                                  (9, False), (1j,)], ids=repr)
+def test_bad_size_type(args):
+    with pytest.raises(TypeError):
+        fastgo.Board(*args)
+
+
+def test_good_sizes():
+    for w, h in [(1, 1), (25, 25), (1, 25), (25, 1), (np.int64(7), np.uint8(3))]:
+        b = fastgo.Board(w, h)
+        assert (b.width, b.height) == (int(w), int(h))
+        assert b.stones().shape == (int(h), int(w))
+        assert b.legal_mask().shape == (int(w) * int(h) + 1,)
+    assert fastgo.Board(7, None).height == 7
+    assert fastgo.Board().width == 9 and fastgo.Board().height == 9
+
+
+# ---------------------------------------------------------------------------------------------
+# Diagrams
+
+BAD_DIAGRAMS = {
+    "ragged": ". . .\n. .\n. . .",
+    "ragged-longer": ". .\n. . .",
+    "unknown char #": ". # .\n. . .\n. . .",
+    "unknown char digit": ". 7 .\n. . .",
+    "unknown char Y": ". Y .\n. . .",
+    "dead black": "X O\nO .",
+    "dead white": "X X\nX O",
+    "full board": "X X\nX X",
+    "dead big chain": "X X X\nX O O\nX O O",
+    "empty text": "",
+    "only whitespace": "   \n \n",
+    "only letters": "A B C",
+    "too wide": " ".join(["."] * 26),
+    "too tall": "\n".join(["."] * 26),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_DIAGRAMS))
+def test_bad_diagram(name):
+    with pytest.raises(ValueError):
+        fastgo.Board.from_diagram(BAD_DIAGRAMS[name])
+
+
+@pytest.mark.parametrize("text", [None, b". .\n. .", 5, [". ."]], ids=repr)
+def test_diagram_wrong_type(text):
+    with pytest.raises(TypeError):
+        fastgo.Board.from_diagram(text)
+
+
+def test_diagram_bad_to_move():
+    for to_move in (0, 3, -1, 2**70):
+        with pytest.raises(ValueError):
+            fastgo.Board.from_diagram(". .\n. .", to_move=to_move)
+    b = fastgo.Board.from_diagram(". .\n. .", to_move=WHITE)
+    assert b.to_move == WHITE
+    assert b.history == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Arrays
+
+BAD_ARRAYS = {
+    "value 3": np.array([[0, 3], [0, 0]]),
+    "value -1": np.array([[0, -1], [0, 0]]),
+    "value 255 uint8": np.array([[0, 255], [0, 0]], dtype=np.uint8),
+    "value 257": np.array([[0, 257], [0, 0]], dtype=np.int64),
+    "ndim 1": np.zeros(9, dtype=np.int8),
+    "ndim 3": np.zeros((3, 3, 3), dtype=np.int8),
+    "ndim 0": np.array(0, dtype=np.int8),
+    "zero rows": np.zeros((0, 5), dtype=np.int8),
+    "zero cols": np.zeros((5, 0), dtype=np.int8),
+    "26 wide": np.zeros((3, 26), dtype=np.int8),
+    "26 tall": np.zeros((26, 3), dtype=np.int8),
+    "dead black corner": np.array([[1, 2], [2, 0]]),
+    "dead white corner": np.array([[2, 1], [1, 0]]),
+    "full board": np.ones((3, 3), dtype=np.int8),
+    "dead in middle": np.array([[0, 2, 0], [2, 1, 2], [0, 2, 0]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_ARRAYS))
+def test_bad_array(name):
+    with pytest.raises(ValueError):
+        fastgo.Board.from_array(BAD_ARRAYS[name])
+
+
+@pytest.mark.parametrize("name", ["value 3", "value -1", "value 255 uint8", "ndim 1", "ndim 3",
+                                  "ndim 0"])
+def test_is_legal_position_bad_array(name):
+    with pytest.raises(ValueError):
+        fastgo.is_legal_position(BAD_ARRAYS[name])
+
+
+def test_is_legal_position_dead_chains():
+    for name in ("dead black corner", "dead white corner", "full board", "dead in middle"):
+        assert fastgo.is_legal_position(BAD_ARRAYS[name]) is False
+    assert fastgo.is_legal_position(np.array([[1, 0], [0, 2]])) is True
+    assert fastgo.is_legal_position(np.array([[1, 0], [0, 2]], dtype=np.int64)) is True
+    assert fastgo.is_legal_position(np.zeros((1, 1), dtype=np.int8)) is True
+
+
+def test_float_array():
+    with pytest.raises((TypeError, ValueError)):
+        fastgo.Board.from_array(np.array([[0.5, 0.0], [0.0, 0.0]]))
+    with pytest.raises((TypeError, ValueError)):
+        fastgo.Board.from_array(None)
+    with pytest.raises((TypeError, ValueError)):
+        fastgo.Board.from_array("X.")
+
+
+def test_array_bad_to_move():
+    for to_move in (0, 3):
+        with pytest.raises(ValueError):
+            fastgo.Board.from_array(np.zeros((3, 3), dtype=np.int8), to_move=to_move)
+
+
+def test_from_array_does_not_alias_input():
+    arr = np.zeros((3, 3), dtype=np.int8)
+    b = fastgo.Board.from_array(arr)
+    arr[1, 1] = BLACK
+    assert b.color_at(4) == EMPTY
+    s = b.stones()
+    s[0, 0] = WHITE
+    assert b.color_at(0) == EMPTY
+    b.check_consistency()
+
+
+# ---------------------------------------------------------------------------------------------
+# Rules
+
+
+def test_bad_rules():
+    with pytest.raises(ValueError):
+        fastgo.Rules(ko="bogus")
+    with pytest.raises(ValueError):
+        fastgo.Rules(ko="Positional ")
+    with pytest.raises(ValueError):
+        fastgo.Rules(scoring="bogus")
+    with pytest.raises(ValueError):
+        fastgo.Rules.preset("bogus")
+    with pytest.raises(ValueError):
+        fastgo.Rules.preset("")
+    with pytest.raises(TypeError):
+        fastgo.Rules(komi="7.5")
+    with pytest.raises(TypeError):
+        fastgo.Rules(komi=None)
+    for komi in (float("nan"), float("inf"), -float("inf"), np.float64("nan")):
+        with pytest.raises(ValueError):
+            fastgo.Rules(komi=komi)
+    r = fastgo.Rules()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.komi = 3
+
+
+@pytest.mark.parametrize("kwargs,exc", [
+    (dict(ko="bogus"), ValueError), (dict(scoring="area51"), ValueError),
+    (dict(komi="x"), TypeError), (dict(komi=float("nan")), ValueError),
+    (dict(komi=math.inf), ValueError),
+])
+def test_bad_rules_keywords(kwargs, exc):
+    with pytest.raises(exc):
+        fastgo.Board(5, **kwargs)
+    with pytest.raises(exc):
+        fastgo.Board.from_diagram(". .\n. .", **kwargs)
+    with pytest.raises(exc):
+        fastgo.Board.from_array(np.zeros((2, 2), dtype=np.int8), **kwargs)
+
+
+def test_presets_and_overrides():
+    assert set(fastgo.PRESETS) >= {"tromp-taylor", "chinese", "japanese", "aga", "new-zealand", "ing"}
+    for name, rules in fastgo.PRESETS.items():
+        assert fastgo.Rules.preset(name) == rules
+    assert fastgo.Rules() == fastgo.Rules.preset("tromp-taylor")
+    japanese = fastgo.Rules.preset("japanese")
+    b = fastgo.Board(5, rules=japanese, komi=0)
+    assert b.rules.ko == japanese.ko and b.rules.scoring == japanese.scoring
+    assert b.rules.suicide == japanese.suicide and b.rules.komi == 0
+    b = fastgo.Board(5, rules=japanese, ko="positional", suicide=True)
+    assert (b.rules.ko, b.rules.suicide, b.rules.scoring) == ("positional", True, "territory")
+    assert fastgo.Board(5, komi=np.float32(0.5)).rules.komi == 0.5
+    assert fastgo.Board(5, komi=6).rules.komi == 6
+
+
+# ---------------------------------------------------------------------------------------------
+# Undo, chain
+
+
+def test_undo_beyond_history():
+    b = fastgo.Board(5)
+    with pytest.raises(ValueError):
+        b.undo()
+    b.play("C3")
+    b.play("pass")
+    before = snapshot(b)
+    for n in (3, 100, 2**70, -1, -2**70):
+        with pytest.raises(ValueError):
+            b.undo(n)
+        assert snapshot(b) == before
+    for n in ("1", 1.0, None, [1]):
+        with pytest.raises(TypeError):
+            b.undo(n)
+        assert snapshot(b) == before
+    b.undo(0)
+    assert snapshot(b) == before
+    b.undo(2)
+    assert b.history == [] and not b.stones().any() and b.to_move == BLACK and b.hash == 0
+    with pytest.raises(ValueError):
+        b.undo(1)
+    d = sample_board()
+    d.undo(2)
+    with pytest.raises(ValueError):       # nothing before the set-up position
+        d.undo(1)
+    assert d.to_move == WHITE
+    d.check_consistency()
+
+
+def test_undo_on_a_copy():
+    # the copy carries the history: it can take back turns played before it was made
+    b = fastgo.Board(3)
+    b.play("A1")
+    c = b.copy()
+    c.undo()
+    c.check_consistency()
+    assert c.legal_moves() == list(range(10))
+    assert c.history == [] and c.hash == 0
+    assert b.history == [0] and b.color_at(0) == BLACK
+    c.play("C3")
+    c.check_consistency()
+    b.check_consistency()
+
+
+def test_chain_on_empty_point_or_pass():
+    b = sample_board()
+    for move in ("A1", 0, (0, 0), "E5", 25, "pass"):
+        with pytest.raises(ValueError):
+            b.chain(move)
+    assert b.chain("A2").color == BLACK
+
+
+# ---------------------------------------------------------------------------------------------
+# A refused move leaves the board exactly as it was
+
+
+def test_refused_moves_change_nothing():
+    b = sample_board()
+    b2 = b.copy()
+    before = snapshot(b)
+    refusals = {"B2": "superko", "C2": "occupied", "A2": "occupied"}
+    for move, reason in refusals.items():
+        with pytest.raises(fastgo.IllegalMoveError) as info:
+            b.play(move)
+        assert info.value.reason == reason
+        assert snapshot(b) == before
+        b.check_consistency()
+    s = fastgo.Board.from_diagram(". O\nO .", suicide=False)   # A2 and B1 are empty
+    before_s = snapshot(s)
+    with pytest.raises(fastgo.IllegalMoveError) as info:
+        s.play("A2")
+    assert info.value.reason == "suicide" and info.value.move == 2
+    assert snapshot(s) == before_s
+    # the board still plays normally afterwards, identically to an untouched copy
+    for x in (b, b2):
+        x.play("E5")
+        x.play("E4")
+        x.play("B2")
+    assert snapshot(b) == snapshot(b2)
+    b.pass_()
+    b.pass_()
+    over = snapshot(b)
+    for move in ("A5", "pass", 0, "C2"):
+        with pytest.raises(fastgo.IllegalMoveError) as info:
+            b.play(move)
+        assert info.value.reason == "game over"
+        assert snapshot(b) == over
+    with pytest.raises(fastgo.IllegalMoveError):
+        b.pass_()
+    assert snapshot(b) == over
+    b.check_consistency()
+
+
+def test_illegal_move_error_is_value_error():
+    assert issubclass(fastgo.IllegalMoveError, ValueError)
+    b = fastgo.Board(3)
+    b.play("B2")
+    with pytest.raises(ValueError):
+        b.play("B2")
+
+
+# ---------------------------------------------------------------------------------------------
+# Fuzzing the API boundary
+
+VERTICES = ["A1", "B2", "C3", "b1", "pass", "PASS", "e5", "I1", "A0", "Z99", "", "pass2", "A٣"]
+JUNK = st.one_of(
+    st.integers(-3, 30),
+    st.integers(-3, 30),
+    st.integers(),
+    st.integers(min_value=-2**80, max_value=2**80),
+    st.text(max_size=4),
+    st.sampled_from(VERTICES),
+    st.tuples(st.integers(-2, 6), st.integers(-2, 6)),
+    st.tuples(st.integers(), st.integers()),
+    st.tuples(st.floats(), st.none()),
+    st.tuples(),
+    st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 4)),
+    st.floats(),
+    st.none(),
+    st.booleans(),
+    st.binary(max_size=3),
+    st.lists(st.integers(0, 5), max_size=3),
+    st.builds(np.int64, st.integers(-2**63, 2**63 - 1)),
+    st.builds(np.uint8, st.integers(0, 255)),
+)
+ACTIONS = ["play", "play", "legal", "legal", "legal", "legal", "is_legal", "why_illegal", "chain",
+           "liberties", "color_at", "undo", "undo", "pass", "copy", "copy", "score"]
+
+
+def _call(b, action, arg):
+    if action == "legal":
+        return None
+    if action == "pass":
+        return b.pass_()
+    if action == "copy":
+        return b.copy()
+    if action == "score":
+        return b.score()
+    return getattr(b, action)(arg)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_fuzz_api_boundary(data):
+    width = data.draw(st.integers(1, 5), label="width")
+    height = data.draw(st.integers(1, 5), label="height")
+    rules = dict(ko=data.draw(st.sampled_from(["positional", "situational", "simple"])),
+                 suicide=data.draw(st.booleans()),
+                 scoring=data.draw(st.sampled_from(["area", "territory"])))
+    if data.draw(st.booleans(), label="from array"):
+        arr = np.array(data.draw(st.lists(st.integers(0, 2), min_size=width * height,
+                                          max_size=width * height)), dtype=np.int8)
+        arr = arr.reshape(height, width)
+        try:
+            b = fastgo.Board.from_array(arr, to_move=data.draw(st.sampled_from([BLACK, WHITE])),
+                                        **rules)
+        except ValueError:
+            assert fastgo.is_legal_position(arr) is False
+            b = fastgo.Board(width, height, **rules)
+        else:
+            assert fastgo.is_legal_position(arr) is True
+    else:
+        b = fastgo.Board(width, height, **rules)
+    b.check_consistency()
+    for _ in range(data.draw(st.integers(5, 40), label="steps")):
+        action = data.draw(st.sampled_from(ACTIONS), label="action")
+        if action == "undo":
+            arg = data.draw(st.one_of(st.integers(0, 3), st.integers(0, 3), JUNK), label="n")
+        elif action not in ("legal", "pass", "copy", "score"):
+            arg = data.draw(JUNK, label="arg")
+        else:
+            arg = None
+        if action == "legal":
+            moves = b.legal_moves()
+            assert moves == [int(m) for m in np.flatnonzero(b.legal_mask())]
+            if not moves:
+                assert b.is_over
+                continue
+            arg = data.draw(st.sampled_from(moves), label="legal move")
+            action = "play"
+        before = snapshot(b)
+        predicted = None
+        if action == "play":
+            try:
+                predicted = b.why_illegal(arg)
+            except (TypeError, ValueError) as e:
+                assert not isinstance(e, fastgo.IllegalMoveError)
+                predicted = e
+            assert snapshot(b) == before
+        try:
+            result = _call(b, action, arg)
+        except (TypeError, ValueError) as e:
+            assert snapshot(b) == before, (action, arg)
+            if isinstance(e, fastgo.IllegalMoveError):
+                assert action in ("play", "pass")
+                assert e.reason in REASONS
+                if action == "play":
+                    assert predicted == e.reason, (arg, predicted, e.reason)
+            elif action == "play":
+                assert type(predicted) is type(e), (arg, predicted, e)
+        else:
+            if action == "play":
+                assert predicted is None, (arg, predicted)
+            elif action == "is_legal":
+                assert result is True or result is False
+            elif action == "why_illegal":
+                assert result is None or result in REASONS
+            elif action == "chain":
+                assert result.color in (BLACK, WHITE) and len(result.stones) >= 1
+            elif action == "copy":
+                result.check_consistency()
+                assert snapshot(result) == before
+                if data.draw(st.booleans(), label="go on with the copy"):
+                    b = result               # the copy must undo and play like the original
+                    continue
+            if action in ("is_legal", "why_illegal", "chain", "liberties", "color_at", "copy",
+                          "score"):
+                assert snapshot(b) == before, action
+        b.check_consistency()
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact counts of legal positions (Tromp & Farneback: 1, 57, 12675)
+
+
+def all_colourings(height, width):
+    n = height * width
+    digits = (np.arange(3 ** n)[:, None] // 3 ** np.arange(n)) % 3
+    return digits.reshape(-1, height, width).astype(np.int8)
+
+
+def reference_legal(arr):
+    """Every chain touches an empty point: flood fill from the empty points, by hand."""
+    h, w = arr.shape
+    ok = np.zeros_like(arr, dtype=bool)
+    stack = [(r, c) for r in range(h) for c in range(w) if arr[r, c] == EMPTY]
+    for r, c in stack:
+        ok[r, c] = True
+    while stack:
+        r, c = stack.pop()
+        for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            if 0 <= rr < h and 0 <= cc < w and not ok[rr, cc]:
+                # a stone is reached from an empty neighbour, or from a same-coloured stone
+                if arr[r, c] == EMPTY or arr[rr, cc] == arr[r, c]:
+                    ok[rr, cc] = True
+                    stack.append((rr, cc))
+    return bool(ok.all())
+
+
+@pytest.mark.parametrize("height,width,expected", [(1, 1, 1), (2, 2, 57), (3, 3, 12675)])
+def test_count_legal_positions(height, width, expected):
+    count = accepted = 0
+    for arr in all_colourings(height, width):
+        legal = fastgo.is_legal_position(arr)
+        assert legal is True or legal is False
+        count += legal
+        try:
+            b = fastgo.Board.from_array(arr)
+        except ValueError:
+            assert not legal, arr
+        else:
+            assert legal, arr
+            accepted += 1
+            if accepted % 97 == 1:
+                np.testing.assert_array_equal(b.stones(), arr)
+                b.check_consistency()
+    assert count == expected
+    assert accepted == expected
+
+
+@pytest.mark.parametrize("height,width", [(1, 4), (4, 1), (2, 3), (3, 2)])
+def test_rectangular_legal_positions_match_reference(height, width):
+    arrays = all_colourings(height, width)
+    got = [fastgo.is_legal_position(a) for a in arrays]
+    want = [reference_legal(a) for a in arrays]
+    assert got == want
+    # a board and its transpose have the same number of legal positions
+    assert sum(got) == sum(reference_legal(a.T.copy()) for a in arrays)
