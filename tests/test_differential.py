@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, note, settings, strategies as st
+from hypothesis import HealthCheck, Phase, given, note, settings, strategies as st
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition,
                                  rule)
 
@@ -41,6 +41,9 @@ def examples(n):
 
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# Examples on big boards are slow to replay, so shrinking them could take many minutes: report
+# them as found (the notes hold the whole game: constructor call and every move).
+NO_SHRINK = dict(SETTINGS, phases=[Phase.explicit, Phase.reuse, Phase.generate])
 
 KO_RULES = ("positional", "situational", "simple")
 SUICIDE = (True, False)
@@ -418,7 +421,7 @@ def test_random_games_small(ko, suicide, size, scoring, komi, rnd, with_setup):
 
 @needs_fastgo
 @pytest.mark.parametrize("ko,suicide", RULE_COMBOS)
-@settings(max_examples=examples(3), **SETTINGS)
+@settings(max_examples=examples(3), **NO_SHRINK)
 @given(scoring=st.sampled_from(("area", "territory")), komi=st.sampled_from(KOMIS),
        rnd=st.randoms(use_true_random=False), with_setup=st.booleans())
 def test_random_games_9x9(ko, suicide, scoring, komi, rnd, with_setup):
@@ -432,7 +435,7 @@ def test_random_games_9x9(ko, suicide, scoring, komi, rnd, with_setup):
 
 
 @needs_fastgo
-@settings(max_examples=examples(2), **SETTINGS)
+@settings(max_examples=examples(2), **NO_SHRINK)
 @given(ko=st.sampled_from(KO_RULES), suicide=st.booleans(),
        scoring=st.sampled_from(("area", "territory")), rnd=st.randoms(use_true_random=False))
 def test_random_games_19x19(ko, suicide, scoring, rnd):

@@ -17,6 +17,9 @@ from fastgo.rules import Rules
 
 cnp.import_array()
 
+#: True in a debug build (FASTGO_DEBUG=1): kernel bounds checks on.
+DEBUG_BUILD = bool(FASTGO_DEBUG)
+
 EMPTY_ = EMPTY
 BLACK_ = BLACK
 WHITE_ = WHITE

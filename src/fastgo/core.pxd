@@ -27,11 +27,14 @@ cdef extern from *:
     #ifndef FASTGO_DEBUG
     #define FASTGO_DEBUG 0
     #endif
-    #if !FASTGO_DEBUG && !defined(NDEBUG)
-    #define NDEBUG
+    #if FASTGO_DEBUG
+    /* independent of NDEBUG, which Python's own build flags define */
+    #include <stdio.h>
+    #include <stdlib.h>
+    #define FASTGO_ASSERT(x) do { if (!(x)) { fprintf(stderr, "fastgo: internal check failed: %s (%s:%d)\\n", #x, __FILE__, __LINE__); abort(); } } while (0)
+    #else
+    #define FASTGO_ASSERT(x) ((void)0)
     #endif
-    #include <assert.h>
-    #define FASTGO_ASSERT(x) assert(x)
     """
     const bint FASTGO_DEBUG
     void FASTGO_ASSERT(bint) noexcept nogil
