@@ -621,6 +621,8 @@ cdef class Board:
         colour (rule 9). Territory: empty points reaching only that colour + prisoners + dead
         stones. Komi goes to White. Returns Score(black, white, margin, winner, ownership)."""
         cdef int w = self.st.width, h = self.st.height
+        if isinstance(dead, (str, bytes)) or not hasattr(dead, "__iter__"):
+            raise TypeError(f"dead must be an iterable of moves, not {type(dead).__name__}")
         grid = self.stones()
         removed = [0, 0, 0]
         for m in dead:
@@ -628,7 +630,9 @@ cdef class Board:
             r, c = divmod(point, w)
             colour = grid[r, c]
             if colour == EMPTY:
-                continue
+                if self.color_at(point) == EMPTY:
+                    raise ValueError(f"dead stones: no stone at {point_to_vertex(point, w, h)}")
+                continue                 # its chain was already listed
             for q in self.chain(point).stones:
                 grid[q // w, q % w] = EMPTY
                 removed[colour] += 1
