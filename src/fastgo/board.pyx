@@ -215,7 +215,7 @@ cdef class Board:
         self.st = <BoardState*>PyMem_Malloc(sizeof(BoardState))
         self.cap_turns = 64
         self.turns = <Turn*>PyMem_Malloc(self.cap_turns * sizeof(Turn))
-        self.journal.cap = journal_per_move(self.npoints) * 4
+        self.journal.cap = 1024
         self.journal.entries = <JournalEntry*>PyMem_Malloc(self.journal.cap * sizeof(JournalEntry))
         if (self.st == NULL or self.turns == NULL or self.journal.entries == NULL
                 or hashset_init(&self.positions, 64) or hashset_init(&self.situations, 64)):
@@ -318,7 +318,7 @@ cdef class Board:
         b.st = <BoardState*>PyMem_Malloc(sizeof(BoardState))
         b.turns = <Turn*>PyMem_Malloc(b.cap_turns * sizeof(Turn))
         # without undo the journal starts empty and is allocated by the first play (_reserve)
-        b.journal.cap = self.journal.n + journal_per_move(self.npoints) if undo else 0
+        b.journal.cap = self.journal.n + 1024 if undo else 0
         b.journal.entries = <JournalEntry*>PyMem_Malloc(b.journal.cap * sizeof(JournalEntry)) if undo else NULL
         if (b.st == NULL or b.turns == NULL or (undo and b.journal.entries == NULL)
                 or hashset_copy(&b.positions, &self.positions)
@@ -383,12 +383,14 @@ cdef class Board:
             return SUPERKO
         return LEGAL
 
-    cdef int _reserve(self) except -1:
+    cdef int _reserve(self, int point) except -1:
         """Room for one more turn in every growing array."""
-        cdef int64_t need = self.journal.n + journal_per_move(self.npoints), cap
+        cdef int64_t need = self.journal.n, cap
+        if point != self.npoints:
+            need += journal_bound(self.st, to_pad(self.st, point))
         cdef void* mem
         if need > self.journal.cap:
-            cap = max(need, 2 * self.journal.cap, 4 * journal_per_move(self.npoints))
+            cap = max(need, 2 * self.journal.cap, 1024)
             mem = PyMem_Realloc(self.journal.entries, cap * sizeof(JournalEntry))
             if mem == NULL:
                 raise MemoryError()
@@ -434,7 +436,7 @@ cdef class Board:
         if status:
             raise IllegalMoveError(point, point_to_vertex(point, self.st.width, self.st.height),
                                    REASONS[status])
-        self._reserve()
+        self._reserve(point)
         self._commit(point)
 
     def pass_(self):

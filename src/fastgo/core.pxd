@@ -103,12 +103,21 @@ ctypedef struct Journal:
     int64_t cap            # entries allocated; callers reserve before a move (see JOURNAL_PER_MOVE)
 
 
-# Upper bound of journal entries one play can write on a board of `npoints` points.
-cdef inline int64_t journal_per_move(int npoints) noexcept nogil:
-    # each stone placed or removed touches a bounded number of fields; a merge relabels each stone
-    # at most once per move, a capture empties each stone once, and each freed point raises at most
-    # four neighbour chains' liberties
-    return 24 * <int64_t>npoints + 64
+cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
+    """Upper bound of the journal entries a play at padded point p can write.
+
+    Placing the stone writes 18 fields at most (its own 14 and one liberty per neighbour chain).
+    Every other write is tied to a stone of a neighbouring chain or the new stone: a merge
+    relabels each of them at most once per merge (four merges at most) and raises liberties at most
+    four times per stone; clearing a chain (capture or suicide) writes 9 fields per stone. So 32
+    entries per stone of the neighbouring chains, plus the new stone, bound it.
+    """
+    cdef int heads[4]
+    cdef int n = distinct_neighbour_chains(b, p, heads), k
+    cdef int64_t stones = 1
+    for k in range(n):
+        stones += b.size[heads[k]]
+    return 64 + 32 * stones
 
 
 # ---------------------------------------------------------------------------------------------
