@@ -495,7 +495,8 @@ class BoardMachine(RuleBasedStateMachine):
             to_move = rnd.choice((BLACK, WHITE))
         self.board, self.ref = make_pair(w, h, ko, suicide, scoring, komi, setup, to_move,
                                          rnd.choice(("array", "diagram")), rnd)
-        self.aside = []             # (board, reference, snapshot) of boards put aside
+        self.floor = 0              # turns that cannot be undone (after copy(undo=False))
+        self.aside = []             # (board, reference, floor, snapshot) of boards put aside
 
     @rule(kind=st.sampled_from(("legal", "legal", "legal", "any", "pass")))
     def play(self, kind):
@@ -512,7 +513,7 @@ class BoardMachine(RuleBasedStateMachine):
     @rule(k=st.integers(-1, 6))
     def undo(self, k):
         note(f"board.undo({k})")
-        if 0 <= k <= len(self.ref.history):
+        if 0 <= k <= len(self.ref.history) - self.floor:
             self.board.undo(k)
             self.ref.undo(k)
         else:
@@ -521,39 +522,47 @@ class BoardMachine(RuleBasedStateMachine):
                 self.board.undo(k)
             assert snapshot(self.board) == before
 
-    @rule(how=st.sampled_from(("copy", "copy.copy", "copy.deepcopy")))
+    @rule(how=st.sampled_from(("copy", "copy", "copy(undo=False)", "copy.copy", "copy.deepcopy")))
     def copy(self, how):
-        note(f"original = board; board = board.copy()  # {how}")
+        """Go on with a copy; the original is put aside and must not change."""
+        note(f"original = board; board = {how}")
         original = self.board
         if how == "copy":
             clone = original.copy()
+        elif how == "copy(undo=False)":
+            # not in the draft: a copy without the undo journal, which cannot take back the
+            # turns played before it was made but otherwise plays and judges the same
+            clone = original.copy(undo=False)
         elif how == "copy.copy":
             clone = copy_module.copy(original)
         else:
             clone = copy_module.deepcopy(original)
-        self.aside.append((original, self.ref.copy(), snapshot(original)))
+        self.aside.append((original, self.ref.copy(), self.floor, snapshot(original)))
+        if how == "copy(undo=False)":
+            self.floor = len(self.ref.history)
         self.board = clone
 
-    @precondition(lambda self: self.board is not None and self.aside)
     @rule(i=st.integers(0, 50))
     def switch(self, i):
         """Go on with a board put aside earlier; put the current one aside."""
+        if not self.aside:
+            return
         i %= len(self.aside)
         note(f"switch to board put aside #{i}")
-        board, ref, snap = self.aside.pop(i)
-        self.aside.append((self.board, self.ref, snapshot(self.board)))
-        self.board, self.ref = board, ref
+        board, ref, floor, _ = self.aside.pop(i)
+        self.aside.append((self.board, self.ref, self.floor, snapshot(self.board)))
+        self.board, self.ref, self.floor = board, ref, floor
 
     @invariant()
     def agree(self):
         if self.board is None:
             return
         check_agree(self.board, self.ref, rnd=self.rnd)
-        for board, _, snap in self.aside:
+        for board, _, _, snap in self.aside:
             assert snapshot(board) == snap, "a board put aside changed"
 
 
-BoardMachine.TestCase.settings = settings(max_examples=examples(100), stateful_step_count=40,
+BoardMachine.TestCase.settings = settings(max_examples=examples(70), stateful_step_count=40,
                                           **SETTINGS)
 TestBoardMachine = needs_fastgo(BoardMachine.TestCase)
 
@@ -708,3 +717,44 @@ def test_is_legal_position_exhaustive_small():
         assert count == R.count_legal_positions(w, h)
     assert sum(bool(fastgo.is_legal_position(np.array(g).reshape(2, 2)))
                for g in itertools.product((0, 1, 2), repeat=4)) == 57
+
+
+@needs_fastgo
+@settings(max_examples=examples(8), **NO_SHRINK)
+@given(size=st.sampled_from((9, 13, 19)), stones=st.integers(2, 9), ko=st.sampled_from(KO_RULES),
+       suicide=st.booleans(), seed=SEEDS)
+def test_handicap_games(size, stones, ko, suicide, seed):
+    """Fixed handicap: black stones on the star points, White to move, the placement is the
+    set-up; then a short random game against the reference."""
+    rnd = seeded(seed)
+    lo = 2 if size == 9 else 3
+    hi, mid = size - 1 - lo, size // 2
+    corners = [(lo, lo), (hi, hi), (lo, hi), (hi, lo)]
+    expected = {2: corners[:2], 3: corners[:3], 4: corners, 5: corners + [(mid, mid)],
+                6: corners + [(mid, lo), (mid, hi)], 7: corners + [(mid, lo), (mid, hi), (mid, mid)],
+                8: corners + [(mid, lo), (mid, hi), (lo, mid), (hi, mid)],
+                9: corners + [(mid, lo), (mid, hi), (lo, mid), (hi, mid), (mid, mid)]}[stones]
+    board = fastgo.Board(size, ko=ko, suicide=suicide, handicap=stones)
+    setup = [EMPTY] * (size * size)
+    for r, c in expected:
+        setup[r * size + c] = BLACK
+    assert board.stones().ravel().tolist() == setup
+    assert board.to_move == WHITE and board.history == []
+    ref = RefGame(size, size, ko=ko, suicide=suicide, komi=board.rules.komi, setup=setup,
+                  to_move=WHITE)
+    play_game(board, ref, rnd, nsteps=30, full_every=10, sample=6)
+
+
+@needs_fastgo
+def test_malformed_moves_leave_the_board_unchanged():
+    board = fastgo.Board(3, 2)
+    for m in ("B1", "A2", "C1"):
+        board.play(m)
+    before = snapshot(board)
+    for bad, exc in ((-1, ValueError), (7, ValueError), ((2, 0), ValueError), ((0, 3), ValueError),
+                     ((-1, 0), ValueError), ("D1", ValueError), ("A3", ValueError), ("I1", ValueError),
+                     ("", ValueError), ("A0", ValueError), (1.0, TypeError), (None, TypeError),
+                     (True, TypeError)):
+        with pytest.raises(exc):
+            board.play(bad)
+        assert snapshot(board) == before, bad

@@ -622,33 +622,46 @@ cdef class Board:
         as prisoners under territory scoring). Area: stones + empty points reaching only that
         colour (rule 9). Territory: empty points reaching only that colour + prisoners + dead
         stones. Komi goes to White. Returns Score(black, white, margin, winner, ownership)."""
-        cdef int w = self.st.width, h = self.st.height
+        cdef int w = self.st.width, h = self.st.height, p, q
+        cdef int removed[3]
+        cdef int owned[3]
+        cdef uint8_t colour[MAX_PAD]
         if isinstance(dead, (str, bytes)) or not hasattr(dead, "__iter__"):
             raise TypeError(f"dead must be an iterable of moves, not {type(dead).__name__}")
-        grid = self.stones()
-        removed = [0, 0, 0]
+        memcpy(colour, self.st.color, self.st.npad)
+        removed[:] = [0, 0, 0]
         for m in dead:
-            point = self._point(m)
-            r, c = divmod(point, w)
-            colour = grid[r, c]
-            if colour == EMPTY:
-                if self.color_at(point) == EMPTY:
-                    raise ValueError(f"dead stones: no stone at {point_to_vertex(point, w, h)}")
+            p = to_pad(self.st, self._point(m))
+            if self.st.color[p] == EMPTY:
+                raise ValueError(f"dead stones: no stone at {point_to_vertex(from_pad(self.st, p), w, h)}")
+            if colour[p] == EMPTY:
                 continue                 # its chain was already listed
-            for q in self.chain(point).stones:
-                grid[q // w, q % w] = EMPTY
-                removed[colour] += 1
-        owner = _ownership(grid)
+            q = p
+            while True:
+                colour[q] = EMPTY
+                removed[self.st.color[p]] += 1
+                q = self.st.next[q]
+                if q == p:
+                    break
+        owner = np.empty((h, w), dtype=np.int8)
+        _ownership(colour, self.st, <int8_t*>cnp.PyArray_DATA(owner), owned)
         if self.rules.scoring == "area":
-            black = float((owner == BLACK).sum())
-            white = float((owner == WHITE).sum())
+            black = float(owned[BLACK])
+            white = float(owned[WHITE])
         else:
-            empty = grid == EMPTY
-            black = float((empty & (owner == BLACK)).sum() + self.st.captures[BLACK] + removed[WHITE])
-            white = float((empty & (owner == WHITE)).sum() + self.st.captures[WHITE] + removed[BLACK])
+            # territory = owned empty points: owned points minus the stones still standing
+            stones = (self.stones_count(colour, BLACK), self.stones_count(colour, WHITE))
+            black = float(owned[BLACK] - stones[0] + self.st.captures[BLACK] + removed[WHITE])
+            white = float(owned[WHITE] - stones[1] + self.st.captures[WHITE] + removed[BLACK])
         white += self.rules.komi
         winner = BLACK if black > white else WHITE if white > black else EMPTY
         return Score(black, white, black - white, winner, owner)
+
+    cdef int stones_count(self, const uint8_t* colour, int c) noexcept:
+        cdef int p, n = 0
+        for p in range(self.st.npad):
+            n += colour[p] == c
+        return n
 
     @property
     def winner(self):
@@ -736,44 +749,46 @@ cdef class Board:
                 f"{self.nturns} turns, hash {self.st.hash:#018x}>")
 
 
-def _ownership(grid):
-    """Owner of every point of an int8 grid: the stone's colour, or for an empty point the single
-    colour its empty region reaches (rule 3), else 0."""
-    cdef const int8_t[:, ::1] g = grid
-    cdef int h = g.shape[0], w = g.shape[1]
-    owner = np.zeros((h, w), dtype=np.int8)
-    cdef int8_t[:, ::1] o = owner
-    cdef int region[MAX_POINTS]
-    cdef uint8_t seen[MAX_POINTS]
-    cdef int n, i, q, r, c, k, nr, nc, reach
-    memset(seen, 0, MAX_POINTS)
-    for r in range(h):
-        for c in range(w):
-            if g[r, c] != EMPTY:
-                o[r, c] = g[r, c]
-            elif not seen[r * w + c]:
-                n = 0
+cdef void _ownership(uint8_t* colour, const BoardState* b, int8_t* owner, int* owned) noexcept nogil:
+    """Owner of every point of the padded colouring `colour` (the layout of `b`): a stone's colour,
+    or for an empty point the single colour its empty region reaches (rule 3), else 0. Writes
+    owner[row * width + col] and owned[c] = points owned by c. Marks visited empty points in
+    `colour` (as WALL + 1)."""
+    cdef int16_t region[MAX_POINTS]
+    cdef int r, c, p, q, n, i, k, reach
+    cdef int s = b.stride
+    cdef int nb[4]
+    owned[0] = 0
+    owned[1] = 0
+    owned[2] = 0
+    for r in range(b.height):
+        for c in range(b.width):
+            p = (r + 1) * s + c
+            if colour[p] == BLACK or colour[p] == WHITE:
+                owner[r * b.width + c] = colour[p]
+                owned[colour[p]] += 1
+            elif colour[p] == EMPTY:
+                region[0] = p
+                colour[p] = WALL + 1
+                n = 1
                 i = 0
                 reach = 0
-                region[n] = r * w + c
-                n += 1
-                seen[r * w + c] = 1
                 while i < n:
                     q = region[i]
                     i += 1
+                    nb[0] = q - s
+                    nb[1] = q - 1
+                    nb[2] = q + 1
+                    nb[3] = q + s
                     for k in range(4):
-                        nr = q // w + (k == 0) - (k == 1)
-                        nc = q % w + (k == 2) - (k == 3)
-                        if nr < 0 or nr >= h or nc < 0 or nc >= w:
-                            continue
-                        if g[nr, nc] == EMPTY:
-                            if not seen[nr * w + nc]:
-                                seen[nr * w + nc] = 1
-                                region[n] = nr * w + nc
-                                n += 1
-                        else:
-                            reach |= g[nr, nc]
-                if reach == BLACK or reach == WHITE:
-                    for i in range(n):
-                        o[region[i] // w, region[i] % w] = reach
-    return owner
+                        if colour[nb[k]] == EMPTY:
+                            colour[nb[k]] = WALL + 1
+                            region[n] = nb[k]
+                            n += 1
+                        elif colour[nb[k]] == BLACK or colour[nb[k]] == WHITE:
+                            reach |= colour[nb[k]]
+                if reach == 3:
+                    reach = 0               # reaches both colours: nobody's
+                owned[reach] += n
+                for i in range(n):
+                    owner[from_pad(b, region[i])] = reach
