@@ -115,6 +115,19 @@ cdef _grid_from_array(array, int* width, int* height):
     return np.ascontiguousarray(a, dtype=np.uint8)
 
 
+def _restore(width, height, rules, setup, first, history):
+    """Unpickle a Board: the set-up, then every turn replayed and checked."""
+    if setup is None:
+        b = Board(width, height, rules=rules)
+        if first != BLACK:
+            b = Board.from_array(np.zeros((height, width), dtype=np.int8), to_move=first, rules=rules)
+    else:
+        b = Board.from_array(setup, to_move=first, rules=rules)
+    for m in history:
+        b.play(m)
+    return b
+
+
 def is_legal_position(array):
     """True when every chain of the position (int array [height, width] of 0/1/2) has a liberty:
     the colourings Tromp and Farnebäck count as legal positions."""
@@ -156,6 +169,7 @@ cdef class Board:
     cdef bint suicide
     cdef int npoints
     cdef readonly object rules
+    cdef object setup          # int8 [h, w] stones of a non-empty set-up, else None (for pickling)
 
     def __cinit__(self):
         self.st = NULL
@@ -195,6 +209,7 @@ cdef class Board:
             if not _flood_legal(<uint8_t*>cnp.PyArray_DATA(grid), w, h):
                 raise ValueError("handicap stones leave a chain without liberties")
             self._place(grid)
+            self.setup = grid.astype(np.int8)
             self.first = WHITE
         self._start()
 
@@ -258,6 +273,7 @@ cdef class Board:
         cdef Board b = cls.__new__(cls)
         b._setup(w, h, rules, ko, suicide, scoring, komi)
         b._place(grid)
+        b.setup = grid.astype(np.int8) if grid.any() else None
         b.first = colour
         b._start()
         return b
@@ -308,6 +324,7 @@ cdef class Board:
         cdef Board b = Board.__new__(Board)
         cdef int64_t i
         b.rules = self.rules
+        b.setup = self.setup
         b.ko_rule = self.ko_rule
         b.suicide = self.suicide
         b.npoints = self.npoints
@@ -337,6 +354,11 @@ cdef class Board:
 
     def __copy__(self):
         return self.copy()
+
+    def __reduce__(self):
+        # rebuilt by replaying the turns from the set-up through the checked play()
+        return (_restore, (self.st.width, self.st.height, self.rules, self.setup, self.first,
+                           self.history))
 
     def __deepcopy__(self, memo):
         return self.copy()

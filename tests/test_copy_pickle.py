@@ -1,0 +1,88 @@
+"""copy(), copy(undo=False), pickling and legal_mask(out=): the state a search backend relies on."""
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import fastgo
+from fastgo.cli import random_game
+
+
+def snapshot(b):
+    return (b.stones().tobytes(), b.hash, b.to_move, tuple(b.history), b.captures, b.is_over,
+            b.legal_mask().tobytes())
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(handicap=4), dict(ko="situational", suicide=False),
+                                dict(ko="simple", rules="japanese")])
+def test_pickle_round_trip(kw):
+    b = fastgo.Board(9, **kw)
+    random_game(b, np.random.default_rng(7), max_turns=70)
+    c = pickle.loads(pickle.dumps(b))
+    assert snapshot(c) == snapshot(b)
+    assert c.rules == b.rules
+    c.undo(len(c.history))
+    b.undo(len(b.history))
+    assert snapshot(c) == snapshot(b)
+
+
+def test_pickle_of_diagram_set_up_keeps_superko_history():
+    b = fastgo.Board.from_diagram("""
+        . X O .
+        X . X O
+        . X O .
+        . . . .""", to_move=fastgo.WHITE)
+    b.play("B3")                                    # White takes the ko
+    c = pickle.loads(pickle.dumps(b))
+    assert c.why_illegal("C3") == "superko"         # the set-up colouring is still remembered
+
+
+def test_copy_is_independent_both_ways():
+    b = fastgo.Board(9)
+    random_game(b, np.random.default_rng(3), max_turns=40)
+    before = snapshot(b)
+    for c in (b.copy(), copy.copy(b), copy.deepcopy(b), b.copy(undo=False)):
+        assert snapshot(c) == before
+        random_game(c, np.random.default_rng(4), max_turns=30)
+        c.check_consistency()
+        assert snapshot(b) == before
+    c = b.copy()
+    random_game(b, np.random.default_rng(5), max_turns=30)
+    assert snapshot(c) == before
+
+
+def test_copy_without_undo_plays_and_judges_identically_but_cannot_undo_the_past():
+    b = fastgo.Board(9)
+    random_game(b, np.random.default_rng(11), max_turns=50)
+    c = b.copy(undo=False)
+    with pytest.raises(ValueError, match="undo=False"):
+        c.undo()
+    rng = np.random.default_rng(12)
+    for _ in range(40):
+        assert snapshot(c) == snapshot(b)
+        moves = b.legal_moves()
+        m = moves[rng.integers(len(moves))]
+        b.play(m)
+        c.play(m)
+        if b.is_over:
+            break
+    k = len(c.history) - 50
+    c.undo(k)                                       # turns played on the copy can be undone
+    b.undo(k)
+    assert snapshot(c) == snapshot(b)
+    c.check_consistency()
+
+
+def test_legal_mask_out_array_is_filled_and_checked():
+    b = fastgo.Board(5)
+    b.play("C3")
+    out = np.zeros(26, dtype=bool)
+    assert b.legal_mask(out=out) is out
+    assert out.tolist() == b.legal_mask().tolist()
+    assert not out[12] and out[25]
+    for bad in (np.zeros(25, dtype=bool), np.zeros(26, dtype=np.uint8), [False] * 26,
+                np.zeros((2, 13), dtype=bool), np.zeros(52, dtype=bool)[::2]):
+        with pytest.raises(ValueError):
+            b.legal_mask(out=bad)
