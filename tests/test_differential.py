@@ -7,7 +7,10 @@ the legality (and its reason) of every point and of the pass, the legal mask and
 captures, the Zobrist hash, the score, the end of the game, chains and liberties, and runs
 ``check_consistency()``.
 
-Default run: about a minute on two cores. ``FASTGO_HYPOTHESIS_PROFILE=long`` runs many more examples.
+Default run: about 40 s on two cores. ``FASTGO_HYPOTHESIS_PROFILE=long`` runs twenty times as
+many examples (and longer 19x19 games).
+
+The reference-only tests at the top (``test_ref_*``) run without the compiled package.
 """
 
 import copy as copy_module
@@ -18,8 +21,7 @@ import random
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, event, given, note, settings, strategies as st
-from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition,
-                                 rule)
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 import reference as R
 from reference import BLACK, EMPTY, WHITE, RefGame
@@ -343,9 +345,9 @@ def test_ref_suicide_rules():
         g = RefGame(3, 1, ko=ko, suicide=False)
         g.play(1)
         assert g.why_illegal(0) == "suicide"
-    # multi-stone suicide: 4x1, W at 3, B at 0, W passes... build B B . W with White to move? use
-    # a setup: X . O . with Black to move; B at 1 joins 0 and touches W at 2 -> chain 0-1 has no
-    # liberty, W at 2 still reaches 3: black's two stones are cleared, they count for White
+    # multi-stone suicide, from the 4x1 set-up "X . O ." with Black to move: B at 1 joins the
+    # stone at 0 and touches W at 2; the chain 0-1 reaches no empty point while W still reaches 3,
+    # so Black's two stones are cleared and count as captured by White
     g = RefGame(4, 1, setup=[BLACK, EMPTY, WHITE, EMPTY])
     assert g.why_illegal(1) is None
     g.play(1)

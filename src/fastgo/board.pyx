@@ -5,6 +5,7 @@ from collections import namedtuple
 
 import numpy as np
 cimport numpy as cnp
+from cpython.long cimport PyLong_AsLongAndOverflow
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t
 from libc.string cimport memcpy, memset
@@ -137,6 +138,16 @@ def is_legal_position(array):
     return bool(_flood_legal(&view[0, 0], w, h))
 
 
+cdef inline long _plain_int(object o, long bad) except? -2:
+    """o as a C long when it is exactly an int that fits, else `bad` (the slow path decides)."""
+    cdef int overflow = 0
+    cdef long v
+    if type(o) is not int:
+        return bad
+    v = PyLong_AsLongAndOverflow(o, &overflow)
+    return bad if overflow else v
+
+
 cdef class Board:
     """A game of Go: the board, whose turn it is, the history that ko and superko look back to.
 
@@ -162,8 +173,8 @@ cdef class Board:
     cdef int64_t nturns
     cdef int64_t cap_turns
     cdef int64_t undo_floor    # turns up to this one cannot be undone (copy(undo=False))
-    cdef HashSet positions     # colourings after every turn and the set-up
-    cdef HashSet situations    # the same, XORed with the white-to-move key when White moves next
+    cdef HashSet seen          # superko memory: the key (_key) of the set-up and of every turn;
+                               # empty and unused under the simple ko rule
     cdef int first             # colour to move at the set-up
     cdef int ko_rule
     cdef bint suicide
@@ -177,19 +188,15 @@ cdef class Board:
         self.journal.n = 0
         self.journal.cap = 0
         self.turns = NULL
-        self.positions.keys = NULL
-        self.positions.counts = NULL
-        self.positions.cap = 0
-        self.situations.keys = NULL
-        self.situations.counts = NULL
-        self.situations.cap = 0
+        self.seen.keys = NULL
+        self.seen.counts = NULL
+        self.seen.cap = 0
 
     def __dealloc__(self):
         PyMem_Free(self.st)
         PyMem_Free(self.journal.entries)
         PyMem_Free(self.turns)
-        hashset_free(&self.positions)
-        hashset_free(&self.situations)
+        hashset_free(&self.seen)
 
     def __init__(self, width=9, height=None, *, rules=None, ko=None, suicide=None, scoring=None,
                  komi=None, handicap=0):
@@ -233,7 +240,7 @@ cdef class Board:
         self.journal.cap = 1024
         self.journal.entries = <JournalEntry*>PyMem_Malloc(self.journal.cap * sizeof(JournalEntry))
         if (self.st == NULL or self.turns == NULL or self.journal.entries == NULL
-                or hashset_init(&self.positions, 64) or hashset_init(&self.situations, 64)):
+                or hashset_init(&self.seen, 64)):
             raise MemoryError()
         board_clear(self.st, w, h)
         self.first = BLACK
@@ -254,8 +261,8 @@ cdef class Board:
         self.turns[0].mark = 0
         self.turns[0].hash = self.st.hash
         self.turns[0].move = -1
-        hashset_add(&self.positions, self.st.hash)
-        hashset_add(&self.situations, self._situation(self.st.hash, self.first))
+        if self.ko_rule != KO_SIMPLE:
+            hashset_add(&self.seen, self._key(self.st.hash, self.first))
 
     @classmethod
     def from_array(cls, array, *, to_move=BLACK, rules=None, ko=None, suicide=None, scoring=None,
@@ -322,7 +329,6 @@ cdef class Board:
         game): the copy plays, judges ko and superko and scores exactly the same, but cannot undo
         turns played before the copy was made."""
         cdef Board b = Board.__new__(Board)
-        cdef int64_t i
         b.rules = self.rules
         b.setup = self.setup
         b.ko_rule = self.ko_rule
@@ -338,8 +344,7 @@ cdef class Board:
         b.journal.cap = self.journal.n + 1024 if undo else 0
         b.journal.entries = <JournalEntry*>PyMem_Malloc(b.journal.cap * sizeof(JournalEntry)) if undo else NULL
         if (b.st == NULL or b.turns == NULL or (undo and b.journal.entries == NULL)
-                or hashset_copy(&b.positions, &self.positions)
-                or hashset_copy(&b.situations, &self.situations)):
+                or hashset_copy(&b.seen, &self.seen)):
             raise MemoryError()
         board_copy(b.st, self.st)
         memcpy(b.turns, self.turns, (self.nturns + 1) * sizeof(Turn))
@@ -347,9 +352,7 @@ cdef class Board:
             memcpy(b.journal.entries, self.journal.entries, self.journal.n * sizeof(JournalEntry))
             b.journal.n = self.journal.n
         else:
-            b.journal.n = 0
-            for i in range(b.nturns + 1):
-                b.turns[i].mark = 0
+            b.journal.n = 0        # the marks of turns below undo_floor are never read again
         return b
 
     def __copy__(self):
@@ -365,8 +368,12 @@ cdef class Board:
 
     # -- the rules ---------------------------------------------------------------------------------
 
-    cdef inline uint64_t _situation(self, uint64_t h, int to_move) noexcept nogil:
-        return h ^ white_to_move_key() if to_move == WHITE else h
+    cdef inline uint64_t _key(self, uint64_t h, int to_move) noexcept nogil:
+        """What superko remembers of a colouring with hash h and `to_move` to play: the colouring
+        alone (positional) or with the side to move (situational)."""
+        if self.ko_rule == KO_SITUATIONAL and to_move == WHITE:
+            return h ^ white_to_move_key()
+        return h
 
     cdef inline int _colour_to_move(self) noexcept nogil:
         return self.first if self.nturns % 2 == 0 else 3 - self.first
@@ -398,10 +405,7 @@ cdef class Board:
             return LEGAL
         if status == LEGAL and not self.st.ever[p]:
             return LEGAL        # the stone stands where none ever stood: a colouring never seen
-        if self.ko_rule == KO_POSITIONAL:
-            if hashset_contains(&self.positions, h):
-                return SUPERKO
-        elif hashset_contains(&self.situations, self._situation(h, 3 - colour)):
+        if hashset_contains(&self.seen, self._key(h, 3 - colour)):
             return SUPERKO
         return LEGAL
 
@@ -425,7 +429,7 @@ cdef class Board:
                 raise MemoryError()
             self.turns = <Turn*>mem
             self.cap_turns = cap
-        if hashset_reserve(&self.positions, 1) or hashset_reserve(&self.situations, 1):
+        if self.ko_rule != KO_SIMPLE and hashset_reserve(&self.seen, 1):
             raise MemoryError()
         return 0
 
@@ -439,8 +443,8 @@ cdef class Board:
         self.turns[self.nturns].mark = mark
         self.turns[self.nturns].hash = self.st.hash
         self.turns[self.nturns].move = point
-        hashset_add(&self.positions, self.st.hash)
-        hashset_add(&self.situations, self._situation(self.st.hash, 3 - colour))
+        if self.ko_rule != KO_SIMPLE:
+            hashset_add(&self.seen, self._key(self.st.hash, 3 - colour))
 
     cpdef play(self, move):
         """Play `move` for the side to move (a point, (row, col), GTP vertex or "pass").
@@ -450,8 +454,9 @@ cdef class Board:
         cdef int point
         cdef uint64_t h
         cdef int status
-        if type(move) is int and 0 <= <object>move < self.npoints:
-            point = move
+        cdef long v = _plain_int(move, -1)
+        if 0 <= v < self.npoints:
+            point = v
         else:
             point = parse_move(move, self.st.width, self.st.height)
         status = self._status(point, &h)
@@ -467,10 +472,11 @@ cdef class Board:
 
     def undo(self, n=1):
         """Take back the last `n` turns (passes included)."""
-        cdef int64_t k
+        cdef int64_t k = _plain_int(n, -1)
         cdef Turn* t
-        n = _index(n, "n")
-        k = n if 0 <= n <= self.nturns else -1     # compare as Python ints: n may be huge
+        if k < 0:
+            n = _index(n, "n")
+            k = n if 0 <= n <= self.nturns else -1     # compare as Python ints: n may be huge
         if not 0 <= k <= self.nturns - self.undo_floor:
             if k > 0 and self.undo_floor:
                 raise ValueError(f"cannot undo {n} turns: this copy was made with undo=False and "
@@ -478,8 +484,8 @@ cdef class Board:
             raise ValueError(f"cannot undo {n} turns: {self.nturns} played since the set-up")
         while k:
             t = &self.turns[self.nturns]
-            hashset_remove(&self.situations, self._situation(t.hash, self._colour_to_move()))
-            hashset_remove(&self.positions, t.hash)
+            if self.ko_rule != KO_SIMPLE:
+                hashset_remove(&self.seen, self._key(t.hash, self._colour_to_move()))
             journal_rewind(self.st, &self.journal, t.mark)
             self.nturns -= 1
             k -= 1

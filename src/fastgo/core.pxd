@@ -526,9 +526,16 @@ cdef inline int hashset_reserve(HashSet* s, int64_t extra) noexcept nogil:
 
 cdef inline int hashset_copy(HashSet* dst, const HashSet* src) noexcept nogil:
     """dst becomes an independent copy of src (dst not initialised). Returns -1 when out of memory."""
-    if hashset_init(dst, src.cap if src.cap > 0 else 16) != 0:
+    if src.cap == 0:
+        return hashset_init(dst, 16)
+    dst.keys = <uint64_t*>malloc(<size_t>src.cap * (sizeof(uint64_t) + sizeof(int32_t)))
+    if dst.keys == NULL:
+        dst.counts = NULL
+        dst.cap = 0
+        dst.used = 0
         return -1
-    if src.cap > 0:
-        memcpy(dst.keys, src.keys, <size_t>src.cap * (sizeof(uint64_t) + sizeof(int32_t)))
-        dst.used = src.used
+    memcpy(dst.keys, src.keys, <size_t>src.cap * (sizeof(uint64_t) + sizeof(int32_t)))
+    dst.counts = <int32_t*>(dst.keys + src.cap)
+    dst.cap = src.cap
+    dst.used = src.used
     return 0
