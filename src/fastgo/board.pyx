@@ -384,15 +384,18 @@ cdef class Board:
 
     cdef int _status(self, int point, uint64_t* new_hash) noexcept nogil:
         """Why the side to move may not play `point` (0 = it may); the new colouring's hash."""
-        cdef int colour = self._colour_to_move()
-        cdef int p, status, captured
-        cdef uint64_t h
         if self._over():
             return GAME_OVER
         if point == self.npoints:
             new_hash[0] = self.st.hash
             return LEGAL
-        p = to_pad(self.st, point)
+        return self._play_status(to_pad(self.st, point), new_hash)
+
+    cdef int _play_status(self, int p, uint64_t* new_hash) noexcept nogil:
+        """_status of a play at padded point p, the game not over."""
+        cdef int colour = self._colour_to_move()
+        cdef int status, captured
+        cdef uint64_t h
         status = board_preview(self.st, p, colour, &h, &captured)
         new_hash[0] = h
         if status == OCCUPIED:
@@ -514,19 +517,24 @@ cdef class Board:
 
     cdef void _mask(self, uint8_t* out) noexcept nogil:
         cdef BoardState* b = self.st
-        cdef int i, p, s = b.stride
+        cdef int r, c, p, s = b.stride
         cdef uint64_t h
-        memset(out, 0, self.npoints + 1)
         if self._over():
+            memset(out, 0, self.npoints + 1)
             return
         out[self.npoints] = 1
-        for i in range(b.num_empty):
-            p = b.empty[i]
-            if not b.ever[p] and (b.color[p - s] == EMPTY or b.color[p - 1] == EMPTY or
-                                  b.color[p + 1] == EMPTY or b.color[p + s] == EMPTY):
-                out[from_pad(b, p)] = 1     # fresh point with a liberty: legal under every rule
-            else:
-                out[from_pad(b, p)] = self._status(from_pad(b, p), &h) == LEGAL
+        for r in range(b.height):
+            p = (r + 1) * s
+            for c in range(b.width):
+                if b.color[p] != EMPTY:
+                    out[0] = 0
+                elif not b.ever[p] and (b.color[p - s] == EMPTY or b.color[p - 1] == EMPTY or
+                                        b.color[p + 1] == EMPTY or b.color[p + s] == EMPTY):
+                    out[0] = 1      # fresh point with a liberty: legal under every rule
+                else:
+                    out[0] = self._play_status(p, &h) == LEGAL
+                out += 1
+                p += 1
 
     def legal_mask(self, out=None):
         """Legality of every point and, last, of the pass: bool array of length points + 1.
