@@ -116,6 +116,20 @@ cdef _grid_from_array(array, int* width, int* height):
     return np.ascontiguousarray(a, dtype=np.uint8)
 
 
+_DEFAULT_RULES = Rules()
+
+
+def _make_rules(rules, ko, suicide, scoring, komi):
+    """A validated Rules from a Rules, a preset name or None, with keyword overrides."""
+    if rules is None:
+        rules = _DEFAULT_RULES
+    elif isinstance(rules, str):
+        rules = Rules.preset(rules)
+    elif not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a Rules or a preset name, not {type(rules).__name__}")
+    return rules.replace(ko=ko, suicide=suicide, scoring=scoring, komi=komi)
+
+
 def _restore(width, height, rules, setup, first, history):
     """Unpickle a Board: the set-up, then every turn replayed and checked."""
     if setup is None:
@@ -183,14 +197,14 @@ cdef class Board:
     cdef object setup          # int8 [h, w] stones of a non-empty set-up, else None (for pickling)
 
     def __cinit__(self):
-        self.st = NULL
-        self.journal.entries = NULL
-        self.journal.n = 0
-        self.journal.cap = 0
-        self.turns = NULL
-        self.seen.keys = NULL
-        self.seen.counts = NULL
-        self.seen.cap = 0
+        # Every Board, even one made by Board.__new__ alone, owns valid state: an empty 1x1 game.
+        self.st = <BoardState*>PyMem_Malloc(sizeof(BoardState))
+        self.cap_turns = 16
+        self.turns = <Turn*>PyMem_Malloc(self.cap_turns * sizeof(Turn))
+        if self.st == NULL or self.turns == NULL or hashset_init(&self.seen, 16):
+            raise MemoryError()
+        self._reset(1, 1, _DEFAULT_RULES)
+        self._start()
 
     def __dealloc__(self):
         PyMem_Free(self.st)
@@ -201,12 +215,13 @@ cdef class Board:
     def __init__(self, width=9, height=None, *, rules=None, ko=None, suicide=None, scoring=None,
                  komi=None, handicap=0):
         w, h = check_size(width, width if height is None else height)
-        self._setup(w, h, rules, ko, suicide, scoring, komi)
+        rules = _make_rules(rules, ko, suicide, scoring, komi)
         if isinstance(handicap, (list, tuple)):
             points = [parse_move(m, w, h) for m in handicap]
         else:
             n = _index(handicap, "handicap")
             points = star_points(w, h, n) if n else []
+        grid = None
         if points:
             if len(points) < 2 or len(set(points)) != len(points) or w * h in points:
                 raise ValueError("handicap placement needs at least two distinct points, no pass")
@@ -215,6 +230,9 @@ cdef class Board:
                 grid[p // w, p % w] = BLACK
             if not _flood_legal(<uint8_t*>cnp.PyArray_DATA(grid), w, h):
                 raise ValueError("handicap stones leave a chain without liberties")
+        # everything is validated: from here on nothing can fail
+        self._reset(w, h, rules)
+        if grid is not None:
             self._place(grid)
             self.setup = grid.astype(np.int8)
             self.first = WHITE
@@ -222,28 +240,19 @@ cdef class Board:
 
     # -- construction -----------------------------------------------------------------------------
 
-    cdef _setup(self, int w, int h, rules, ko, suicide, scoring, komi):
-        if rules is None:
-            rules = Rules()
-        elif isinstance(rules, str):
-            rules = Rules.preset(rules)
-        elif not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a Rules or a preset name, not {type(rules).__name__}")
-        rules = rules.replace(ko=ko, suicide=suicide, scoring=scoring, komi=komi)
+    cdef int _reset(self, int w, int h, rules) except -1:
+        """An empty w x h game under `rules` (a validated Rules), reusing the allocations."""
         self.rules = rules
         self.ko_rule = _KO_CODES[rules.ko]
         self.suicide = rules.suicide
         self.npoints = w * h
-        self.st = <BoardState*>PyMem_Malloc(sizeof(BoardState))
-        self.cap_turns = 64
-        self.turns = <Turn*>PyMem_Malloc(self.cap_turns * sizeof(Turn))
-        self.journal.cap = 1024
-        self.journal.entries = <JournalEntry*>PyMem_Malloc(self.journal.cap * sizeof(JournalEntry))
-        if (self.st == NULL or self.turns == NULL or self.journal.entries == NULL
-                or hashset_init(&self.seen, 64)):
-            raise MemoryError()
-        board_clear(self.st, w, h)
         self.first = BLACK
+        self.setup = None
+        board_clear(self.st, w, h)
+        self.journal.n = 0
+        memset(self.seen.counts, 0xFF, self.seen.cap * sizeof(int32_t))
+        self.seen.used = 0
+        return 0
 
     cdef _place(self, grid):
         """Put the stones of a legal uint8 grid [h, w] on the empty board (set-up, no journal)."""
@@ -277,8 +286,9 @@ cdef class Board:
             raise ValueError(f"to_move must be 1 (black) or 2 (white), not {colour}")
         if not _flood_legal(<uint8_t*>cnp.PyArray_DATA(grid), w, h):
             raise ValueError("illegal position: some chain has no liberty")
+        rules = _make_rules(rules, ko, suicide, scoring, komi)
         cdef Board b = cls.__new__(cls)
-        b._setup(w, h, rules, ko, suicide, scoring, komi)
+        b._reset(w, h, rules)
         b._place(grid)
         b.setup = grid.astype(np.int8) if grid.any() else None
         b.first = colour
@@ -337,14 +347,18 @@ cdef class Board:
         b.first = self.first
         b.nturns = self.nturns
         b.undo_floor = self.undo_floor if undo else self.nturns
-        b.cap_turns = self.nturns + 16
-        b.st = <BoardState*>PyMem_Malloc(sizeof(BoardState))
-        b.turns = <Turn*>PyMem_Malloc(b.cap_turns * sizeof(Turn))
+        cdef void* mem
+        if b.cap_turns < self.nturns + 1:
+            mem = PyMem_Realloc(b.turns, (self.nturns + 16) * sizeof(Turn))
+            if mem == NULL:
+                raise MemoryError()
+            b.turns = <Turn*>mem
+            b.cap_turns = self.nturns + 16
+        hashset_free(&b.seen)
         # without undo the journal starts empty and is allocated by the first play (_reserve)
         b.journal.cap = self.journal.n + 1024 if undo else 0
         b.journal.entries = <JournalEntry*>PyMem_Malloc(b.journal.cap * sizeof(JournalEntry)) if undo else NULL
-        if (b.st == NULL or b.turns == NULL or (undo and b.journal.entries == NULL)
-                or hashset_copy(&b.seen, &self.seen)):
+        if (undo and b.journal.entries == NULL) or hashset_copy(&b.seen, &self.seen):
             raise MemoryError()
         board_copy(b.st, self.st)
         memcpy(b.turns, self.turns, (self.nturns + 1) * sizeof(Turn))
