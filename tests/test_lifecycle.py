@@ -1,4 +1,5 @@
-"""copy(), copy(undo=False), pickling and legal_mask(out=): the state a search backend relies on."""
+"""Construction, copy(), copy(undo=False), pickling and legal_mask(out=): the state a search
+backend relies on."""
 
 import copy
 import pickle
@@ -86,3 +87,26 @@ def test_legal_mask_out_array_is_filled_and_checked():
                 np.zeros((2, 13), dtype=bool), np.zeros(52, dtype=bool)[::2]):
         with pytest.raises(ValueError):
             b.legal_mask(out=bad)
+
+
+def test_board_made_by_new_alone_is_a_valid_empty_1x1_game():
+    b = fastgo.Board.__new__(fastgo.Board)
+    assert (b.width, b.height, b.to_move, b.history) == (1, 1, fastgo.BLACK, [])
+    assert b.why_illegal(0) == "superko"            # single-stone suicide on 1x1
+    b.pass_()
+    b.check_consistency()
+    assert b.legal_moves() == [1]
+
+
+def test_failed_reinit_leaves_the_board_unchanged():
+    b = fastgo.Board(9)
+    b.play("E5")
+    before = snapshot(b)
+    for kwargs in (dict(width=9, handicap=1), dict(width=30), dict(width=9, rules="nonsense"),
+                   dict(width=9, handicap=["A1", "A1"]), dict(width=9, komi=float("nan"))):
+        with pytest.raises((ValueError, TypeError)):
+            b.__init__(**kwargs)
+        assert snapshot(b) == before
+    b.__init__(5, 3, ko="simple")
+    assert (b.width, b.height, b.history, b.rules.ko) == (5, 3, [], "simple")
+    b.check_consistency()
