@@ -16,22 +16,9 @@ from hypothesis import strategies as st
 import fastgo
 from fastgo import BLACK, EMPTY, WHITE
 
+from board_state import snapshot
+
 REASONS = {"occupied", "suicide", "ko", "superko", "game over"}
-
-
-def snapshot(b):
-    return (
-        b.width,
-        b.height,
-        np.asarray(b.stones()).tobytes(),
-        b.hash,
-        tuple(b.history),
-        b.to_move,
-        tuple(b.captures),
-        b.is_over,
-        np.asarray(b.legal_mask()).tobytes(),
-        str(b),
-    )
 
 
 def sample_board():

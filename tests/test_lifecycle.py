@@ -10,10 +10,7 @@ import pytest
 import fastgo
 from fastgo.cli import random_game
 
-
-def snapshot(b):
-    return (b.stones().tobytes(), b.hash, b.to_move, tuple(b.history), b.captures, b.is_over,
-            b.legal_mask().tobytes())
+from board_state import snapshot
 
 
 @pytest.mark.parametrize("kw", [dict(), dict(handicap=4), dict(ko="situational", suicide=False),
