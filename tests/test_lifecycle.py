@@ -107,3 +107,20 @@ def test_failed_reinit_leaves_the_board_unchanged():
     b.__init__(5, 3, ko="simple")
     assert (b.width, b.height, b.history, b.rules.ko) == (5, 3, [], "simple")
     b.check_consistency()
+
+
+def _mix64(z):
+    m = 2**64 - 1
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+    return z ^ (z >> 31)
+
+
+def test_situation_hash_follows_the_documented_formula():
+    white_key = _mix64((0x66617374676F2121 + 3 * 0x9E3779B97F4A7C15) % 2**64)
+    b = fastgo.Board(7, 5)
+    assert b.situation_hash == b.hash == 0
+    b.play("C3")
+    assert b.situation_hash == b.hash ^ white_key
+    b.pass_()
+    assert b.situation_hash == b.hash != 0

@@ -47,7 +47,9 @@ def zobrist_key(colour, point, width):
     """The 64-bit Zobrist key of a stone of `colour` (1 black, 2 white) at `point` on a board of
     `width` columns: ``mix64(SEED + (4 * ((row + 1) * (width + 1) + col) + colour) * 0x9E3779B97F4A7C15)``
     with splitmix64's finaliser and SEED = 0x66617374676F2121. A position's hash is the XOR of
-    the keys of its stones; the empty board hashes to 0."""
+    the keys of its stones; the empty board hashes to 0. The white-to-move key of
+    ``situation_hash`` is the same formula with padded index 0 and colour 3: ``mix64(SEED + 3 *
+    0x9E3779B97F4A7C15)``."""
     colour, point, width = _index(colour, "colour"), _index(point, "point"), _index(width, "width")
     if colour not in (BLACK, WHITE):
         raise ValueError(f"colour must be 1 (black) or 2 (white), not {colour}")
@@ -593,6 +595,13 @@ cdef class Board:
     def hash(self):
         """64-bit Zobrist hash of the colouring (see ``zobrist_key``); the empty board is 0."""
         return self.st.hash
+
+    @property
+    def situation_hash(self):
+        """``hash`` XORed with ``zobrist_key``'s white-to-move key when White is to play: a key
+        for (colouring, side to move), what situational superko compares and what a search's
+        transposition table wants."""
+        return self.st.hash ^ white_to_move_key() if self._colour_to_move() == WHITE else self.st.hash
 
     @property
     def history(self):
