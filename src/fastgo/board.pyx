@@ -59,48 +59,24 @@ def zobrist_key(colour, point, width):
     return zkey(colour, (point // width + 1) * (width + 1) + point % width)
 
 
-cdef int _flood_legal(const uint8_t* grid, int width, int height) noexcept nogil:
-    """1 when every chain of the row-major grid reaches an empty point, else 0."""
-    cdef int p, q, r, c, k, sp, nq
-    cdef int stack[MAX_POINTS]
-    cdef uint8_t seen[MAX_POINTS]
-    cdef bint free
-    memset(seen, 0, MAX_POINTS)
-    for p in range(width * height):
-        if grid[p] == EMPTY or seen[p]:
-            continue
-        free = False
-        sp = 0
-        stack[sp] = p
-        sp += 1
-        seen[p] = 1
-        while sp:
-            sp -= 1
-            q = stack[sp]
-            r = q // width
-            c = q % width
-            for k in range(4):
-                if k == 0:
-                    if r == 0: continue
-                    nq = q - width
-                elif k == 1:
-                    if r == height - 1: continue
-                    nq = q + width
-                elif k == 2:
-                    if c == 0: continue
-                    nq = q - 1
-                else:
-                    if c == width - 1: continue
-                    nq = q + 1
-                if grid[nq] == EMPTY:
-                    free = True
-                elif grid[nq] == grid[p] and not seen[nq]:
-                    seen[nq] = 1
-                    stack[sp] = nq
-                    sp += 1
-        if not free:
-            return 0
-    return 1
+cdef bint place_grid(BoardState* b, const uint8_t* grid) noexcept nogil:
+    """Put the stones of a row-major grid (0/1/2, b's width and height) on the empty board b, one
+    play each. True when no stone was cleared on the way, which happens exactly when every chain of
+    the grid has a liberty: a partial chain always has the empty point where its missing stones go,
+    and a chain without liberty in the grid is cleared when its last neighbour is placed."""
+    cdef int r, c
+    for r in range(b.height):
+        for c in range(b.width):
+            if grid[r * b.width + c]:
+                board_play(b, NULL, (r + 1) * b.stride + c, grid[r * b.width + c])
+    return b.captures[BLACK] == 0 and b.captures[WHITE] == 0
+
+
+cdef bint grid_is_legal(const uint8_t* grid, int width, int height) noexcept nogil:
+    """True when every chain of the row-major grid has a liberty (a legal position)."""
+    cdef BoardState b
+    board_clear(&b, width, height)
+    return place_grid(&b, grid)
 
 
 cdef _grid_from_array(array, int* width, int* height):
@@ -151,7 +127,7 @@ def is_legal_position(array):
     cdef int w, h
     g = _grid_from_array(array, &w, &h)
     cdef const uint8_t[:, ::1] view = g
-    return bool(_flood_legal(&view[0, 0], w, h))
+    return bool(grid_is_legal(&view[0, 0], w, h))
 
 
 cdef inline long _plain_int(object o, long bad) except? -2:
@@ -230,12 +206,12 @@ cdef class Board:
             grid = np.zeros((h, w), dtype=np.uint8)
             for p in points:
                 grid[p // w, p % w] = BLACK
-            if not _flood_legal(<uint8_t*>cnp.PyArray_DATA(grid), w, h):
+            if not grid_is_legal(<uint8_t*>cnp.PyArray_DATA(grid), w, h):
                 raise ValueError("handicap stones leave a chain without liberties")
         # everything is validated: from here on nothing can fail
         self._reset(w, h, rules)
         if grid is not None:
-            self._place(grid)
+            place_grid(self.st, <uint8_t*>cnp.PyArray_DATA(grid))
             self.setup = grid.astype(np.int8)
             self.first = WHITE
         self._start()
@@ -255,15 +231,6 @@ cdef class Board:
         memset(self.seen.counts, 0xFF, self.seen.cap * sizeof(int32_t))
         self.seen.used = 0
         return 0
-
-    cdef _place(self, grid):
-        """Put the stones of a legal uint8 grid [h, w] on the empty board (set-up, no journal)."""
-        cdef const uint8_t[:, ::1] g = grid
-        cdef int r, c
-        for r in range(self.st.height):
-            for c in range(self.st.width):
-                if g[r, c]:
-                    board_play(self.st, NULL, (r + 1) * self.st.stride + c, g[r, c])
 
     cdef _start(self):
         """Make the current colouring the set-up: history entry 0."""
@@ -286,12 +253,12 @@ cdef class Board:
         colour = _index(to_move, "to_move")
         if colour not in (BLACK, WHITE):
             raise ValueError(f"to_move must be 1 (black) or 2 (white), not {colour}")
-        if not _flood_legal(<uint8_t*>cnp.PyArray_DATA(grid), w, h):
+        if not grid_is_legal(<uint8_t*>cnp.PyArray_DATA(grid), w, h):
             raise ValueError("illegal position: some chain has no liberty")
         rules = _make_rules(rules, ko, suicide, scoring, komi)
         cdef Board b = cls.__new__(cls)
         b._reset(w, h, rules)
-        b._place(grid)
+        place_grid(b.st, <uint8_t*>cnp.PyArray_DATA(grid))
         b.setup = grid.astype(np.int8) if grid.any() else None
         b.first = colour
         b._start()
