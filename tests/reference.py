@@ -15,14 +15,14 @@ incremental hashing. The one concession to speed is that a play is judged once p
 answer is remembered until the state changes (``_cache``); the answer itself is computed from
 nothing but the current grid and the list of earlier colourings.
 
-Ko options and the other rule options follow the "Exact semantics" section of docs/API_DRAFT.md:
+Ko options and the other rule options follow the "Rules" section of README.md:
 
 - positional: a play may not produce a colouring that occurred before in the game (the setup and
   the current colouring included) -> "superko".
 - situational: a play may not produce a (colouring, player to move) situation that occurred before;
   the setup and every turn (passes included) add one situation -> "superko".
-- simple: a play may not recreate the colouring that followed the mover's own previous turn; only
-  if the mover has had a turn since the setup -> "ko".
+- simple: a play may not recreate the colouring that preceded the opponent's last turn (the one
+  after the mover's own previous turn, or the setup) -> "ko"; nothing is banned before any turn.
 - suicide=False: a play that would clear any of the mover's own stones -> "suicide".
 - after two consecutive passes the game is over and nothing is legal -> "game over".
 - precedence: game over, occupied, suicide, ko/superko.
@@ -35,7 +35,7 @@ import itertools
 EMPTY, BLACK, WHITE = 0, 1, 2
 
 # ---------------------------------------------------------------------------------------------
-# Zobrist hash, exactly as documented in API_DRAFT.md ("Zobrist hash (stable, documented)").
+# Zobrist hash, exactly as README.md documents it ("Data model").
 
 M = 2 ** 64
 SEED = 0x66617374676F2121
@@ -261,10 +261,9 @@ class RefGame:
             if (new, 3 - me) in zip(self.grids, self.movers):
                 return "superko", None, None
         else:
-            # the colouring right after the mover's own previous turn: turn n-1 of n, i.e.
-            # grids[n - 1]; only when the mover has had a turn since the setup (n >= 2)
+            # the colouring before the opponent's last turn: grids[n - 1] (the setup when n = 1)
             n = len(self.history)
-            if n >= 2 and new == self.grids[n - 1]:
+            if n >= 1 and new == self.grids[n - 1]:
                 return "ko", None, None
         return None, new, (captured, own)
 

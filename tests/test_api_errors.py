@@ -1,6 +1,6 @@
 """Malformed input: the right exception, never a crash, and a refused call changes nothing.
 
-Written against docs/API_DRAFT.md: a wrong type -> TypeError; a well-typed but bad value
+Written against the README: a wrong type -> TypeError; a well-typed but bad value
 (off-board point, bad vertex, bad size, bad diagram/array, bad rule) -> ValueError; a well-formed
 move the rules refuse -> fastgo.IllegalMoveError (a ValueError) with .reason and .move.
 """
@@ -396,10 +396,10 @@ def test_undo_beyond_history():
 
 
 def test_undo_on_a_copy():
-    # the copy carries the history: it can take back turns played before it was made
+    # copy(undo=True) carries the undo journal: it can take back turns played before it was made
     b = fastgo.Board(3)
     b.play("A1")
-    c = b.copy()
+    c = b.copy(undo=True)
     c.undo()
     c.check_consistency()
     assert c.legal_moves() == list(range(10))

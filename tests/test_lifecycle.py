@@ -41,7 +41,7 @@ def test_copy_is_independent_both_ways():
     b = fastgo.Board(9)
     random_game(b, np.random.default_rng(3), max_turns=40)
     before = snapshot(b)
-    for c in (b.copy(), copy.copy(b), copy.deepcopy(b), b.copy(undo=False)):
+    for c in (b.copy(), copy.copy(b), copy.deepcopy(b), b.copy(undo=True)):
         assert snapshot(c) == before
         random_game(c, np.random.default_rng(4), max_turns=30)
         c.check_consistency()
@@ -54,8 +54,9 @@ def test_copy_is_independent_both_ways():
 def test_copy_without_undo_plays_and_judges_identically_but_cannot_undo_the_past():
     b = fastgo.Board(9)
     random_game(b, np.random.default_rng(11), max_turns=50)
-    c = b.copy(undo=False)
-    with pytest.raises(ValueError, match="undo=False"):
+    assert copy.copy(b).copy(undo=True).copy(undo=True).history == b.history
+    c = b.copy()                                    # undo=False is the default
+    with pytest.raises(ValueError, match="undo journal"):
         c.undo()
     rng = np.random.default_rng(12)
     for _ in range(40):
@@ -80,10 +81,16 @@ def test_legal_mask_out_array_is_filled_and_checked():
     assert b.legal_mask(out=out) is out
     assert out.tolist() == b.legal_mask().tolist()
     assert not out[12] and out[25]
-    for bad in (np.zeros(25, dtype=bool), np.zeros(26, dtype=np.uint8), [False] * 26,
+    for bad in (np.zeros(25, dtype=bool), np.zeros(26, dtype=np.uint8),
                 np.zeros((2, 13), dtype=bool), np.zeros(52, dtype=bool)[::2]):
         with pytest.raises(ValueError):
             b.legal_mask(out=bad)
+    readonly = np.zeros(26, dtype=bool)
+    readonly.flags.writeable = False
+    with pytest.raises(ValueError):
+        b.legal_mask(out=readonly)
+    with pytest.raises(TypeError):
+        b.legal_mask(out=[False] * 26)
 
 
 def test_board_made_by_new_alone_is_a_valid_empty_1x1_game():
@@ -124,3 +131,51 @@ def test_situation_hash_follows_the_documented_formula():
     assert b.situation_hash == b.hash ^ white_key
     b.pass_()
     assert b.situation_hash == b.hash != 0
+
+
+def test_equality_is_the_same_game():
+    a = fastgo.Board(9, handicap=2)
+    b = fastgo.Board(9, handicap=2)
+    assert a == b and a == a.copy() and a != fastgo.Board(9) and a != "board"
+    a.play("E5")
+    assert a != b
+    b.play((4, 4))
+    assert a == b
+    assert fastgo.Board(9) != fastgo.Board(9, komi=6.5)
+    with pytest.raises(TypeError):
+        hash(a)
+
+
+def test_start_position_and_first_player():
+    b = fastgo.Board(9, handicap=["C3", "G7"])
+    b.play("E5")
+    start = b.start_position()
+    assert start.dtype == np.int8 and start[2, 2] == start[6, 6] == fastgo.BLACK
+    assert start.sum() == 2 and b.first_player == fastgo.WHITE
+    e = fastgo.Board(5, 3)
+    assert e.start_position().shape == (3, 5) and not e.start_position().any()
+    assert e.first_player == fastgo.BLACK
+
+
+def test_move_forms_agree():
+    b = fastgo.Board(19)
+    forms = [60, np.int64(60), np.uint16(60), (3, 3), "D4", "d4", (np.int32(3), 3)]
+    for f in forms:
+        assert b.hash_after(f) == b.hash_after(60)
+        assert b.why_illegal(f) is None
+    assert b.hash_after("pass") == b.hash_after(361) == b.hash_after(np.int16(361)) == 0
+
+
+def test_dead_stones_as_a_mask():
+    b = fastgo.Board.from_diagram("""
+        . X . .
+        X X . .
+        . . . O
+        . . . .""")
+    mask = np.zeros((4, 4), dtype=bool)
+    mask[1, 3] = True                               # the white stone at D2
+    by_mask, by_list = b.score(dead=mask), b.score(dead=["D2"])
+    assert by_mask[:4] == by_list[:4] and (by_mask.ownership == by_list.ownership).all()
+    assert b.score(dead=mask.ravel()).black == 16
+    with pytest.raises(ValueError):
+        b.score(dead=np.zeros((3, 3), dtype=bool))

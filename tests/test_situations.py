@@ -1,4 +1,4 @@
-"""Classic Go situations, hand-checked against the Tromp-Taylor logical rules and docs/API_DRAFT.md.
+"""Classic Go situations, hand-checked against the Tromp-Taylor logical rules and the README.
 
 Every position is written as a diagram (top row first, row numbers on the left, GTP columns); the
 expected board after each play is another diagram, and the expected captures and refusal reasons
@@ -843,3 +843,22 @@ def test_from_array_orientation():
     assert b.to_move == WHITE
     np.testing.assert_array_equal(b.stones(), arr)
     assert b.stones().dtype == np.int8
+
+
+# GTP 2 spec, section 4.1.1 (fixed handicap placement), as a GTP controller expects it.
+GTP_FIXED_HANDICAP = {
+    (19, 2): "D4 Q16", (19, 3): "D4 Q16 D16", (19, 4): "D4 Q16 D16 Q4",
+    (19, 5): "D4 Q16 D16 Q4 K10", (19, 6): "D4 Q16 D16 Q4 D10 Q10",
+    (19, 7): "D4 Q16 D16 Q4 D10 Q10 K10", (19, 8): "D4 Q16 D16 Q4 D10 Q10 K4 K16",
+    (19, 9): "D4 Q16 D16 Q4 D10 Q10 K4 K16 K10",
+    (9, 3): "C3 G7 C7", (9, 9): "C3 G7 C7 G3 C5 G5 E3 E7 E5",
+    (13, 4): "D4 K10 D10 K4", (13, 5): "D4 K10 D10 K4 G7",
+}
+
+
+@pytest.mark.parametrize("size,stones", sorted(GTP_FIXED_HANDICAP))
+def test_fixed_handicap_follows_gtp(size, stones):
+    b = fastgo.Board(size, handicap=stones)
+    expected = {fastgo.vertex_to_point(v, size, size) for v in GTP_FIXED_HANDICAP[size, stones].split()}
+    assert {p for p in range(size * size) if b.color_at(p) == BLACK} == expected
+    assert b.to_move == WHITE and b.first_player == WHITE and b.history == []

@@ -6,13 +6,15 @@ from collections import namedtuple
 import numpy as np
 cimport numpy as cnp
 from cpython.long cimport PyLong_AsLongAndOverflow
+from cpython.number cimport PyIndex_Check, PyNumber_Index
+cimport cython
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from fastgo.core cimport *
-from fastgo.coords import (check_size, parse_move, point_to_vertex, star_points, COLUMNS,
-                           _index)
+from fastgo.coords import (check_size, parse_move, point_to_vertex, star_points, vertex_table,
+                           COLUMNS, _index)
 from fastgo.errors import IllegalMoveError, ConsistencyError
 from fastgo.rules import Rules
 
@@ -140,6 +142,7 @@ cdef inline long _plain_int(object o, long bad) except? -2:
     return bad if overflow else v
 
 
+@cython.embedsignature(False)      # Cython misplaces the `*` of __init__; the docstring says it
 cdef class Board:
     """A game of Go: the board, whose turn it is, the history that ko and superko look back to.
 
@@ -173,6 +176,7 @@ cdef class Board:
     cdef int npoints
     cdef readonly object rules
     cdef object setup          # int8 [h, w] stones of a non-empty set-up, else None (for pickling)
+    cdef object vertices       # GTP vertex -> point for this size, fetched on first use
 
     def __cinit__(self):
         # Every Board, even one made by Board.__new__ alone, owns valid state: an empty 1x1 game.
@@ -226,6 +230,7 @@ cdef class Board:
         self.npoints = w * h
         self.first = BLACK
         self.setup = None
+        self.vertices = None
         board_clear(self.st, w, h)
         self.journal.n = 0
         memset(self.seen.counts, 0xFF, self.seen.cap * sizeof(int32_t))
@@ -302,14 +307,16 @@ cdef class Board:
         return cls.from_array(np.array(rows[::-1], dtype=np.int8), to_move=to_move, rules=rules,
                               ko=ko, suicide=suicide, scoring=scoring, komi=komi)
 
-    cpdef Board copy(self, bint undo=True):
-        """An independent copy: board, history and superko memory, and with `undo` the means to
-        take back earlier turns. ``copy(undo=False)`` skips the undo journal (it grows with the
-        game): the copy plays, judges ko and superko and scores exactly the same, but cannot undo
-        turns played before the copy was made."""
+    cpdef Board copy(self, bint undo=False):
+        """An independent copy: the board, the history and the superko memory, so the copy plays,
+        judges ko and superko and scores exactly like the original. It can undo the turns played
+        on it, but not those played before it was made unless `undo` is true: the undo journal
+        grows with the game (about 200 bytes a turn), the rest of a copy does not. ``copy.copy``
+        and ``copy.deepcopy`` copy the journal too."""
         cdef Board b = Board.__new__(Board)
         b.rules = self.rules
         b.setup = self.setup
+        b.vertices = self.vertices
         b.ko_rule = self.ko_rule
         b.suicide = self.suicide
         b.npoints = self.npoints
@@ -339,7 +346,7 @@ cdef class Board:
         return b
 
     def __copy__(self):
-        return self.copy()
+        return self.copy(True)
 
     def __reduce__(self):
         # rebuilt by replaying the turns from the set-up through the checked play()
@@ -347,7 +354,7 @@ cdef class Board:
                            self.history))
 
     def __deepcopy__(self, memo):
-        return self.copy()
+        return self.copy(True)
 
     # -- the rules ---------------------------------------------------------------------------------
 
@@ -386,7 +393,8 @@ cdef class Board:
         if status == SUICIDE and not self.suicide:
             return SUICIDE
         if self.ko_rule == KO_SIMPLE:
-            if self.nturns >= 2 and h == self.turns[self.nturns - 1].hash:
+            # the colouring before the opponent's last turn (the set-up after one turn)
+            if self.nturns >= 1 and h == self.turns[self.nturns - 1].hash:
                 return KO
             return LEGAL
         if status == LEGAL and not self.st.ever[p]:
@@ -444,7 +452,7 @@ cdef class Board:
         if 0 <= v < self.npoints:
             point = v
         else:
-            point = parse_move(move, self.st.width, self.st.height)
+            point = self._parse(move)
         status = self._status(point, &h)
         if status:
             raise IllegalMoveError(point, point_to_vertex(point, self.st.width, self.st.height),
@@ -465,8 +473,9 @@ cdef class Board:
             k = n if 0 <= n <= self.nturns else -1     # compare as Python ints: n may be huge
         if not 0 <= k <= self.nturns - self.undo_floor:
             if k > 0 and self.undo_floor:
-                raise ValueError(f"cannot undo {n} turns: this copy was made with undo=False and "
-                                 f"can take back {self.nturns - self.undo_floor}")
+                raise ValueError(f"cannot undo {n} turns: this board is a copy made without its "
+                                 f"undo journal (copy(undo=True) keeps it) and can take back "
+                                 f"{self.nturns - self.undo_floor}")
             raise ValueError(f"cannot undo {n} turns: {self.nturns} played since the set-up")
         while k:
             t = &self.turns[self.nturns]
@@ -479,19 +488,19 @@ cdef class Board:
     def is_legal(self, move):
         """True when the side to move may play `move` now."""
         cdef uint64_t h
-        return self._status(parse_move(move, self.st.width, self.st.height), &h) == LEGAL
+        return self._status(self._parse(move), &h) == LEGAL
 
     def why_illegal(self, move):
         """None when `move` is legal, else the reason: "occupied", "suicide", "ko", "superko" or
         "game over"."""
         cdef uint64_t h
-        return REASONS.get(self._status(parse_move(move, self.st.width, self.st.height), &h))
+        return REASONS.get(self._status(self._parse(move), &h))
 
     def hash_after(self, move):
         """The hash of the colouring `move` would leave (even an illegal one), without playing it;
         the current hash for a pass."""
         cdef uint64_t h
-        cdef int point = parse_move(move, self.st.width, self.st.height)
+        cdef int point = self._parse(move)
         cdef int captured
         if point == self.npoints:
             return self.st.hash
@@ -524,8 +533,11 @@ cdef class Board:
         `out`, if given, is a C-contiguous bool array of that length to fill instead."""
         if out is None:
             out = np.empty(self.npoints + 1, dtype=np.bool_)
-        elif not isinstance(out, np.ndarray) or out.dtype != np.bool_ or out.shape != (self.npoints + 1,) \
-                or not out.flags.c_contiguous or not out.flags.writeable:
+        elif not isinstance(out, cnp.ndarray):
+            raise TypeError(f"out must be a numpy bool array, not {type(out).__name__}")
+        elif not (cnp.PyArray_TYPE(out) == cnp.NPY_BOOL and cnp.PyArray_NDIM(out) == 1
+                  and cnp.PyArray_DIM(out, 0) == self.npoints + 1
+                  and cnp.PyArray_IS_C_CONTIGUOUS(out) and cnp.PyArray_ISWRITEABLE(out)):
             raise ValueError(f"out must be a writeable C-contiguous bool array of shape ({self.npoints + 1},)")
         self._mask(<uint8_t*>cnp.PyArray_DATA(out))
         return out
@@ -588,6 +600,7 @@ cdef class Board:
 
     @property
     def consecutive_passes(self):
+        """How many turns in a row, counting back from the last, were passes (2 ends the game)."""
         cdef int64_t n = 0
         while n < self.nturns and self.turns[self.nturns - n].move == self.npoints:
             n += 1
@@ -608,8 +621,32 @@ cdef class Board:
         point = self._point(move)
         return self.st.color[to_pad(self.st, point)]
 
+    cdef int _parse(self, move) except -1:
+        """The point of a move (pass = num_points); TypeError / ValueError when malformed. Plain
+        and numpy ints, (row, col) tuples and vertices take fast paths; the rest, and every error,
+        go through coords.parse_move."""
+        cdef long v = _plain_int(move, -1), r, c
+        if 0 <= v <= self.npoints:
+            return v
+        if type(move) is tuple and len(<tuple>move) == 2:
+            r = _plain_int((<tuple>move)[0], -1)
+            c = _plain_int((<tuple>move)[1], -1)
+            if 0 <= r < self.st.height and 0 <= c < self.st.width:
+                return r * self.st.width + c
+        elif type(move) is str:
+            if self.vertices is None:
+                self.vertices = vertex_table(self.st.width, self.st.height)
+            found = self.vertices.get(move)
+            if found is not None:
+                return found
+        elif type(move) is not bool and type(move) is not int and PyIndex_Check(move):
+            v = _plain_int(PyNumber_Index(move), -1)
+            if 0 <= v <= self.npoints:
+                return v
+        return parse_move(move, self.st.width, self.st.height)
+
     cdef int _point(self, move) except -1:
-        point = parse_move(move, self.st.width, self.st.height)
+        cdef int point = self._parse(move)
         if point == self.npoints:
             raise ValueError("a pass is not a point of the board")
         return point
@@ -636,7 +673,7 @@ cdef class Board:
         """Exact number of liberties of the chain at `move` (kept incrementally: O(1))."""
         cdef int p = to_pad(self.st, self._point(move))
         if self.st.color[p] == EMPTY:
-            raise ValueError(f"no stone at point {from_pad(self.st, p)}")
+            raise ValueError(f"no stone at {point_to_vertex(from_pad(self.st, p), self.st.width, self.st.height)}")
         return self.st.libs[self.st.head[p]]
 
     # -- scoring -----------------------------------------------------------------------------------
@@ -652,8 +689,12 @@ cdef class Board:
         cdef int removed[3]
         cdef int owned[3]
         cdef uint8_t colour[MAX_PAD]
-        if isinstance(dead, (str, bytes)) or not hasattr(dead, "__iter__"):
-            raise TypeError(f"dead must be an iterable of moves, not {type(dead).__name__}")
+        if isinstance(dead, np.ndarray) and dead.dtype == np.bool_:
+            if dead.shape not in ((h, w), (w * h,)):
+                raise ValueError(f"a dead-stone mask must have shape ({h}, {w}) or ({w * h},)")
+            dead = np.flatnonzero(dead).tolist()
+        elif isinstance(dead, (str, bytes)) or not hasattr(dead, "__iter__"):
+            raise TypeError(f"dead must be an iterable of moves or a bool mask, not {type(dead).__name__}")
         memcpy(colour, self.st.color, self.st.npad)
         removed[:] = [0, 0, 0]
         for m in dead:
@@ -768,6 +809,30 @@ cdef class Board:
             lines.append(f"{r + 1:2d} {row} {r + 1}")
         lines.append(letters)
         return "\n".join(lines)
+
+    def __eq__(self, other):
+        """Equal boards are the same game: size, rules, set-up, first player and turns."""
+        if not isinstance(other, Board):
+            return NotImplemented
+        cdef Board o = other
+        return (self.st.width == o.st.width and self.st.height == o.st.height
+                and self.rules == o.rules and self.first == o.first
+                and np.array_equal(self.start_position(), o.start_position())
+                and self.nturns == o.nturns and self.history == o.history)
+
+    __hash__ = None             # mutable
+
+    def start_position(self):
+        """The set-up the game started from (handicap or diagram stones; zeros when it started
+        empty) as int8 [height, width]: history entry 0."""
+        if self.setup is None:
+            return np.zeros((self.st.height, self.st.width), dtype=np.int8)
+        return self.setup.copy()
+
+    @property
+    def first_player(self):
+        """The colour that moved first after the set-up: 1 black, 2 white (after a handicap)."""
+        return self.first
 
     def __repr__(self):
         side = "black" if self._colour_to_move() == BLACK else "white"

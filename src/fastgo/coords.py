@@ -10,6 +10,7 @@ pass           ``width * height``                      ``"pass"``
 =============  ======================================  =========================
 """
 
+import functools
 import operator
 
 #: GTP column letters: A..Z without I, enough for 25 columns.
@@ -81,6 +82,20 @@ def vertex_to_point(vertex, width, height):
     return row * width + col
 
 
+@functools.lru_cache(maxsize=64)
+def vertex_table(width, height):
+    """Every GTP vertex of a width x height board, upper and lower case, and "pass" in its usual
+    spellings, mapped to its point. Read-only by convention; used for fast parsing."""
+    table = {}
+    for row in range(height):
+        for col in range(width):
+            v = f"{COLUMNS[col]}{row + 1}"
+            table[v] = table[v.lower()] = row * width + col
+    for p in ("pass", "PASS", "Pass"):
+        table[p] = width * height
+    return table
+
+
 def parse_move(move, width, height):
     """A move given as point, (row, col), GTP vertex or "pass" -> point (pass = width * height)."""
     if type(move) is int:
@@ -102,8 +117,9 @@ def parse_move(move, width, height):
 def star_points(width, height, stones):
     """Fixed handicap placement on the star points (9x9, 13x13, 19x19; 2..9 stones).
 
-    2: lower left and upper right; 3: adds lower right; 4: all corners; 5: corners and centre;
-    6: corners and the left and right sides; 7: 6 and centre; 8: corners and all sides; 9: all.
+    The GTP ``fixed_handicap`` layout: 2: lower left and upper right; 3: adds upper left; 4: all
+    corners; 5: corners and centre; 6: corners and the left and right sides; 7: 6 and centre;
+    8: corners and all sides; 9: all.
     """
     width, height = check_size(width, height)
     stones = _index(stones, "handicap")
@@ -117,7 +133,7 @@ def star_points(width, height, stones):
     def pt(r, c):
         return r * width + c
 
-    corners = [pt(lo, lo), pt(hi, hi), pt(lo, hi), pt(hi, lo)]
+    corners = [pt(lo, lo), pt(hi, hi), pt(hi, lo), pt(lo, hi)]
     sides_lr = [pt(mid, lo), pt(mid, hi)]
     sides_tb = [pt(lo, mid), pt(hi, mid)]
     centre = [pt(mid, mid)]

@@ -38,8 +38,11 @@ class Rules:
     def __post_init__(self):
         if self.ko not in KO_RULES:
             raise ValueError(f"unknown ko rule {self.ko!r}; expected one of {KO_RULES}")
+        if type(self.suicide).__name__ in ("bool", "bool_") and type(self.suicide).__module__ == "numpy":
+            object.__setattr__(self, "suicide", bool(self.suicide))      # numpy.bool_
         if not isinstance(self.suicide, bool):
-            raise TypeError(f"suicide must be a bool, not {type(self.suicide).__name__}")
+            raise TypeError(f"suicide must be a bool, not {type(self.suicide).__module__}."
+                            f"{type(self.suicide).__qualname__}")
         if self.scoring not in SCORINGS:
             raise ValueError(f"unknown scoring {self.scoring!r}; expected one of {SCORINGS}")
         if isinstance(self.komi, bool) or not isinstance(self.komi, (int, float)):
@@ -48,7 +51,10 @@ class Rules:
             except AttributeError:
                 raise TypeError(f"komi must be a number, not {type(self.komi).__name__}") from None
         else:
-            komi = float(self.komi)
+            try:
+                komi = float(self.komi)
+            except OverflowError:
+                raise ValueError(f"komi {self.komi} is too large") from None
         if not math.isfinite(komi):
             raise ValueError(f"komi must be finite, not {komi}")
         object.__setattr__(self, "komi", komi)
