@@ -13,17 +13,18 @@ from fastgo.cli import random_game
 SIZES = [9, 19]
 
 
-def midgame(size, seed=1):
-    """A seeded position a third of the way into a random game, and a non-capturing legal move."""
+def midgame(size, seed=1, turns=None):
+    """A seeded position `turns` turns into a random game (default: a third of the points), and a
+    quiet legal move there."""
     b = fastgo.Board(size)
     rng = np.random.default_rng(seed)
-    random_game(b, rng, max_turns=size * size // 3)
+    random_game(b, rng, max_turns=size * size // 3 if turns is None else turns)
     for p in b.legal_moves()[:-1]:
         # a quiet move: captures nothing and joins no chain (no neighbours at all)
         if b.hash_after(p) == b.hash ^ fastgo.zobrist_key(b.to_move, p, size) and all(
                 b.color_at(q) == 0 for q in _neighbours(p, size)):
             return b, p
-    raise AssertionError("no quiet move found")
+    return b, None                  # none left (late positions): only copy() uses those
 
 
 def _neighbours(p, w):
@@ -53,17 +54,34 @@ def test_play_only(benchmark, size):
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_copy(benchmark, size):
+def test_play_undo_move_forms(benchmark, size):
+    """play + undo with the move as a numpy integer and as a GTP vertex."""
+    benchmark.group = f"play+undo {size}x{size}"
+    b, p = midgame(size)
+    forms = [np.int64(p), fastgo.point_to_vertex(p, size, size)]
+
+    def play_undo():
+        for m in forms:
+            b.play(m)
+            b.undo()
+    benchmark(play_undo)
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("stage", ["mid", "late"])
+def test_copy(benchmark, size, stage):
+    """copy() (no undo journal); mid = a third of the points played, late = 1.5x the points."""
     benchmark.group = f"copy {size}x{size}"
-    b, _ = midgame(size)
+    b, _ = midgame(size, turns=None if stage == "mid" else 3 * size * size // 2)
     benchmark(b.copy)
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_copy_without_undo(benchmark, size):
+@pytest.mark.parametrize("stage", ["mid", "late"])
+def test_copy_with_undo(benchmark, size, stage):
     benchmark.group = f"copy {size}x{size}"
-    b, _ = midgame(size)
-    benchmark(b.copy, False)
+    b, _ = midgame(size, turns=None if stage == "mid" else 3 * size * size // 2)
+    benchmark(b.copy, True)
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -1,0 +1,82 @@
+"""The C-level API: other Cython code cimports fastgo.core and plays without the GIL.
+
+Compiles a small extension against the installed package's .pxd (needs Cython and a C
+compiler, both in the test extras / build tools) and checks it plays exactly like Board.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import fastgo
+from fastgo.cli import random_game
+
+pytest.importorskip("Cython")
+
+KERNEL_USER = textwrap.dedent('''
+    # cython: language_level=3
+    from libc.stdint cimport uint64_t
+    from fastgo.core cimport (BoardState, board_clear, board_copy, board_preview, board_play,
+                              to_pad, BLACK, OCCUPIED)
+
+    def replay(int width, int height, moves, int first):
+        """Play the points alternately (passes skipped over) on a C board, without the GIL."""
+        cdef BoardState b, c
+        cdef int colour = first, p, captured
+        cdef uint64_t h
+        cdef bint previewed = True
+        board_clear(&b, width, height)
+        for m in moves:
+            if m < width * height:
+                p = to_pad(&b, m)
+                with nogil:
+                    if board_preview(&b, p, colour, &h, &captured) != OCCUPIED:
+                        board_play(&b, NULL, p, colour)
+                        previewed = previewed and b.hash == h
+            colour = 3 - colour
+        if not previewed:
+            return None
+        board_copy(&c, &b)
+        return ([c.color[to_pad(&c, q)] for q in range(width * height)], c.hash,
+                c.captures[1], c.captures[2])
+''')
+
+SETUP = textwrap.dedent('''
+    from setuptools import setup, Extension
+    from Cython.Build import cythonize
+    import sys
+    setup(ext_modules=cythonize([Extension("kernel_user", ["kernel_user.pyx"])], quiet=True,
+                                include_path=[sys.argv.pop()]))
+''')
+
+
+@pytest.fixture(scope="module")
+def kernel_user(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cimport")
+    (d / "kernel_user.pyx").write_text(KERNEL_USER)
+    (d / "setup.py").write_text(SETUP)
+    # where fastgo/core.pxd is: the installed package (or the source tree it was imported from)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(fastgo.__file__)))
+    done = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", root], cwd=d,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    sys.path.insert(0, str(d))
+    try:
+        import kernel_user
+        yield kernel_user
+    finally:
+        sys.path.remove(str(d))
+
+
+@pytest.mark.parametrize("size,seed", [(9, 1), (19, 2), (5, 3)])
+def test_cimported_kernel_plays_like_board(kernel_user, size, seed):
+    b = fastgo.Board(size, suicide=True)
+    random_game(b, np.random.default_rng(seed))
+    stones, h, by_black, by_white = kernel_user.replay(size, size, b.history, b.first_player)
+    assert stones == b.stones().ravel().tolist()
+    assert h == b.hash
+    assert (by_black, by_white) == b.captures
