@@ -45,12 +45,19 @@ def test_play_undo(benchmark, size):
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_play_only(benchmark, size):
-    """play() alone: each round plays one quiet move on a fresh copy made outside the timing."""
-    benchmark.group = f"play {size}x{size}"
-    b, p = midgame(size)
-    benchmark.pedantic(lambda c: c.play(p), setup=lambda: ((b.copy(undo=False),), {}),
-                       rounds=20000)
+def test_replay_game_per_move(benchmark, size):
+    """play() alone: replay the first 2/3 * points turns of a recorded random game on a fresh
+    board. Per-move time = this median / len(moves) (the README divides)."""
+    b = fastgo.Board(size)
+    random_game(b, np.random.default_rng(5), max_turns=2 * size * size // 3)
+    moves = b.history
+    benchmark.group = f"play {size}x{size} (replay of {len(moves)} turns)"
+    benchmark.extra_info["turns"] = len(moves)
+
+    def replay(board):
+        for m in moves:
+            board.play(m)
+    benchmark.pedantic(replay, setup=lambda: ((fastgo.Board(size),), {}), rounds=2000)
 
 
 @pytest.mark.parametrize("size", SIZES)
