@@ -544,7 +544,10 @@ cdef class Board:
 
     def legal_moves(self):
         """The legal moves (points, then the pass) as a list of ints."""
-        return np.flatnonzero(self.legal_mask()).tolist()
+        cdef uint8_t mask[MAX_POINTS + 1]
+        cdef int i
+        self._mask(mask)
+        return [i for i in range(self.npoints + 1) if mask[i]]
 
     # -- reading the position ----------------------------------------------------------------------
 
