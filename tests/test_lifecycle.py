@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import fastgo
+import fastgo.coords
 from fastgo.cli import random_game
 
 from board_state import snapshot
@@ -179,3 +180,35 @@ def test_dead_stones_as_a_mask():
     assert b.score(dead=mask.ravel()).black == 16
     with pytest.raises(ValueError):
         b.score(dead=np.zeros((3, 3), dtype=bool))
+
+
+def test_superko_memory_stays_sized_to_the_history_under_play_undo_churn():
+    # a search plays and undoes millions of moves: removed keys must not grow the table
+    b = fastgo.Board(9)
+    rng = np.random.default_rng(0)
+    for _ in range(20000):
+        a, c = rng.choice(81, 2, replace=False)
+        b.play(int(a))
+        b.play(int(c))
+        b.undo(2)
+    b.check_consistency()
+    assert b._superko_slots <= 64
+
+
+class MyBoard(fastgo.Board):
+    """A user's subclass (module level, so pickle can find it)."""
+
+
+def test_subclasses_survive_copy_and_pickle():
+    b = MyBoard(9)
+    b.play("E5")
+    for c in (b.copy(), copy.deepcopy(b), pickle.loads(pickle.dumps(b))):
+        assert type(c) is MyBoard and c == b
+
+
+def test_shared_tables_are_read_only_and_bools_are_not_numbers():
+    with pytest.raises(TypeError):
+        fastgo.coords.vertex_table(9, 9)["A1"] = 5
+    with pytest.raises(TypeError):
+        fastgo.Rules(komi=True)
+    assert fastgo.Rules(suicide=np.bool_(False)).suicide is False

@@ -110,14 +110,11 @@ def _make_rules(rules, ko, suicide, scoring, komi):
     return rules.replace(ko=ko, suicide=suicide, scoring=scoring, komi=komi)
 
 
-def _restore(width, height, rules, setup, first, history):
+def _restore(cls, width, height, rules, setup, first, history):
     """Unpickle a Board: the set-up, then every turn replayed and checked."""
     if setup is None:
-        b = Board(width, height, rules=rules)
-        if first != BLACK:
-            b = Board.from_array(np.zeros((height, width), dtype=np.int8), to_move=first, rules=rules)
-    else:
-        b = Board.from_array(setup, to_move=first, rules=rules)
+        setup = np.zeros((height, width), dtype=np.int8)
+    b = cls.from_array(setup, to_move=first, rules=rules)
     for m in history:
         b.play(m)
     return b
@@ -313,7 +310,7 @@ cdef class Board:
         on it, but not those played before it was made unless `undo` is true: the undo journal
         grows with the game (about 200 bytes a turn), the rest of a copy does not. ``copy.copy``
         and ``copy.deepcopy`` copy the journal too."""
-        cdef Board b = Board.__new__(Board)
+        cdef Board b = type(self).__new__(type(self))
         b.rules = self.rules
         b.setup = self.setup
         b.vertices = self.vertices
@@ -350,8 +347,8 @@ cdef class Board:
 
     def __reduce__(self):
         # rebuilt by replaying the turns from the set-up through the checked play()
-        return (_restore, (self.st.width, self.st.height, self.rules, self.setup, self.first,
-                           self.history))
+        return (_restore, (type(self), self.st.width, self.st.height, self.rules, self.setup,
+                           self.first, self.history))
 
     def __deepcopy__(self, memo):
         return self.copy(True)
@@ -448,11 +445,7 @@ cdef class Board:
         cdef int point
         cdef uint64_t h
         cdef int status
-        cdef long v = _plain_int(move, -1)
-        if 0 <= v < self.npoints:
-            point = v
-        else:
-            point = self._parse(move)
+        point = self._parse(move)
         status = self._status(point, &h)
         if status:
             raise IllegalMoveError(point, point_to_vertex(point, self.st.width, self.st.height),
@@ -498,7 +491,7 @@ cdef class Board:
 
     def hash_after(self, move):
         """The hash of the colouring `move` would leave (even an illegal one), without playing it;
-        the current hash for a pass."""
+        the current hash for a pass, and for an occupied point (where no play is possible)."""
         cdef uint64_t h
         cdef int point = self._parse(move)
         cdef int captured
@@ -579,6 +572,11 @@ cdef class Board:
         return self.st.hash
 
     @property
+    def _superko_slots(self):
+        """Slots of the superko hash table (for tests of its sizing)."""
+        return self.seen.cap
+
+    @property
     def situation_hash(self):
         """``hash`` XORed with ``zobrist_key``'s white-to-move key when White is to play: a key
         for (colouring, side to move), what situational superko compares and what a search's
@@ -641,7 +639,7 @@ cdef class Board:
                 self.vertices = vertex_table(self.st.width, self.st.height)
             found = self.vertices.get(move)
             if found is not None:
-                return found
+                return found            # a read-only table of this board's size: in range
         elif type(move) is not bool and type(move) is not int and PyIndex_Check(move):
             v = _plain_int(PyNumber_Index(move), -1)
             if 0 <= v <= self.npoints:
@@ -799,6 +797,23 @@ cdef class Board:
             err.append("position hash differs from the recomputed one")
         if self.turns[self.nturns].hash != b.hash:
             err.append("history's last hash differs from the board's")
+        for p in range(b.npad):
+            if (b.color[p] == BLACK or b.color[p] == WHITE) and not b.ever[p]:
+                err.append(f"cell {p}: a stone where no stone ever stood")
+        if self.ko_rule != KO_SIMPLE:
+            # the superko memory holds exactly the set-up's and every turn's key, each findable
+            expected = {}
+            for i in range(self.nturns + 1):
+                k = self._key(self.turns[i].hash, self.first if i % 2 == 0 else 3 - self.first)
+                expected[k] = expected.get(k, 0) + 1
+            held = {self.seen.keys[i]: self.seen.counts[i] for i in range(self.seen.cap)
+                    if self.seen.counts[i] > 0}
+            if held != expected:
+                err.append("superko memory differs from the history")
+            if any(not hashset_contains(&self.seen, k) for k in expected):
+                err.append("superko memory cannot find a key it holds")
+            if not 2 * self.seen.used <= self.seen.cap:
+                err.append("superko memory over half full")
         if err:
             raise ConsistencyError("; ".join(err))
 

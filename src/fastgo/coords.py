@@ -12,6 +12,7 @@ pass           ``width * height``                      ``"pass"``
 
 import functools
 import operator
+import types
 
 #: GTP column letters: A..Z without I, enough for 25 columns.
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
@@ -85,7 +86,7 @@ def vertex_to_point(vertex, width, height):
 @functools.lru_cache(maxsize=64)
 def vertex_table(width, height):
     """Every GTP vertex of a width x height board, upper and lower case, and "pass" in its usual
-    spellings, mapped to its point. Read-only by convention; used for fast parsing."""
+    spellings, mapped to its point (a read-only mapping); used for fast parsing."""
     table = {}
     for row in range(height):
         for col in range(width):
@@ -93,7 +94,7 @@ def vertex_table(width, height):
             table[v] = table[v.lower()] = row * width + col
     for p in ("pass", "PASS", "Pass"):
         table[p] = width * height
-    return table
+    return types.MappingProxyType(table)
 
 
 def parse_move(move, width, height):

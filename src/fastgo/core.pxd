@@ -2,7 +2,7 @@
 """The C data model of fastgo and the kernel that plays on it.
 
 Everything here is C: fixed-size arrays, no Python objects, every function ``noexcept nogil``.
-The rules core (``fastgo.board``) and the playout kernel use these same structs and functions, and
+The rules core (``fastgo.board``) and the playout kernel (to come) share these structs and functions, and
 other Cython code can ``cimport fastgo.core`` to drive boards without the GIL.
 
 Layout. A board of width W and height H is stored padded: stride S = W + 1, the point (row, col)
@@ -100,7 +100,7 @@ ctypedef struct JournalEntry:
 ctypedef struct Journal:
     JournalEntry* entries
     int64_t n              # entries in use
-    int64_t cap            # entries allocated; callers reserve before a move (see JOURNAL_PER_MOVE)
+    int64_t cap            # entries allocated; callers reserve journal_bound() before a play
 
 
 cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
@@ -222,7 +222,8 @@ cdef inline void board_copy(BoardState* dst, const BoardState* src) noexcept nog
     memcpy(dst.size, src.size, n * 2)
     memcpy(dst.chash, src.chash, n * 8)
     memcpy(dst.empty_pos, src.empty_pos, n * 2)
-    # the whole list, not only num_empty entries: undo relies on the stale entries past the end
+    # the whole list, not only num_empty entries: removing the last entry only shortens the list,
+    # so undoing that removal (num_empty grows back) relies on the stale entry past the end
     memcpy(dst.empty, src.empty, <size_t>(src.width * src.height) * 2)
 
 
@@ -505,12 +506,13 @@ cdef inline int hashset_reserve(HashSet* s, int64_t extra) noexcept nogil:
     """Make room for `extra` more keys, keeping the load under one half (tombstones are dropped
     when the table is rebuilt). Returns -1 when out of memory, leaving the set unchanged."""
     cdef HashSet t
-    cdef int64_t cap = s.cap, i, k
+    cdef int64_t cap = 16, live = 0, i, k
     if 2 * (s.used + extra) <= s.cap:
         return 0
-    if cap < 16:
-        cap = 16
-    while 2 * (s.used + extra) > cap:
+    for i in range(s.cap):
+        live += s.counts[i] > 0
+    # size for the live keys only: tombstones left by undo must not make the table grow forever
+    while 4 * (live + extra) > cap:
         cap *= 2
     if hashset_init(&t, cap) != 0:
         return -1

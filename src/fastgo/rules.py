@@ -6,6 +6,8 @@ The default is the Tromp-Taylor logical rules: positional superko, suicide allow
 import math
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 KO_RULES = ("positional", "situational", "simple")
 SCORINGS = ("area", "territory")
 
@@ -38,14 +40,16 @@ class Rules:
     def __post_init__(self):
         if self.ko not in KO_RULES:
             raise ValueError(f"unknown ko rule {self.ko!r}; expected one of {KO_RULES}")
-        if type(self.suicide).__name__ in ("bool", "bool_") and type(self.suicide).__module__ == "numpy":
-            object.__setattr__(self, "suicide", bool(self.suicide))      # numpy.bool_
+        if isinstance(self.suicide, np.bool_):
+            object.__setattr__(self, "suicide", bool(self.suicide))
         if not isinstance(self.suicide, bool):
             raise TypeError(f"suicide must be a bool, not {type(self.suicide).__module__}."
                             f"{type(self.suicide).__qualname__}")
         if self.scoring not in SCORINGS:
             raise ValueError(f"unknown scoring {self.scoring!r}; expected one of {SCORINGS}")
-        if isinstance(self.komi, bool) or not isinstance(self.komi, (int, float)):
+        if isinstance(self.komi, (bool, np.bool_)):
+            raise TypeError("komi must be a number, not bool")
+        if not isinstance(self.komi, (int, float)):
             try:
                 komi = float(self.komi.__float__())  # numpy floats and the like
             except AttributeError:
