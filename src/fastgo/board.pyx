@@ -513,8 +513,7 @@ cdef class Board:
             for c in range(b.width):
                 if b.color[p] != EMPTY:
                     out[0] = 0
-                elif not b.ever[p] and (b.color[p - s] == EMPTY or b.color[p - 1] == EMPTY or
-                                        b.color[p + 1] == EMPTY or b.color[p + s] == EMPTY):
+                elif not b.ever[p] and has_empty_neighbour(b, p):
                     out[0] = 1      # fresh point with a liberty: legal under every rule
                 else:
                     out[0] = self._play_status(p, &h) == LEGAL
@@ -689,6 +688,7 @@ cdef class Board:
         cdef int w = self.st.width, h = self.st.height, p, q
         cdef int removed[3]
         cdef int owned[3]
+        cdef int territory[3]
         cdef uint8_t colour[MAX_PAD]
         if isinstance(dead, np.ndarray) and dead.dtype == np.bool_:
             if dead.shape not in ((h, w), (w * h,)):
@@ -712,24 +712,17 @@ cdef class Board:
                 if q == p:
                     break
         owner = np.empty((h, w), dtype=np.int8)
-        _ownership(colour, self.st, <int8_t*>cnp.PyArray_DATA(owner), owned)
+        _ownership(colour, self.st, <int8_t*>cnp.PyArray_DATA(owner), owned, territory)
         if self.rules.scoring == "area":
             black = float(owned[BLACK])
             white = float(owned[WHITE])
         else:
             # territory = owned empty points: owned points minus the stones still standing
-            stones = (self.stones_count(colour, BLACK), self.stones_count(colour, WHITE))
-            black = float(owned[BLACK] - stones[0] + self.st.captures[BLACK] + removed[WHITE])
-            white = float(owned[WHITE] - stones[1] + self.st.captures[WHITE] + removed[BLACK])
+            black = float(territory[BLACK] + self.st.captures[BLACK] + removed[WHITE])
+            white = float(territory[WHITE] + self.st.captures[WHITE] + removed[BLACK])
         white += self.rules.komi
         winner = BLACK if black > white else WHITE if white > black else EMPTY
         return Score(black, white, black - white, winner, owner)
-
-    cdef int stones_count(self, const uint8_t* colour, int c) noexcept:
-        cdef int p, n = 0
-        for p in range(self.st.npad):
-            n += colour[p] == c
-        return n
 
     @property
     def winner(self):
@@ -858,18 +851,19 @@ cdef class Board:
                 f"{self.nturns} turns, hash {self.st.hash:#018x}>")
 
 
-cdef void _ownership(uint8_t* colour, const BoardState* b, int8_t* owner, int* owned) noexcept nogil:
+cdef void _ownership(uint8_t* colour, const BoardState* b, int8_t* owner, int* owned,
+                     int* territory) noexcept nogil:
     """Owner of every point of the padded colouring `colour` (the layout of `b`): a stone's colour,
     or for an empty point the single colour its empty region reaches (rule 3), else 0. Writes
-    owner[row * width + col] and owned[c] = points owned by c. Marks visited empty points in
+    owner[row * width + col], owned[c] = points owned by c and territory[c] = the empty ones
+    among them. Marks visited empty points in
     `colour` (as WALL + 1)."""
     cdef int16_t region[MAX_POINTS]
     cdef int r, c, p, q, n, i, k, reach
     cdef int s = b.stride
     cdef int nb[4]
-    owned[0] = 0
-    owned[1] = 0
-    owned[2] = 0
+    owned[0] = owned[1] = owned[2] = 0
+    territory[0] = territory[1] = territory[2] = 0
     for r in range(b.height):
         for c in range(b.width):
             p = (r + 1) * s + c
@@ -899,5 +893,6 @@ cdef void _ownership(uint8_t* colour, const BoardState* b, int8_t* owner, int* o
                 if reach == 3:
                     reach = 0               # reaches both colours: nobody's
                 owned[reach] += n
+                territory[reach] += n
                 for i in range(n):
                     owner[from_pad(b, region[i])] = reach

@@ -249,6 +249,11 @@ cdef inline bint adjacent_to_chain(const BoardState* b, int p, int h) noexcept n
     return (b.head[p - s] == h or b.head[p - 1] == h or
             b.head[p + 1] == h or b.head[p + s] == h)
 
+cdef inline bint has_empty_neighbour(const BoardState* b, int p) noexcept nogil:
+    cdef int s = b.stride
+    return (b.color[p - s] == EMPTY or b.color[p - 1] == EMPTY or
+            b.color[p + 1] == EMPTY or b.color[p + s] == EMPTY)
+
 cdef inline int distinct_neighbour_chains(const BoardState* b, int p, int* heads) noexcept nogil:
     """Write the heads of the distinct chains next to p into heads[0..3]; return how many."""
     cdef int n = 0, k, q, h
@@ -290,8 +295,7 @@ cdef inline int board_preview(const BoardState* b, int p, int colour, uint64_t* 
         new_hash[0] = b.hash
         return OCCUPIED
     hsh = b.hash ^ zkey(colour, p)
-    has_empty = (b.color[p - s] == EMPTY or b.color[p - 1] == EMPTY or
-                 b.color[p + 1] == EMPTY or b.color[p + s] == EMPTY)
+    has_empty = has_empty_neighbour(b, p)
     n = distinct_neighbour_chains(b, p, heads)
     for k in range(n):
         h = heads[k]
