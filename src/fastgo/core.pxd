@@ -106,11 +106,12 @@ ctypedef struct Journal:
 cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
     """Upper bound of the journal entries a play at padded point p can write.
 
-    Placing the stone writes 18 fields at most (its own 14 and one liberty per neighbour chain).
-    Every other write is tied to a stone of a neighbouring chain or the new stone: a merge
-    relabels each of them at most once per merge (four merges at most) and raises liberties at most
-    four times per stone; clearing a chain (capture or suicide) writes 9 fields per stone. So 32
-    entries per stone of the neighbouring chains, plus the new stone, bound it.
+    Fixed writes: placing the stone 14 fields, one liberty per neighbouring chain (4), 5 per
+    merge (4 merges at most), 3 per cleared chain or the suicide: under 64. Per stone of the
+    neighbouring chains and the new stone: in each merge where it is on the smaller side, one
+    relabel and at most four liberty increments (one per empty neighbour it is first to see): 5 per
+    merge, at most 4 merges, 20; clearing it (capture or suicide) writes 9 more. So 64 + 32 per
+    stone bounds it; the debug build asserts that no play exceeds its reservation.
     """
     cdef int heads[4]
     cdef int n = distinct_neighbour_chains(b, p, heads), k
