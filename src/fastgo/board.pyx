@@ -210,12 +210,7 @@ cdef class Board:
             if not grid_is_legal(<uint8_t*>cnp.PyArray_DATA(grid), w, h):
                 raise ValueError("handicap stones leave a chain without liberties")
         # everything is validated: from here on nothing can fail
-        self._reset(w, h, rules)
-        if grid is not None:
-            place_grid(self.st, <uint8_t*>cnp.PyArray_DATA(grid))
-            self.setup = grid.astype(np.int8)
-            self.first = WHITE
-        self._start()
+        self._begin(w, h, rules, grid, WHITE if grid is not None else BLACK)
 
     # -- construction -----------------------------------------------------------------------------
 
@@ -233,6 +228,16 @@ cdef class Board:
         memset(self.seen.counts, 0xFF, self.seen.cap * sizeof(int32_t))
         self.seen.used = 0
         return 0
+
+    cdef _begin(self, int w, int h, rules, grid, int first):
+        """Start a game from a validated legal set-up (uint8 grid [h, w], or None for an empty
+        board) with `first` to move."""
+        self._reset(w, h, rules)
+        if grid is not None and grid.any():
+            place_grid(self.st, <uint8_t*>cnp.PyArray_DATA(grid))
+            self.setup = grid.astype(np.int8)
+        self.first = first
+        self._start()
 
     cdef _start(self):
         """Make the current colouring the set-up: history entry 0."""
@@ -259,11 +264,7 @@ cdef class Board:
             raise ValueError("illegal position: some chain has no liberty")
         rules = _make_rules(rules, ko, suicide, scoring, komi)
         cdef Board b = cls.__new__(cls)
-        b._reset(w, h, rules)
-        place_grid(b.st, <uint8_t*>cnp.PyArray_DATA(grid))
-        b.setup = grid.astype(np.int8) if grid.any() else None
-        b.first = colour
-        b._start()
+        b._begin(w, h, rules, grid, colour)
         return b
 
     @classmethod
