@@ -39,12 +39,6 @@ winner (0 tie, 1 black, 2 white) and ownership (int8[height, width] of 0/1/2).""
 _KO_CODES = {"positional": KO_POSITIONAL, "situational": KO_SITUATIONAL, "simple": KO_SIMPLE}
 
 
-ctypedef struct Turn:
-    int64_t mark       # journal length before the turn
-    uint64_t hash      # colouring after the turn
-    int32_t move       # public point, or num_points for a pass
-
-
 def zobrist_key(colour, point, width):
     """The 64-bit Zobrist key of a stone of `colour` (1 black, 2 white) at `point` on a board of
     `width` columns: ``mix64(SEED + (4 * ((row + 1) * (width + 1) + col) + colour) * 0x9E3779B97F4A7C15)``
@@ -158,22 +152,6 @@ cdef class Board:
     >>> b.chain("C3")
     Chain(color=1, stones=(12,), liberties=(7, 11, 17))
     """
-
-    cdef BoardState* st
-    cdef Journal journal
-    cdef Turn* turns           # turns[0] is the set-up; turns[1..nturns] the turns played
-    cdef int64_t nturns
-    cdef int64_t cap_turns
-    cdef int64_t undo_floor    # turns up to this one cannot be undone (copy(undo=False))
-    cdef HashSet seen          # superko memory: the key (_key) of the set-up and of every turn;
-                               # empty and unused under the simple ko rule
-    cdef int first             # colour to move at the set-up
-    cdef int ko_rule
-    cdef bint suicide
-    cdef int npoints
-    cdef readonly object rules
-    cdef object setup          # int8 [h, w] stones of a non-empty set-up, else None (for pickling)
-    cdef object vertices       # GTP vertex -> point for this size, fetched on first use
 
     def __cinit__(self):
         # Every Board, even one made by Board.__new__ alone, owns valid state: an empty 1x1 game.
@@ -355,20 +333,6 @@ cdef class Board:
         return self.copy(True)
 
     # -- the rules ---------------------------------------------------------------------------------
-
-    cdef inline uint64_t _key(self, uint64_t h, int to_move) noexcept nogil:
-        """What superko remembers of a colouring with hash h and `to_move` to play: the colouring
-        alone (positional) or with the side to move (situational)."""
-        if self.ko_rule == KO_SITUATIONAL and to_move == WHITE:
-            return h ^ white_to_move_key()
-        return h
-
-    cdef inline int _colour_to_move(self) noexcept nogil:
-        return self.first if self.nturns % 2 == 0 else 3 - self.first
-
-    cdef inline bint _over(self) noexcept nogil:
-        return (self.nturns >= 2 and self.turns[self.nturns].move == self.npoints
-                and self.turns[self.nturns - 1].move == self.npoints)
 
     cdef int _status(self, int point, uint64_t* new_hash) noexcept nogil:
         """Why the side to move may not play `point` (0 = it may); the new colouring's hash."""
@@ -713,7 +677,7 @@ cdef class Board:
                 if q == p:
                     break
         owner = np.empty((h, w), dtype=np.int8)
-        _ownership(colour, self.st, <int8_t*>cnp.PyArray_DATA(owner), owned, territory)
+        board_ownership(colour, self.st, <int8_t*>cnp.PyArray_DATA(owner), owned, territory)
         if self.rules.scoring == "area":
             black = float(owned[BLACK])
             white = float(owned[WHITE])
@@ -850,50 +814,3 @@ cdef class Board:
         side = "black" if self._colour_to_move() == BLACK else "white"
         return (f"<fastgo.Board {self.st.width}x{self.st.height} {side} to move, "
                 f"{self.nturns} turns, hash {self.st.hash:#018x}>")
-
-
-cdef void _ownership(uint8_t* colour, const BoardState* b, int8_t* owner, int* owned,
-                     int* territory) noexcept nogil:
-    """Owner of every point of the padded colouring `colour` (the layout of `b`): a stone's colour,
-    or for an empty point the single colour its empty region reaches (rule 3), else 0. Writes
-    owner[row * width + col], owned[c] = points owned by c and territory[c] = the empty ones
-    among them. Marks visited empty points in
-    `colour` (as WALL + 1)."""
-    cdef int16_t region[MAX_POINTS]
-    cdef int r, c, p, q, n, i, k, reach
-    cdef int s = b.stride
-    cdef int nb[4]
-    owned[0] = owned[1] = owned[2] = 0
-    territory[0] = territory[1] = territory[2] = 0
-    for r in range(b.height):
-        for c in range(b.width):
-            p = (r + 1) * s + c
-            if colour[p] == BLACK or colour[p] == WHITE:
-                owner[r * b.width + c] = colour[p]
-                owned[colour[p]] += 1
-            elif colour[p] == EMPTY:
-                region[0] = p
-                colour[p] = WALL + 1
-                n = 1
-                i = 0
-                reach = 0
-                while i < n:
-                    q = region[i]
-                    i += 1
-                    nb[0] = q - s
-                    nb[1] = q - 1
-                    nb[2] = q + 1
-                    nb[3] = q + s
-                    for k in range(4):
-                        if colour[nb[k]] == EMPTY:
-                            colour[nb[k]] = WALL + 1
-                            region[n] = nb[k]
-                            n += 1
-                        elif colour[nb[k]] == BLACK or colour[nb[k]] == WHITE:
-                            reach |= colour[nb[k]]
-                if reach == 3:
-                    reach = 0               # reaches both colours: nobody's
-                owned[reach] += n
-                territory[reach] += n
-                for i in range(n):
-                    owner[from_pad(b, region[i])] = reach

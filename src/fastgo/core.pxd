@@ -18,7 +18,7 @@ Undo. Every write a move makes goes through ``jset*``, which records the old val
 ``Journal`` (NULL inside playouts). Undoing a turn restores those values in reverse order.
 """
 
-from libc.stdint cimport uint8_t, uint16_t, int16_t, int32_t, uint32_t, int64_t, uint64_t
+from libc.stdint cimport uint8_t, int8_t, uint16_t, int16_t, int32_t, uint32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 
@@ -446,6 +446,58 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
         removed = remove_chain(b, j, me)
         jset32(b, j, &b.captures[opp], b.captures[opp] + removed)
     return captured
+
+
+# ---------------------------------------------------------------------------------------------
+# Scoring.
+
+cdef inline void board_ownership(uint8_t* colour, const BoardState* b, int8_t* owner, int* owned,
+                                 int* territory) noexcept nogil:
+    """Owner of every point of the padded colouring `colour` (the layout of `b`): a stone's colour,
+    or for an empty point the single colour its empty region reaches (rule 3), else 0. Writes
+    owner[row * width + col], owned[c] = points owned by c and territory[c] = the empty ones
+    among them; owner may be NULL. Marks visited empty points in `colour` (as WALL + 1), which may
+    be `b.color` itself when the board is not used again."""
+    cdef int16_t region[MAX_POINTS]
+    cdef int r, c, p, q, n, i, k, reach
+    cdef int s = b.stride
+    cdef int nb[4]
+    owned[0] = owned[1] = owned[2] = 0
+    territory[0] = territory[1] = territory[2] = 0
+    for r in range(b.height):
+        for c in range(b.width):
+            p = (r + 1) * s + c
+            if colour[p] == BLACK or colour[p] == WHITE:
+                if owner != NULL:
+                    owner[r * b.width + c] = colour[p]
+                owned[colour[p]] += 1
+            elif colour[p] == EMPTY:
+                region[0] = p
+                colour[p] = WALL + 1
+                n = 1
+                i = 0
+                reach = 0
+                while i < n:
+                    q = region[i]
+                    i += 1
+                    nb[0] = q - s
+                    nb[1] = q - 1
+                    nb[2] = q + 1
+                    nb[3] = q + s
+                    for k in range(4):
+                        if colour[nb[k]] == EMPTY:
+                            colour[nb[k]] = WALL + 1
+                            region[n] = nb[k]
+                            n += 1
+                        elif colour[nb[k]] == BLACK or colour[nb[k]] == WHITE:
+                            reach |= colour[nb[k]]
+                if reach == 3:
+                    reach = 0               # reaches both colours: nobody's
+                owned[reach] += n
+                territory[reach] += n
+                if owner != NULL:
+                    for i in range(n):
+                        owner[from_pad(b, region[i])] = reach
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,61 @@
+# cython: language_level=3
+"""The C-level view of ``fastgo.Board``, for Cython code that ``cimport``s it.
+
+A Board's position is the ``BoardState`` at ``board.st`` (see ``fastgo.core``); read it, or copy it
+with ``board_copy`` and play on the copy without the GIL. Write through ``Board`` methods only: the
+history, the superko memory and the journal must change together.
+"""
+
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from fastgo.core cimport BoardState, Journal, HashSet, KO_SITUATIONAL, WHITE, white_to_move_key
+
+
+ctypedef struct Turn:
+    int64_t mark       # journal length before the turn
+    uint64_t hash      # colouring after the turn
+    int32_t move       # public point, or num_points for a pass
+
+
+cdef class Board:
+    cdef BoardState* st
+    cdef Journal journal
+    cdef Turn* turns           # turns[0] is the set-up; turns[1..nturns] the turns played
+    cdef int64_t nturns
+    cdef int64_t cap_turns
+    cdef int64_t undo_floor    # turns up to this one cannot be undone (copy(undo=False))
+    cdef HashSet seen          # superko memory: the key (_key) of the set-up and of every turn;
+                               # empty and unused under the simple ko rule
+    cdef int first             # colour to move at the set-up
+    cdef int ko_rule
+    cdef bint suicide
+    cdef int npoints
+    cdef readonly object rules
+    cdef object setup          # int8 [h, w] stones of a non-empty set-up, else None (for pickling)
+    cdef object vertices       # GTP vertex -> point for this size, fetched on first use
+
+    cdef int _reset(self, int w, int h, rules) except -1
+    cdef _begin(self, int w, int h, rules, grid, int first)
+    cdef _start(self)
+    cpdef Board copy(self, bint undo=*)
+    cdef int _status(self, int point, uint64_t* new_hash) noexcept nogil
+    cdef int _play_status(self, int p, uint64_t* new_hash) noexcept nogil
+    cdef int _reserve(self, int point) except -1
+    cdef void _commit(self, int point) noexcept nogil
+    cpdef play(self, move)
+    cdef void _mask(self, unsigned char* out) noexcept nogil
+    cdef int _parse(self, move) except -1
+    cdef int _point(self, move) except -1
+
+    cdef inline uint64_t _key(self, uint64_t h, int to_move) noexcept nogil:
+        """What superko remembers of a colouring with hash h and `to_move` to play: the colouring
+        alone (positional) or with the side to move (situational)."""
+        if self.ko_rule == KO_SITUATIONAL and to_move == WHITE:
+            return h ^ white_to_move_key()
+        return h
+
+    cdef inline int _colour_to_move(self) noexcept nogil:
+        return self.first if self.nturns % 2 == 0 else 3 - self.first
+
+    cdef inline bint _over(self) noexcept nogil:
+        return (self.nturns >= 2 and self.turns[self.nturns].move == self.npoints
+                and self.turns[self.nturns - 1].move == self.npoints)
