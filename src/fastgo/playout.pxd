@@ -1,0 +1,294 @@
+# cython: language_level=3
+"""The playout kernel: random games to the end, in C, without the GIL.
+
+Policy (the one ``fastgo.playouts`` documents): at each turn the mover picks uniformly at random
+among the points it is allowed to play, and passes when there is none. A point is allowed when
+- the rules allow the play (suicide option, the ko rule of the playout: simple ko, or positional or
+  situational superko judged exactly by hash against the whole game, set-up included), and
+- it is not a one-point eye of the mover: every on-board orthogonal neighbour is the mover's stone
+  and the point is not a false eye (fewer than two diagonal points hold opponent stones, and none
+  when the point is on the edge or in a corner), and
+- it changes the colouring: a one-stone suicide never is (every superko rule forbids it; under
+  simple ko with suicide allowed it would let a random game run forever).
+The game ends after two consecutive passes, or when the cap of turns is hit (counted apart).
+
+Uniformity: draw a point uniformly from the candidates not yet tried, test it, and on refusal swap
+it out of the candidate range; the first allowed draw is uniform over the allowed points whatever
+the order of the list. Draws are exact (Lemire's multiply-shift with rejection) from splitmix64.
+
+Other Cython code can cimport this file: fill a ``PlayoutSpec`` (``spec_from_board`` reads one
+from a ``Board``), make a ``PlayoutScratch`` per thread, and call ``playout_run`` without the GIL.
+"""
+
+from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, uint32_t, int64_t, uint64_t
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memset
+
+from fastgo.core cimport *
+from fastgo.board cimport Board
+
+
+# ---------------------------------------------------------------------------------------------
+# Random numbers: splitmix64 (its output function is core.mix64), one 64-bit state per playout.
+
+cdef inline uint64_t rng_next(uint64_t* state) noexcept nogil:
+    state[0] += <uint64_t>0x9E3779B97F4A7C15ULL
+    return mix64(state[0])
+
+cdef inline uint32_t rng_below(uint64_t* state, uint32_t n) noexcept nogil:
+    """Exactly uniform in [0, n) for 1 <= n < 2**32 (Lemire's multiply-shift, rejecting the
+    2**32 mod n low products that would favour some results)."""
+    cdef uint64_t m = (rng_next(state) >> 32) * <uint64_t>n
+    cdef uint32_t low = <uint32_t>m
+    cdef uint32_t threshold
+    if low < n:
+        threshold = <uint32_t>((<uint64_t>1 << 32) % n)
+        while low < threshold:
+            m = (rng_next(state) >> 32) * <uint64_t>n
+            low = <uint32_t>m
+    return <uint32_t>(m >> 32)
+
+cdef inline uint64_t playout_seed(uint64_t seed, int64_t index) noexcept nogil:
+    """The RNG state of playout `index` of a run seeded with `seed`: results depend on the seed
+    and the index alone, never on which thread runs the playout."""
+    return mix64(mix64(seed) ^ mix64(<uint64_t>index + <uint64_t>0x6A09E667F3BCC909ULL))
+
+
+# ---------------------------------------------------------------------------------------------
+# What a playout continues from, and the per-thread memory it plays in.
+
+ctypedef struct PlayoutSpec:
+    int to_move                 # BLACK or WHITE
+    int passes                  # consecutive passes ending the game so far (2: it is over)
+    int ko_rule                 # KO_POSITIONAL, KO_SITUATIONAL or KO_SIMPLE
+    bint suicide                # multi-stone suicide allowed
+    bint territory              # territory scoring (else area)
+    bint has_ko_hash            # simple ko: a turn was played, so ko_hash means something
+    uint64_t ko_hash            # simple ko: the colouring before the opponent's last turn
+    const HashSet* seen         # superko: the keys of the game so far (NULL when none)
+    double komi
+    int max_moves               # the cap of turns in one playout
+
+ctypedef struct PlayoutScratch:
+    BoardState board
+    # the playout's own superko memory: open addressing; a slot is in use when its stamp is
+    # `stamp`, so a new playout clears the table by bumping the stamp
+    uint64_t* keys
+    uint32_t* stamps
+    int64_t mask
+    uint32_t stamp
+
+ctypedef struct PlayoutOutcome:
+    double score                # black minus white, komi included
+    int winner                  # BLACK, WHITE or EMPTY (a tie)
+    int turns                   # turns played, passes included
+    bint capped                 # stopped by max_moves rather than by two passes
+
+
+cdef inline PlayoutScratch* scratch_new(int max_moves) noexcept nogil:
+    """A scratch for playouts of at most max_moves turns, or NULL when out of memory."""
+    cdef PlayoutScratch* s = <PlayoutScratch*>malloc(sizeof(PlayoutScratch))
+    cdef int64_t cap = 64
+    if s == NULL:
+        return NULL
+    while cap < 4 * (<int64_t>max_moves + 2):       # load at most 1/4: short probe runs
+        cap *= 2
+    s.keys = <uint64_t*>malloc(<size_t>cap * sizeof(uint64_t))
+    s.stamps = <uint32_t*>calloc(<size_t>cap, sizeof(uint32_t))
+    s.mask = cap - 1
+    s.stamp = 0
+    if s.keys == NULL or s.stamps == NULL:
+        free(s.keys)
+        free(s.stamps)
+        free(s)
+        return NULL
+    return s
+
+cdef inline void scratch_free(PlayoutScratch* s) noexcept nogil:
+    if s != NULL:
+        free(s.keys)
+        free(s.stamps)
+        free(s)
+
+cdef inline void local_clear(PlayoutScratch* s) noexcept nogil:
+    s.stamp += 1
+    if s.stamp == 0:                # wrapped after 2**32 playouts: really clear once
+        memset(s.stamps, 0, <size_t>(s.mask + 1) * sizeof(uint32_t))
+        s.stamp = 1
+
+cdef inline bint local_contains(const PlayoutScratch* s, uint64_t key) noexcept nogil:
+    cdef int64_t i = <int64_t>(key & <uint64_t>s.mask)      # keys are Zobrist XORs: already mixed
+    while s.stamps[i] == s.stamp:
+        if s.keys[i] == key:
+            return True
+        i = (i + 1) & s.mask
+    return False
+
+cdef inline void local_add(PlayoutScratch* s, uint64_t key) noexcept nogil:
+    cdef int64_t i = <int64_t>(key & <uint64_t>s.mask)
+    while s.stamps[i] == s.stamp:
+        if s.keys[i] == key:
+            return
+        i = (i + 1) & s.mask
+    s.keys[i] = key
+    s.stamps[i] = s.stamp
+
+
+# ---------------------------------------------------------------------------------------------
+# The policy.
+
+cdef inline bint is_own_eye(const BoardState* b, int p, int colour) noexcept nogil:
+    """p (empty) is a one-point eye of `colour`: every on-board orthogonal neighbour is its stone,
+    and fewer than two diagonal points hold opponent stones (none on the edge or in a corner)."""
+    cdef int s = b.stride, opp = 3 - colour, bad
+    cdef const uint8_t* c = b.color
+    # BLACK = 1, WHITE = 2, WALL = 3: a neighbour is the mover's or off-board iff it has the
+    # mover's bit
+    if not (c[p - s] & c[p - 1] & c[p + 1] & c[p + s] & colour):
+        return False
+    # p - s - 1 is -1 for the point A1 (the padding shares one wall column between rows)
+    bad = ((p - s - 1 >= 0 and c[p - s - 1] == opp) + (c[p - s + 1] == opp) +
+           (c[p + s - 1] == opp) + (c[p + s + 1] == opp))
+    if c[p - s] == WALL or c[p - 1] == WALL or c[p + 1] == WALL or c[p + s] == WALL:
+        return bad == 0
+    return bad < 2
+
+cdef inline uint64_t superko_key(int ko_rule, uint64_t h, int to_move) noexcept nogil:
+    """What superko remembers of colouring h with to_move to play (as Board._key)."""
+    if ko_rule == KO_SITUATIONAL and to_move == WHITE:
+        return h ^ white_to_move_key()
+    return h
+
+cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, int colour,
+                                bint has_ko, uint64_t ko_hash) noexcept nogil:
+    """The policy's test of the empty point p for `colour` (see the module docstring)."""
+    cdef BoardState* b = &s.board
+    cdef uint64_t h, key
+    cdef int status, captured
+    if is_own_eye(b, p, colour):
+        return False
+    if not b.ever[p] and has_empty_neighbour(b, p):
+        return True             # a liberty, and a colouring that cannot have occurred before
+    status = board_preview(b, p, colour, &h, &captured)
+    if status == SUICIDE and (not g.suicide or h == b.hash):
+        return False
+    if g.ko_rule == KO_SIMPLE:
+        return not (has_ko and h == ko_hash)
+    if status == LEGAL and not b.ever[p]:
+        return True
+    key = superko_key(g.ko_rule, h, 3 - colour)
+    if local_contains(s, key):
+        return False
+    return g.seen == NULL or not hashset_contains(g.seen, key)
+
+cdef inline int playout_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* rng, int colour,
+                             bint has_ko, uint64_t ko_hash) noexcept nogil:
+    """A uniformly drawn allowed point (padded index), or 0 to pass. Reorders the empty list."""
+    cdef BoardState* b = &s.board
+    cdef int k = b.num_empty, i, p, q
+    while k > 0:
+        i = <int>rng_below(rng, <uint32_t>k)
+        p = b.empty[i]
+        if playout_allows(s, g, p, colour, has_ko, ko_hash):
+            return p
+        k -= 1                  # p is refused this turn: swap it past the candidates
+        q = b.empty[k]
+        b.empty[i] = <int16_t>q
+        b.empty_pos[q] = <int16_t>i
+        b.empty[k] = <int16_t>p
+        b.empty_pos[p] = <int16_t>k
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# A playout.
+
+cdef inline void playout_run(PlayoutScratch* s, const BoardState* start, const PlayoutSpec* g,
+                             uint64_t rng, PlayoutOutcome* out, int16_t* moves,
+                             int8_t* owner) noexcept nogil:
+    """Play the policy from `start` (copied into s) until two passes or g.max_moves turns, then
+    score the final position under g's scoring with komi.
+
+    moves (or NULL): room for g.max_moves public points (pass = width * height), the turns played.
+    owner (or NULL): width * height entries, the final owner of each point (0, BLACK, WHITE)."""
+    cdef BoardState* b = &s.board
+    cdef int colour = g.to_move, passes = g.passes, turns = 0, p
+    cdef int npoints = start.width * start.height
+    cdef bint has_ko = g.has_ko_hash, superko = g.ko_rule != KO_SIMPLE
+    cdef uint64_t ko_hash = g.ko_hash, before
+    cdef int owned[3]
+    cdef int territory[3]
+    cdef double black, white
+    board_copy(b, start)
+    local_clear(s)
+    while passes < 2 and turns < g.max_moves:
+        before = b.hash
+        p = playout_pick(s, g, &rng, colour, has_ko, ko_hash)
+        if p:
+            board_play(b, NULL, p, colour)
+            passes = 0
+        else:
+            passes += 1
+        if moves != NULL:
+            moves[turns] = <int16_t>(from_pad(b, p) if p else npoints)
+        # a pass repeats the colouring: only a situational key can be new
+        if superko and (p or g.ko_rule == KO_SITUATIONAL):
+            local_add(s, superko_key(g.ko_rule, b.hash, 3 - colour))
+        has_ko = True
+        ko_hash = before
+        colour = 3 - colour
+        turns += 1
+    out.turns = turns
+    out.capped = passes < 2
+    board_ownership(b.color, b, owner, owned, territory)    # the copy is not used again
+    if g.territory:
+        black = territory[BLACK] + b.captures[BLACK]
+        white = territory[WHITE] + b.captures[WHITE]
+    else:
+        black = owned[BLACK]
+        white = owned[WHITE]
+    out.score = black - white - g.komi
+    out.winner = BLACK if out.score > 0 else WHITE if out.score < 0 else EMPTY
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a spec from a Board (needs the GIL).
+
+cdef inline int spec_from_board(PlayoutSpec* g, Board board, int ko_rule, int max_moves,
+                                HashSet* own) except -1:
+    """Fill g to continue `board`'s game under `ko_rule` (the board's own rule or another one).
+
+    When ko_rule is a superko rule other than the board's, the keys of the game's colourings are
+    gathered into `own`, which the caller frees with hashset_free after the playouts; otherwise
+    own is left empty. Passes ending the game so far count towards the two that end a playout."""
+    cdef int64_t i
+    cdef int to_move
+    own.keys = NULL
+    own.counts = NULL
+    own.cap = 0
+    own.used = 0
+    g.to_move = board._colour_to_move()
+    g.passes = 0
+    while g.passes < 2 and g.passes < board.nturns and board.turns[board.nturns - g.passes].move == board.npoints:
+        g.passes += 1
+    g.ko_rule = ko_rule
+    g.suicide = board.suicide
+    g.territory = board.rules.scoring == "territory"
+    g.has_ko_hash = board.nturns >= 1
+    g.ko_hash = board.turns[board.nturns - 1].hash if board.nturns >= 1 else 0
+    g.komi = board.rules.komi
+    g.max_moves = max_moves
+    g.seen = NULL
+    if ko_rule == KO_SIMPLE:
+        return 0
+    if ko_rule == board.ko_rule:
+        g.seen = &board.seen
+        return 0
+    if hashset_init(own, 16) or hashset_reserve(own, board.nturns + 1):
+        hashset_free(own)
+        raise MemoryError()
+    for i in range(board.nturns + 1):
+        to_move = board.first if i % 2 == 0 else 3 - board.first
+        hashset_add(own, superko_key(ko_rule, board.turns[i].hash, to_move))
+    g.seen = own
+    return 0

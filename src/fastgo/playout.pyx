@@ -1,0 +1,269 @@
+# cython: language_level=3, binding=True, embedsignature=True
+"""Random playouts and bulk simulation at C speed: ``playouts`` and ``simulate``.
+
+The kernel (``fastgo/playout.pxd``) plays each game in C without the GIL; a run is split over
+OpenMP threads, and playout i draws from its own generator seeded by (seed, i), so the results
+are the same whatever the number of threads.
+"""
+
+import operator
+import time
+
+import numpy as np
+cimport numpy as cnp
+cimport openmp
+from cython.parallel cimport prange, threadid
+from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t
+from libc.stdlib cimport malloc, calloc, free
+
+from fastgo.core cimport *
+from fastgo.board cimport Board
+from fastgo.board import Board as _Board
+
+cnp.import_array()
+
+_KO_RULES = {"positional": KO_POSITIONAL, "situational": KO_SITUATIONAL, "simple": KO_SIMPLE}
+_MAX_MOVES = 1_000_000
+_MAX_THREADS = 1024
+
+
+def default_threads():
+    """The number of threads a run uses by default: OpenMP's (all cores, or OMP_NUM_THREADS)."""
+    return max(1, openmp.omp_get_max_threads())
+
+
+class Playouts:
+    """The results of a batch of playouts; arrays are indexed by playout.
+
+    scores    float64[n]: Black's points minus White's, komi included, under the rules' scoring
+    winners   int8[n]: 1 Black won, 2 White won, 0 a tie
+    lengths   int32[n]: turns each playout played, passes included
+    capped    bool[n]: stopped by the cap of turns instead of by two passes
+    ownership float64[height, width]: mean over the playouts of +1 (Black owns the point at the
+              end), -1 (White owns it) or 0; None unless asked for
+    moves     list of int32 arrays: the turns of the recorded playouts (points, pass = width *
+              height), in the order of ``recorded``, their indices
+    seconds   wall time of the run; threads: the threads it used
+    """
+
+    __slots__ = ("scores", "winners", "lengths", "capped", "ownership", "moves", "recorded",
+                 "seconds", "threads")
+
+    def __init__(self, scores, winners, lengths, capped, ownership, moves, recorded, seconds,
+                 threads):
+        self.scores = scores
+        self.winners = winners
+        self.lengths = lengths
+        self.capped = capped
+        self.ownership = ownership
+        self.moves = moves
+        self.recorded = recorded
+        self.seconds = seconds
+        self.threads = threads
+
+    def __len__(self):
+        return len(self.scores)
+
+    @property
+    def black_wins(self):
+        """The share of playouts Black won (ties count half)."""
+        n = len(self.scores)
+        return float(np.count_nonzero(self.winners == 1) + 0.5 * np.count_nonzero(self.winners == 0)) / n if n else float("nan")
+
+    @property
+    def mean_length(self):
+        return float(self.lengths.mean()) if len(self.lengths) else float("nan")
+
+    def __repr__(self):
+        n = len(self.scores)
+        if not n:
+            return "<Playouts: none>"
+        return (f"<Playouts n={n}: black wins {100 * self.black_wins:.1f}%, mean score "
+                f"{self.scores.mean():+.2f}, mean length {self.mean_length:.1f} turns, "
+                f"{int(self.capped.sum())} capped; {self.seconds:.3f} s on {self.threads} threads>")
+
+
+def _int(value, name, lo, hi):
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} must be between {lo} and {hi}, got {v}")
+    return v
+
+
+def _recorded(record, n):
+    """The sorted indices of the playouts whose moves are kept."""
+    if isinstance(record, (bool, np.bool_)):
+        raise TypeError("record must be a count or a sequence of playout indices, not a bool")
+    try:
+        k = operator.index(record)
+    except TypeError:
+        pass
+    else:
+        if k < 0:
+            raise ValueError(f"record must be >= 0, got {k}")
+        return list(range(min(k, n)))
+    if isinstance(record, (str, bytes)) or not hasattr(record, "__iter__"):
+        raise TypeError(f"record must be a count or a sequence of playout indices, not {type(record).__name__}")
+    idx = sorted({_int(i, "a recorded playout index", 0, n - 1) for i in record}) if n else []
+    if not n and len(list(record)):
+        raise ValueError("no playout to record: n is 0")
+    return idx
+
+
+def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ownership=False,
+             record=0):
+    """Play `n` random games to the end from `board`'s position (the board is not changed) and
+    score them.
+
+    The policy: each turn the mover plays a point drawn uniformly from those it may play (legal
+    under the rules and the playout's ko rule, not a one-point eye of its own, not a one-stone
+    suicide), and passes when there is none; two consecutive passes end the game (a pass that
+    ended the board's game so far counts). The eye: every on-board orthogonal neighbour is the
+    mover's stone, and fewer than two diagonal points hold opponent stones (none on the edge or
+    in a corner). Scoring: the rules' (area: stones + empty points reaching only that colour;
+    territory: those empty points + prisoners), komi to White.
+
+    seed: any int (taken modulo 2**64); the same seed gives the same results whatever `threads`.
+    threads: OpenMP threads (default: all cores). ko: "rules" (the board's rule; superko is
+    judged exactly, against the whole game), "simple", "positional" or "situational".
+    max_moves: the cap of turns per playout (default 3 x points); capped playouts are scored as
+    they stand and flagged. ownership: also average who owns each point at the end. record: keep
+    the moves of the first `record` playouts, or of the playouts with the given indices.
+    Returns ``Playouts``.
+    """
+    if not isinstance(board, Board):
+        raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
+    cdef Board bd = board
+    cdef int npoints = bd.npoints
+    cdef int64_t count = _int(n, "n", 0, 2**31 - 1)
+    cdef uint64_t seed64 = _int(seed, "seed", -2**63, 2**64 - 1) % 2**64
+    cdef int nthreads = default_threads() if threads is None else _int(threads, "threads", 1, _MAX_THREADS)
+    cdef int cap = 3 * npoints if max_moves is None else _int(max_moves, "max_moves", 0, _MAX_MOVES)
+    if not isinstance(ko, str) or (ko != "rules" and ko not in _KO_RULES):
+        raise ValueError(f"ko must be 'rules', 'simple', 'positional' or 'situational', not {ko!r}")
+    cdef int ko_rule = bd.ko_rule if ko == "rules" else _KO_RULES[ko]
+    if not isinstance(ownership, (bool, np.bool_)):
+        raise TypeError(f"ownership must be a bool, not {type(ownership).__name__}")
+    cdef bint want_owner = ownership
+    recorded = _recorded(record, count)
+    cdef int64_t nrec = len(recorded)
+    if nthreads > count:
+        nthreads = max(1, <int>count)
+
+    scores = np.empty(count, dtype=np.float64)
+    winners = np.empty(count, dtype=np.int8)
+    lengths = np.empty(count, dtype=np.int32)
+    capped = np.empty(count, dtype=np.bool_)
+    cdef double* score_p = <double*>cnp.PyArray_DATA(scores)
+    cdef int8_t* winner_p = <int8_t*>cnp.PyArray_DATA(winners)
+    cdef int32_t* length_p = <int32_t*>cnp.PyArray_DATA(lengths)
+    cdef uint8_t* capped_p = <uint8_t*>cnp.PyArray_DATA(capped)
+
+    cdef PlayoutSpec spec
+    cdef HashSet own_seen
+    cdef HashSet seen_copy
+    cdef BoardState* start = NULL
+    cdef PlayoutScratch** scratch = NULL
+    cdef PlayoutOutcome* outcome = NULL
+    cdef int8_t* owner = NULL
+    cdef int64_t* owner_sum = NULL
+    cdef int32_t* slot = NULL
+    cdef int16_t* moves = NULL
+    cdef int64_t i, j, t
+    cdef int tid
+    cdef PlayoutScratch* sc
+    cdef PlayoutOutcome* oc
+    cdef int8_t* own
+    cdef int16_t* mv
+    seen_copy.keys = NULL
+    seen_copy.cap = 0
+    spec_from_board(&spec, bd, ko_rule, cap, &own_seen)
+    try:
+        # private copies: the GIL is released below, when another Python thread may play on `board`
+        start = <BoardState*>malloc(sizeof(BoardState))
+        if start == NULL:
+            raise MemoryError()
+        board_copy(start, bd.st)
+        if spec.seen == &bd.seen:
+            if hashset_copy(&seen_copy, &bd.seen):
+                raise MemoryError()
+            spec.seen = &seen_copy
+        scratch = <PlayoutScratch**>calloc(nthreads, sizeof(PlayoutScratch*))
+        outcome = <PlayoutOutcome*>malloc(nthreads * sizeof(PlayoutOutcome))
+        if scratch == NULL or outcome == NULL:
+            raise MemoryError()
+        for t in range(nthreads):
+            scratch[t] = scratch_new(cap)
+            if scratch[t] == NULL:
+                raise MemoryError()
+        if want_owner:
+            owner = <int8_t*>malloc(nthreads * npoints * sizeof(int8_t))
+            owner_sum = <int64_t*>calloc(nthreads * npoints, sizeof(int64_t))
+            if owner == NULL or owner_sum == NULL:
+                raise MemoryError()
+        if nrec:
+            slot = <int32_t*>malloc(count * sizeof(int32_t))
+            moves = <int16_t*>malloc(nrec * max(cap, 1) * sizeof(int16_t))
+            if slot == NULL or moves == NULL:
+                raise MemoryError()
+            for i in range(count):
+                slot[i] = -1
+            for j, i in enumerate(recorded):
+                slot[i] = <int32_t>j
+
+        t0 = time.perf_counter()
+        with nogil:
+            for i in prange(count, num_threads=nthreads, schedule="dynamic", chunksize=16):
+                tid = threadid()
+                sc = scratch[tid]
+                oc = &outcome[tid]
+                own = owner + tid * npoints if owner != NULL else NULL
+                mv = moves + <int64_t>slot[i] * cap if slot != NULL and slot[i] >= 0 else NULL
+                playout_run(sc, start, &spec, playout_seed(seed64, i), oc, mv, own)
+                score_p[i] = oc.score
+                winner_p[i] = <int8_t>oc.winner
+                length_p[i] = oc.turns
+                capped_p[i] = oc.capped
+                if own != NULL:
+                    for j in range(npoints):
+                        owner_sum[tid * npoints + j] += (own[j] == BLACK) - (own[j] == WHITE)
+        seconds = time.perf_counter() - t0
+
+        own_mean = None
+        if want_owner:
+            sums = np.zeros(npoints, dtype=np.float64)
+            for t in range(nthreads):
+                sums += np.asarray(<int64_t[:npoints]>(owner_sum + t * npoints))
+            own_mean = (sums / count if count else sums).reshape(bd.st.height, bd.st.width)
+        games = []
+        for j, i in enumerate(recorded):
+            games.append(np.asarray(<int16_t[:length_p[i]]>(moves + j * cap)).astype(np.int32)
+                         if length_p[i] else np.empty(0, dtype=np.int32))
+        return Playouts(scores, winners, lengths, capped, own_mean, games, recorded, seconds,
+                        nthreads)
+    finally:
+        if scratch != NULL:
+            for t in range(nthreads):
+                scratch_free(scratch[t])
+        free(scratch)
+        free(outcome)
+        free(owner)
+        free(owner_sum)
+        free(slot)
+        free(moves)
+        free(start)
+        hashset_free(&own_seen)
+        hashset_free(&seen_copy)
+
+
+def simulate(n, width=9, height=None, *, rules=None, komi=None, handicap=0, seed=0, threads=None,
+             ko="rules", max_moves=None, ownership=False, record=0):
+    """Play `n` random games from the empty board of the given size and rules (a ``Rules`` or a
+    preset name; `komi` and `handicap` as for ``Board``) and score them: ``playouts`` from a new
+    ``Board``. Returns ``Playouts``."""
+    board = _Board(width, height, rules=rules, komi=komi, handicap=handicap)
+    return playouts(board, n, seed=seed, threads=threads, ko=ko, max_moves=max_moves,
+                    ownership=ownership, record=record)
