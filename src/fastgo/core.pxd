@@ -257,20 +257,21 @@ cdef inline bint has_empty_neighbour(const BoardState* b, int p) noexcept nogil:
 
 cdef inline int distinct_neighbour_chains(const BoardState* b, int p, int* heads) noexcept nogil:
     """Write the heads of the distinct chains next to p into heads[0..3]; return how many."""
-    cdef int n = 0, k, q, h
-    cdef int s = b.stride
-    cdef int nb[4]
-    nb[0] = p - s
-    nb[1] = p - 1
-    nb[2] = p + 1
-    nb[3] = p + s
-    for k in range(4):
-        q = nb[k]
-        if b.color[q] == BLACK or b.color[q] == WHITE:
-            h = b.head[q]
-            if not ((n > 0 and heads[0] == h) or (n > 1 and heads[1] == h) or (n > 2 and heads[2] == h)):
-                heads[n] = h
-                n += 1
+    # head is 0 on empty points and walls, so only stones pass the `h != 0` tests
+    cdef int s = b.stride, n = 0
+    cdef int h0 = b.head[p - s], h1 = b.head[p - 1], h2 = b.head[p + 1], h3 = b.head[p + s]
+    if h0:
+        heads[n] = h0
+        n += 1
+    if h1 and h1 != h0:
+        heads[n] = h1
+        n += 1
+    if h2 and h2 != h0 and h2 != h1:
+        heads[n] = h2
+        n += 1
+    if h3 and h3 != h0 and h3 != h1 and h3 != h2:
+        heads[n] = h3
+        n += 1
     return n
 
 

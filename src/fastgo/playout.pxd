@@ -14,7 +14,7 @@ The game ends after two consecutive passes, or when the cap of turns is hit (cou
 
 Uniformity: draw a point uniformly from the candidates not yet tried, test it, and on refusal swap
 it out of the candidate range; the first allowed draw is uniform over the allowed points whatever
-the order of the list. Draws are exact (Lemire's multiply-shift with rejection) from splitmix64.
+the order of the list. Draws are exact (Lemire's multiply-shift with rejection) from PCG32.
 
 Other Cython code can cimport this file: fill a ``PlayoutSpec`` (``spec_from_board`` reads one
 from a ``Board``), make a ``PlayoutScratch`` per thread, and call ``playout_run`` without the GIL.
@@ -29,22 +29,26 @@ from fastgo.board cimport Board
 
 
 # ---------------------------------------------------------------------------------------------
-# Random numbers: splitmix64 (its output function is core.mix64), one 64-bit state per playout.
+# Random numbers: PCG32 (O'Neill's XSH-RR output of a 64-bit LCG), one 64-bit state per playout.
 
-cdef inline uint64_t rng_next(uint64_t* state) noexcept nogil:
-    state[0] += <uint64_t>0x9E3779B97F4A7C15ULL
-    return mix64(state[0])
+cdef inline uint32_t rng_next(uint64_t* state) noexcept nogil:
+    cdef uint64_t old = state[0]
+    cdef uint32_t x, rot
+    state[0] = old * <uint64_t>6364136223846793005ULL + <uint64_t>1442695040888963407ULL
+    x = <uint32_t>(((old >> 18) ^ old) >> 27)
+    rot = <uint32_t>(old >> 59)
+    return (x >> rot) | (x << ((32 - rot) & 31))
 
 cdef inline uint32_t rng_below(uint64_t* state, uint32_t n) noexcept nogil:
     """Exactly uniform in [0, n) for 1 <= n < 2**32 (Lemire's multiply-shift, rejecting the
     2**32 mod n low products that would favour some results)."""
-    cdef uint64_t m = (rng_next(state) >> 32) * <uint64_t>n
+    cdef uint64_t m = <uint64_t>rng_next(state) * <uint64_t>n
     cdef uint32_t low = <uint32_t>m
     cdef uint32_t threshold
     if low < n:
         threshold = <uint32_t>((<uint64_t>1 << 32) % n)
         while low < threshold:
-            m = (rng_next(state) >> 32) * <uint64_t>n
+            m = <uint64_t>rng_next(state) * <uint64_t>n
             low = <uint32_t>m
     return <uint32_t>(m >> 32)
 
