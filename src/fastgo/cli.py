@@ -1,12 +1,16 @@
-"""Command line: ``fastgo demo`` plays and scores a random game through the Python API."""
+"""Command line: ``fastgo bench`` measures playouts per second (the main job); ``fastgo demo``
+plays and scores a random game through the Python API."""
 
 import argparse
+import json
+import math
 import sys
 import time
 
 import numpy as np
 
 from fastgo.board import Board
+from fastgo.playout import playouts, default_threads
 from fastgo.rules import PRESETS, Rules
 
 
@@ -58,9 +62,87 @@ def cmd_demo(args):
     return 0
 
 
+def _thread_counts(text):
+    """"1,all" -> [1, cores]; duplicates dropped, order kept."""
+    out = []
+    for part in text.split(","):
+        part = part.strip().lower()
+        n = default_threads() if part == "all" else int(part)
+        if n < 1:
+            raise ValueError(f"thread counts must be >= 1, got {n}")
+        if n not in out:
+            out.append(n)
+    return out
+
+
+def cmd_bench(args):
+    """Run the same seeded playouts once per thread count and report the rates."""
+    rules = args.rules.replace(komi=args.komi)
+    board = Board(args.size, args.height, rules=rules)
+    ko = rules.ko if args.ko == "rules" else args.ko
+    threads = _thread_counts(args.threads)
+    playouts(board, 200, seed=args.seed + 1, threads=max(threads), ko=args.ko)    # warm up
+    count = args.count
+    if count is None:       # calibrate: about args.seconds on one thread
+        probe = playouts(board, 2000 if board.num_points <= 100 else 500, seed=args.seed + 2,
+                         threads=1, ko=args.ko)
+        count = max(1000, int(math.ceil(args.seconds * len(probe) / max(probe.seconds, 1e-9) / 1000)) * 1000)
+    if not args.json:
+        print(f"fastgo bench: {board.width}x{board.height}, {args.rules_name} rules, komi {rules.komi:g}, "
+              f"ko in playouts: {ko}, {count:,} playouts per run, seed {args.seed}")
+        print(f"{'threads':>7} {'seconds':>8} {'playouts/s':>11} {'playouts/min':>13} {'moves/s':>12} "
+              f"{'mean moves':>10} {'ended by 2 passes':>17}")
+    first, rates = None, {}
+    for t in threads:
+        r = playouts(board, count, seed=args.seed, threads=t, ko=args.ko)
+        moves = int(r.lengths.sum())
+        row = {"size": board.width, "width": board.width, "height": board.height,
+               "rules": args.rules_name, "ko": ko, "komi": rules.komi, "seed": args.seed,
+               "threads": t, "playouts": count, "seconds": r.seconds,
+               "playouts_per_second": count / r.seconds, "playouts_per_minute": 60 * count / r.seconds,
+               "moves_per_second": moves / r.seconds, "mean_moves": moves / count,
+               "capped": int(r.capped.sum()), "ended_by_passes": 1 - float(r.capped.mean())}
+        rates[t] = row["playouts_per_second"]
+        if first is None:
+            first = r
+        # the same seed must give the same games whatever the thread count
+        row["same_results_as_first_run"] = bool(np.array_equal(r.scores, first.scores)
+                                                and np.array_equal(r.lengths, first.lengths))
+        if args.json:
+            print(json.dumps(row))
+        else:
+            print(f"{t:>7} {r.seconds:>8.3f} {row['playouts_per_second']:>11,.0f} "
+                  f"{row['playouts_per_minute']:>13,.0f} {row['moves_per_second']:>12,.0f} "
+                  f"{row['mean_moves']:>10.1f} {100 * row['ended_by_passes']:>16.2f}%")
+        if not row["same_results_as_first_run"]:
+            print("error: results differ between thread counts", file=sys.stderr)
+            return 1
+    if not args.json and 1 in rates and len(rates) > 1:
+        t = max(rates)
+        print(f"speed-up, {t} threads over 1: {rates[t] / rates[1]:.2f}x; identical results on every "
+              f"thread count")
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="fastgo", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
+    bench = sub.add_parser("bench", help="measure random playouts per second (the main job)")
+    bench.add_argument("--size", type=int, default=9, help="board width (default 9)")
+    bench.add_argument("--height", type=int, default=None, help="board height (default: width)")
+    bench.add_argument("--rules", dest="rules_name", default="tromp-taylor",
+                       help=f"rules preset: {', '.join(sorted(PRESETS))} (default tromp-taylor)")
+    bench.add_argument("--komi", type=float, default=None)
+    bench.add_argument("--ko", default="rules", choices=["rules", "simple", "positional", "situational"],
+                       help="ko rule inside the playouts (default: the rules' own)")
+    bench.add_argument("--count", type=int, default=None,
+                       help="playouts per run (default: about --seconds on one thread)")
+    bench.add_argument("--seconds", type=float, default=2.0, help="target run time on one thread")
+    bench.add_argument("--threads", default="1,all",
+                       help="comma-separated thread counts to run, 'all' = every core (default 1,all)")
+    bench.add_argument("--seed", type=int, default=0)
+    bench.add_argument("--json", action="store_true", help="one JSON object per run")
+    bench.set_defaults(func=cmd_bench)
     demo = sub.add_parser("demo", help="play and score a random game")
     demo.add_argument("--size", type=int, default=9, help="board width (default 9)")
     demo.add_argument("--height", type=int, default=None, help="board height (default: width)")
@@ -70,6 +152,11 @@ def main(argv=None):
     demo.add_argument("--seed", type=int, default=0)
     demo.set_defaults(func=cmd_demo)
     args = parser.parse_args(argv)
+    if hasattr(args, "rules_name"):
+        try:
+            args.rules = Rules.preset(args.rules_name)
+        except ValueError as e:
+            parser.error(str(e))
     try:
         return args.func(args)
     except ValueError as e:
