@@ -1,4 +1,5 @@
-"""The C-level API: other Cython code cimports fastgo.core and plays without the GIL.
+"""The C-level API: other Cython code cimports fastgo.core and fastgo.playout and plays and runs
+playouts without the GIL.
 
 Compiles a small extension against the installed package's .pxd (needs Cython and a C
 compiler, both in the test extras / build tools) and checks it plays exactly like Board.
@@ -43,6 +44,28 @@ KERNEL_USER = textwrap.dedent('''
         board_copy(&c, &b)
         return ([c.color[to_pad(&c, q)] for q in range(width * height)], c.hash,
                 c.captures[1], c.captures[2])
+
+    from fastgo.core cimport HashSet, hashset_free, KO_SIMPLE
+    from fastgo.board cimport Board
+    from fastgo.playout cimport (PlayoutSpec, PlayoutScratch, PlayoutOutcome, spec_from_board,
+                                 scratch_new, scratch_free, playout_run, playout_seed)
+
+    def run_playouts(Board board, int n, uint64_t seed, bint simple_ko):
+        """Playouts through the cimported kernel: (score, turns) of each."""
+        cdef PlayoutSpec spec
+        cdef HashSet own
+        cdef PlayoutOutcome out
+        cdef PlayoutScratch* s = scratch_new(1000)
+        cdef int i
+        spec_from_board(&spec, board, KO_SIMPLE if simple_ko else board.ko_rule, 1000, &own)
+        results = []
+        for i in range(n):
+            with nogil:
+                playout_run(s, board.st, &spec, playout_seed(seed, i), &out, NULL, NULL)
+            results.append((out.score, out.turns))
+        scratch_free(s)
+        hashset_free(&own)
+        return results
 ''')
 
 SETUP = textwrap.dedent('''
@@ -80,3 +103,15 @@ def test_cimported_kernel_plays_like_board(kernel_user, size, seed):
     assert stones == b.stones().ravel().tolist()
     assert h == b.hash
     assert (by_black, by_white) == b.captures
+
+
+@pytest.mark.parametrize("size,ko", [(9, "rules"), (7, "simple")])
+def test_cimported_playouts_match_the_python_api(kernel_user, size, ko):
+    b = fastgo.Board(size)
+    for m in ["E5", "D4", "pass"]:
+        if b.is_legal(m):
+            b.play(m)
+    got = kernel_user.run_playouts(b, 50, 7, ko == "simple")
+    res = fastgo.playouts(b, 50, seed=7, ko=ko)
+    assert [s for s, _ in got] == res.scores.tolist()
+    assert [t for _, t in got] == res.lengths.tolist()

@@ -12,10 +12,12 @@ from fastgo.board import (Board, Chain, Score, is_legal_position, zobrist_key, E
 from fastgo.coords import (point_to_rowcol, rowcol_to_point, point_to_vertex, vertex_to_point,
                            star_points)
 from fastgo.errors import IllegalMoveError, ConsistencyError
+from fastgo.playout import Playouts, playouts, simulate
 from fastgo.rules import Rules, PRESETS
 
 __version__ = "0.1.0"
 
 __all__ = ["Board", "Chain", "Score", "Rules", "PRESETS", "IllegalMoveError", "ConsistencyError",
            "EMPTY", "BLACK", "WHITE", "is_legal_position", "zobrist_key", "point_to_rowcol",
-           "rowcol_to_point", "point_to_vertex", "vertex_to_point", "star_points"]
+           "rowcol_to_point", "point_to_vertex", "vertex_to_point", "star_points", "playouts", "simulate",
+           "Playouts"]

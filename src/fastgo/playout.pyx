@@ -129,8 +129,8 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     seed: any int (taken modulo 2**64); the same seed gives the same results whatever `threads`.
     threads: OpenMP threads (default: all cores). ko: "rules" (the board's rule; superko is
     judged exactly, against the whole game), "simple", "positional" or "situational".
-    max_moves: the cap of turns per playout (default 3 x points); capped playouts are scored as
-    they stand and flagged. ownership: also average who owns each point at the end. record: keep
+    max_moves: the cap of turns per playout (default 3 x points, at least 1000: thin and tiny
+    boards run long); capped playouts are scored as they stand and flagged. ownership: also average who owns each point at the end. record: keep
     the moves of the first `record` playouts, or of the playouts with the given indices.
     Returns ``Playouts``.
     """
@@ -141,7 +141,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef int64_t count = _int(n, "n", 0, 2**31 - 1)
     cdef uint64_t seed64 = _int(seed, "seed", -2**63, 2**64 - 1) % 2**64
     cdef int nthreads = default_threads() if threads is None else _int(threads, "threads", 1, _MAX_THREADS)
-    cdef int cap = 3 * npoints if max_moves is None else _int(max_moves, "max_moves", 0, _MAX_MOVES)
+    cdef int cap = max(3 * npoints, 1000) if max_moves is None else _int(max_moves, "max_moves", 0, _MAX_MOVES)
     if not isinstance(ko, str) or (ko != "rules" and ko not in _KO_RULES):
         raise ValueError(f"ko must be 'rules', 'simple', 'positional' or 'situational', not {ko!r}")
     cdef int ko_rule = bd.ko_rule if ko == "rules" else _KO_RULES[ko]

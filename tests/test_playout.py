@@ -1,0 +1,379 @@
+"""The playout kernel against the policy as written (fastgo.playout's docstring), checked move by
+move through the pure-Python reference and through the checked Board.play."""
+
+import math
+
+import numpy as np
+import pytest
+
+import fastgo
+from fastgo import Board, Rules
+from fastgo.playout import playouts, simulate, default_threads
+
+from reference import RefGame, neighbours, BLACK, WHITE, EMPTY
+
+
+# -- the policy, independently: an eye by the issue's words, legality by the reference ------------
+
+def diagonals(p, width, height):
+    r, c = divmod(p, width)
+    return [(r + dr) * width + c + dc for dr in (-1, 1) for dc in (-1, 1)
+            if 0 <= r + dr < height and 0 <= c + dc < width]
+
+
+def is_own_eye(grid, width, height, p, colour):
+    """An empty point whose on-board orthogonal neighbours are all `colour`'s stones and which is
+    not a false eye: fewer than two diagonal points hold opponent stones, none on the edge."""
+    nbs = neighbours(p, width, height)
+    if grid[p] != EMPTY or any(grid[q] != colour for q in nbs):
+        return False
+    opp = sum(grid[q] == 3 - colour for q in diagonals(p, width, height))
+    on_edge = len(nbs) < 4
+    return opp == 0 if on_edge else opp < 2
+
+
+def allowed_ref(game):
+    """The points the policy may play in the reference game: legal, not an own eye, not a
+    one-stone suicide (a play that leaves the colouring unchanged)."""
+    grid, colour = game.grid, game.to_move
+    out = []
+    for p in range(game.num_points):
+        if grid[p] != EMPTY or is_own_eye(grid, game.width, game.height, p, colour):
+            continue
+        if not game.is_legal(p):
+            continue
+        after = game.copy()
+        after.play(p)
+        if after.grid != grid:
+            out.append(p)
+    return out
+
+
+def allowed_board(board):
+    """The same set through the Board API (for boards too big for the reference)."""
+    grid = board.stones().ravel().tolist()
+    mask = board.legal_mask()
+    out = []
+    for p in np.flatnonzero(mask[:-1]):
+        p = int(p)
+        if is_own_eye(grid, board.width, board.height, p, board.to_move):
+            continue
+        if board.hash_after(p) == board.hash:
+            continue                                # one-stone suicide
+        out.append(p)
+    return out
+
+
+def score_ref(game, scoring):
+    black, white, _ = game.area_score() if scoring == "area" else game.territory_score()
+    return black - white - game.komi
+
+
+def replay_ref(width, height, moves, rules, setup=None, to_move=BLACK, prefix=()):
+    """Replay a playout through the reference, checking the policy at every turn."""
+    game = RefGame(width, height, ko=rules.ko, suicide=rules.suicide, komi=rules.komi,
+                   setup=setup, to_move=to_move)
+    for m in prefix:
+        game.play(m)
+    for t, m in enumerate(moves):
+        allowed = allowed_ref(game)
+        if m == game.pass_move:
+            assert not allowed, f"turn {t}: passed with {allowed} allowed"
+        else:
+            assert m in allowed, f"turn {t}: {m} is not allowed ({allowed})"
+        game.play(int(m))
+    return game
+
+
+def replay_board(board, moves):
+    """Replay a playout through Board.play on a copy, checking the policy at every turn."""
+    b = board.copy()
+    for t, m in enumerate(moves):
+        allowed = allowed_board(b)
+        if m == b.pass_move:
+            assert not allowed, f"turn {t}: passed with {len(allowed)} allowed"
+        else:
+            assert m in allowed, f"turn {t}: {m} is not allowed"
+        b.play(int(m))
+    return b
+
+
+# -- every playout is a legal game of the policy --------------------------------------------------
+
+RULE_SETS = [Rules(), Rules(ko="situational"), Rules(ko="simple", suicide=False),
+             Rules(ko="simple", suicide=True), Rules(ko="positional", suicide=False, komi=0.5),
+             Rules(ko="situational", scoring="territory", komi=6.5)]
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=str)
+@pytest.mark.parametrize("width,height", [(2, 2), (3, 3), (4, 3), (5, 5)])
+def test_small_playouts_replay_through_the_reference(rules, width, height):
+    # tiny boards under superko can run long: a cap well above 3 x points
+    res = playouts(Board(width, height, rules=rules), 12, seed=width * 7 + height, record=12,
+                   threads=2, max_moves=400)
+    if rules.ko != "simple":
+        assert not res.capped.any()        # superko: every game ends
+    for i, moves in zip(res.recorded, res.moves):
+        assert len(moves) == res.lengths[i]
+        game = replay_ref(width, height, moves.tolist(), rules)
+        assert game.is_over != res.capped[i]
+        assert res.scores[i] == score_ref(game, rules.scoring)
+        assert res.winners[i] == (BLACK if res.scores[i] > 0 else WHITE if res.scores[i] < 0 else 0)
+
+
+@pytest.mark.parametrize("rules", RULE_SETS[:4], ids=str)
+def test_playouts_from_a_position_with_history_replay_through_the_reference(rules):
+    # a ko fight in progress: the history decides which recaptures are allowed
+    setup = Board.from_diagram("""
+        . X O . .
+        X O . O .
+        . X O . .
+        . . . . .
+        . . . . .
+    """, rules=rules)
+    prefix = ["C4", "B4"]          # White fills nothing; Black captures at B4? legal moves only
+    b = setup.copy()
+    for m in prefix:
+        if b.is_legal(m):
+            b.play(m)
+    res = playouts(b, 10, seed=3, record=10)
+    for i, moves in zip(res.recorded, res.moves):
+        grid = setup.stones().ravel().tolist()
+        game = replay_ref(5, 5, moves.tolist(), rules, setup=grid, prefix=b.history)
+        assert res.scores[i] == score_ref(game, rules.scoring)
+
+
+@pytest.mark.parametrize("size,n", [(9, 6), (19, 2)])
+def test_full_size_playouts_replay_through_board(size, n):
+    b = Board(size)
+    res = playouts(b, n, seed=size, record=n)
+    for i, moves in zip(res.recorded, res.moves):
+        end = replay_board(b, moves.tolist())
+        assert end.is_over and not res.capped[i]
+        assert res.scores[i] == end.score().margin
+
+
+def test_playouts_continue_a_game_and_leave_the_board_alone():
+    b = Board(9, rules="chinese")
+    random = np.random.default_rng(0)
+    for _ in range(30):
+        b.play(int(random.choice(allowed_board(b))))
+    before = (b.stones().tolist(), b.history, b.hash, b.captures)
+    res = playouts(b, 4, seed=1, record=4, ownership=True)
+    assert (b.stones().tolist(), b.history, b.hash, b.captures) == before
+    b.check_consistency()
+    owners = []
+    for i, moves in zip(res.recorded, res.moves):
+        end = replay_board(b, moves.tolist())
+        assert res.scores[i] == end.score().margin
+        own = end.score().ownership
+        owners.append((own == BLACK).astype(int) - (own == WHITE))
+    assert np.array_equal(res.ownership, np.mean(owners, axis=0))
+
+
+def test_a_pass_that_ended_the_history_counts():
+    b = Board(5)
+    b.play("C3")
+    b.pass_()
+    res = playouts(b, 50, seed=2, record=50)
+    # Black's first pass, if any, ends the game at once
+    for moves in res.moves:
+        if moves[0] == b.pass_move:
+            assert len(moves) == 1
+    b.pass_()
+    res = playouts(b, 5)
+    assert (res.lengths == 0).all() and (res.scores == b.score().margin).all()
+
+
+def test_the_cap_stops_and_flags_a_playout():
+    b = Board(9)
+    res = playouts(b, 20, seed=4, max_moves=25, record=20)
+    assert res.capped.all() and (res.lengths == 25).all()
+    for i, moves in zip(res.recorded, res.moves):
+        end = replay_board(b, moves.tolist())
+        assert res.scores[i] == end.score().margin
+
+
+def test_simple_ko_in_playouts_replays_under_simple_ko():
+    b = Board(7)
+    res = playouts(b, 8, seed=9, ko="simple", record=8)
+    simple = Board(7, ko="simple")
+    for i, moves in zip(res.recorded, res.moves):
+        end = replay_board(simple, moves.tolist())
+        assert res.scores[i] == end.score().margin
+
+
+def test_a_superko_override_judges_the_game_so_far():
+    # the board keeps situational memory; playouts under positional superko must rebuild it
+    b = Board(4, 3, ko="situational")
+    for m in ["A1", "B1", "pass", "C2"]:
+        b.play(m)
+    res = playouts(b, 20, seed=5, ko="positional", record=20)
+    for moves in res.moves:
+        game = replay_ref(4, 3, moves.tolist(), Rules(ko="positional"), prefix=b.history)
+        assert game.is_over
+
+
+# -- the eye rule on hand-made positions ----------------------------------------------------------
+
+def first_moves(board, n=4000, seed=0):
+    res = playouts(board, n, seed=seed, max_moves=1, record=n)
+    return np.array([m[0] for m in res.moves])
+
+
+def test_eye_rule_on_hand_checked_positions():
+    # Black to move. A1 is a corner eye; E5 a centre eye with one white diagonal (still an eye);
+    # J9 a corner point with a white diagonal H8 (false eye: playable).
+    b = Board.from_diagram("""
+        . . . . . . . X .
+        . . . . . . . O X
+        . . . . . . . . O
+        . . . . X . . . .
+        . . . X . X . . .
+        . . . O X . . . .
+        . . . . . . . . .
+        X . . . . . . . .
+        . X . . . . . . .
+    """)
+    allowed = set(allowed_board(b))
+    a1, e5, j9 = 0, 4 * 9 + 4, 80
+    assert a1 not in allowed and e5 not in allowed and j9 in allowed
+    seen = set(first_moves(b, 6000).tolist())
+    assert seen == allowed
+
+
+def test_no_move_left_means_a_pass():
+    # Black's only empty points are its own two eyes: it must pass at once
+    b = Board.from_diagram("""
+        . X
+        X X
+        X .
+    """)
+    res = playouts(b, 5, record=5)
+    for moves in res.moves:
+        assert moves.tolist() == [b.pass_move] + moves.tolist()[1:]
+
+
+# -- exact uniform sampling -----------------------------------------------------------------------
+
+def chi2_critical(df, z=3.719):
+    """Upper 1e-4 quantile of chi-square (Wilson-Hilferty)."""
+    return df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
+
+
+@pytest.mark.parametrize("diagram", [
+    # gaps and refusals spread unevenly through the empty list: a "random start, then scan"
+    # sampler would favour the points after a run of refused ones
+    """
+    . X . . O
+    X . X O .
+    . X . . .
+    O . . X X
+    . O . X .
+    """,
+    """
+    . . . . . . .
+    . X X X X X .
+    . X . X . X .
+    . X X X X X .
+    . . . . . . .
+    . . O . O . .
+    . . . . . . .
+    """,
+])
+def test_first_moves_are_uniform_over_the_allowed_points(diagram):
+    b = Board.from_diagram(diagram)
+    allowed = allowed_board(b)
+    n = 40 * len(allowed) * 50
+    moves = first_moves(b, n, seed=11)
+    counts = np.bincount(moves, minlength=b.num_points + 1)
+    assert set(np.flatnonzero(counts).tolist()) == set(allowed)
+    expected = n / len(allowed)
+    chi2 = float(((counts[allowed] - expected) ** 2 / expected).sum())
+    assert chi2 < chi2_critical(len(allowed) - 1)
+
+
+# -- seeds, threads, results ----------------------------------------------------------------------
+
+def test_same_seed_same_results_whatever_the_threads():
+    b = Board(9)
+    runs = [playouts(b, 300, seed=42, threads=t, record=[0, 7, 299], ownership=True)
+            for t in (1, 2, 3, 8)]
+    for r in runs[1:]:
+        for name in ("scores", "winners", "lengths", "capped", "ownership"):
+            assert np.array_equal(getattr(r, name), getattr(runs[0], name)), name
+        assert all(np.array_equal(a, c) for a, c in zip(r.moves, runs[0].moves))
+    assert runs[0].recorded == [0, 7, 299]
+    other = playouts(b, 300, seed=43)
+    assert not np.array_equal(other.scores, runs[0].scores)
+
+
+def test_default_policy_ends_random_games_by_two_passes():
+    # the issue's bar: at least 99.5% of 9x9 and 19x19 playouts end by two passes
+    assert simulate(2000, 9, seed=1).capped.mean() <= 0.005
+    assert simulate(200, 19, seed=1).capped.mean() <= 0.005
+
+
+def test_outcomes_on_a_small_board_are_stable():
+    # 5x5 with komi 0: the share of Black wins from two independent seeds agrees within noise
+    a = simulate(4000, 5, komi=0, seed=1)
+    c = simulate(4000, 5, komi=0, seed=2)
+    sd = math.sqrt(0.25 / 4000)
+    assert abs(a.black_wins - c.black_wins) < 5 * sd * math.sqrt(2)
+
+
+def test_simulate_is_playouts_from_a_new_board():
+    a = simulate(50, 7, 5, rules="japanese", seed=8, record=3)
+    c = playouts(Board(7, 5, rules="japanese"), 50, seed=8, record=3)
+    assert np.array_equal(a.scores, c.scores)
+    assert all(np.array_equal(x, y) for x, y in zip(a.moves, c.moves))
+    h = simulate(10, 9, handicap=2, seed=1, record=1)
+    assert h.moves[0].size > 0
+
+
+def test_results_object():
+    r = simulate(100, 5, seed=3)
+    assert len(r) == 100 and r.scores.dtype == np.float64 and r.winners.dtype == np.int8
+    assert r.lengths.dtype == np.int32 and r.capped.dtype == np.bool_ and r.ownership is None
+    assert 0 <= r.black_wins <= 1 and r.mean_length == r.lengths.mean()
+    assert "Playouts n=100" in repr(r)
+    empty = simulate(0, 5)
+    assert len(empty) == 0 and "none" in repr(empty)
+    assert default_threads() >= 1
+
+
+# -- the API boundary -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs,error", [
+    (dict(n=-1), ValueError), (dict(n=1.5), TypeError), (dict(n="3"), TypeError),
+    (dict(threads=0), ValueError), (dict(threads=2.0), TypeError),
+    (dict(ko="superko"), ValueError), (dict(ko=None), ValueError),
+    (dict(max_moves=-1), ValueError), (dict(max_moves=10**9), ValueError),
+    (dict(seed=2**64), ValueError), (dict(seed="x"), TypeError),
+    (dict(ownership=1), TypeError), (dict(record=True), TypeError), (dict(record=-2), ValueError),
+    (dict(record=[5000]), ValueError), (dict(record="abc"), TypeError),
+])
+def test_bad_arguments_raise(kwargs, error):
+    b = Board(5)
+    args = dict(n=10)
+    args.update(kwargs)
+    with pytest.raises(error):
+        playouts(b, **args)
+
+
+def test_bad_board_raises():
+    with pytest.raises(TypeError):
+        playouts("board", 3)
+    with pytest.raises(TypeError):
+        playouts(None, 3)
+    with pytest.raises(ValueError):
+        simulate(3, 0)
+    with pytest.raises(ValueError):
+        simulate(3, 9, rules="no such rules")
+
+
+def test_extreme_sizes():
+    for w, h in [(1, 1), (1, 2), (2, 1), (25, 25), (25, 1)]:
+        r = simulate(4, w, h, seed=1, record=1, threads=2)
+        assert not r.capped.any()
+        replay_board(Board(w, h), r.moves[0].tolist())
