@@ -35,9 +35,32 @@ cdef extern from *:
     #else
     #define FASTGO_ASSERT(x) ((void)0)
     #endif
+
+    /* The Zobrist keys of zkey() below, looked up instead of computed in the hot loops: filled
+       with the same formula when the module is loaded (a GCC/Clang constructor; elsewhere the
+       keys are computed on every call). Index 4 * padded point + colour. */
+    #include <stdint.h>
+    #if defined(__GNUC__) || defined(__clang__)
+    #define FASTGO_ZTABLE 1
+    static uint64_t fastgo_ztable[4 * 27 * 26];
+    __attribute__((constructor)) static void fastgo_ztable_fill(void) {
+        uint64_t i, z;
+        for (i = 0; i < 4 * 27 * 26; i++) {
+            z = 0x66617374676F2121ULL + i * 0x9E3779B97F4A7C15ULL;
+            z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+            z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+            fastgo_ztable[i] = z ^ (z >> 31);
+        }
+    }
+    #else
+    #define FASTGO_ZTABLE 0
+    static uint64_t fastgo_ztable[1];
+    #endif
     """
     const bint FASTGO_DEBUG
     void FASTGO_ASSERT(bint) noexcept nogil
+    const bint FASTGO_ZTABLE
+    const uint64_t* fastgo_ztable
 
 cdef enum:
     EMPTY = 0
@@ -129,10 +152,18 @@ cdef inline uint64_t mix64(uint64_t z) noexcept nogil:
     z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
     return z ^ (z >> 31)
 
-cdef inline uint64_t zkey(int colour, int p) noexcept nogil:
-    """Zobrist key of `colour` at padded index `p` (colour 3 at p = 0 marks White to move)."""
+cdef inline uint64_t zkey_formula(int colour, int p) noexcept nogil:
     cdef uint64_t seed = (<uint64_t>ZSEED_HI << 32) | <uint64_t>ZSEED_LO
     return mix64(seed + <uint64_t>(4 * p + colour) * <uint64_t>0x9E3779B97F4A7C15ULL)
+
+cdef inline uint64_t zkey(int colour, int p) noexcept nogil:
+    """Zobrist key of `colour` at padded index `p` (colour 3 at p = 0 marks White to move):
+    zkey_formula, read from the table the C block above fills with it."""
+    FASTGO_ASSERT(p >= 0 and p < MAX_PAD and colour >= 0 and colour < 4)
+    if FASTGO_ZTABLE:
+        FASTGO_ASSERT(fastgo_ztable[4 * p + colour] == zkey_formula(colour, p))
+        return fastgo_ztable[4 * p + colour]
+    return zkey_formula(colour, p)
 
 cdef inline uint64_t white_to_move_key() noexcept nogil:
     return zkey(3, 0)
