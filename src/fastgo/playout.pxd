@@ -168,18 +168,36 @@ cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, 
     """The policy's test of the empty point p for `colour` (see the module docstring)."""
     cdef BoardState* b = &s.board
     cdef uint64_t h, key
-    cdef int status, captured
+    cdef int status, captured, k, q, sd = b.stride, opp = 3 - colour
+    cdef bint atari = False
+    cdef int nb[4]
     if is_own_eye(b, p, colour):
         return False
-    if not b.ever[p] and has_empty_neighbour(b, p):
-        return True             # a liberty, and a colouring that cannot have occurred before
-    status = board_preview(b, p, colour, &h, &captured)
-    if status == SUICIDE and (not g.suicide or h == b.hash):
-        return False
+    if has_empty_neighbour(b, p):
+        if not b.ever[p]:
+            return True         # a liberty, and a colouring that cannot have occurred before
+        nb[0] = p - sd
+        nb[1] = p - 1
+        nb[2] = p + 1
+        nb[3] = p + sd
+        for k in range(4):
+            q = nb[k]
+            atari = atari or (b.color[q] == opp and b.libs[b.head[q]] == 1)
+        if not atari:           # no capture, no suicide: the hash needs no preview
+            if g.ko_rule == KO_SIMPLE:
+                return True     # undoing the opponent's last turn needs a capture
+            h = b.hash ^ zkey(colour, p)
+            status = LEGAL
+        else:
+            status = board_preview(b, p, colour, &h, &captured)
+    else:
+        status = board_preview(b, p, colour, &h, &captured)
+        if status == SUICIDE and (not g.suicide or h == b.hash):
+            return False
+        if status == LEGAL and not b.ever[p]:
+            return True
     if g.ko_rule == KO_SIMPLE:
         return not (has_ko and h == ko_hash)
-    if status == LEGAL and not b.ever[p]:
-        return True
     key = superko_key(g.ko_rule, h, 3 - colour)
     if local_contains(s, key):
         return False
