@@ -9,6 +9,8 @@ from cpython.long cimport PyLong_AsLongAndOverflow
 from cpython.number cimport PyIndex_Check, PyNumber_Index
 cimport cython
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
+from cpython.list cimport PyList_New
+from cpython.object cimport PyObject
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t
 from libc.string cimport memcpy, memset
 
@@ -91,6 +93,16 @@ cdef _grid_from_array(array, int* width, int* height):
 
 
 _DEFAULT_RULES = Rules()
+
+cdef extern from "Python.h":
+    void _set_item "PyList_SET_ITEM"(object, Py_ssize_t, PyObject*)
+    void _incref "Py_INCREF"(PyObject*)
+
+# the ints 0 .. MAX_POINTS, made once: legal_moves fills its lists with them
+_INTS = tuple(range(MAX_POINTS + 1))
+cdef PyObject* _INT_OBJECTS[MAX_POINTS + 1]
+for _i in range(MAX_POINTS + 1):
+    _INT_OBJECTS[_i] = <PyObject*>_INTS[_i]
 
 
 def _make_rules(rules, ko, suicide, scoring, komi):
@@ -502,9 +514,18 @@ cdef class Board:
     def legal_moves(self):
         """The legal moves (points, then the pass) as a list of ints."""
         cdef uint8_t mask[MAX_POINTS + 1]
-        cdef int i
+        cdef int i, n = 0
+        cdef Py_ssize_t k = 0
         self._mask(mask)
-        return [i for i in range(self.npoints + 1) if mask[i]]
+        for i in range(self.npoints + 1):
+            n += mask[i]
+        out = PyList_New(n)         # filled in place with shared int objects: no allocation
+        for i in range(self.npoints + 1):
+            if mask[i]:
+                _incref(_INT_OBJECTS[i])    # the list steals a reference
+                _set_item(out, k, _INT_OBJECTS[i])
+                k += 1
+        return out
 
     # -- reading the position ----------------------------------------------------------------------
 
