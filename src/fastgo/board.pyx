@@ -656,11 +656,12 @@ cdef class Board:
         return Chain(self.st.color[p], tuple(sorted(stones)), tuple(sorted(libs)))
 
     def liberties(self, move):
-        """Exact number of liberties of the chain at `move` (kept incrementally: O(1))."""
+        """Exact number of liberties of the chain at `move`: its distinct empty neighbours,
+        counted by a walk of the chain (the kernel keeps pseudo-liberties)."""
         cdef int p = to_pad(self.st, self._point(move))
         if self.st.color[p] == EMPTY:
             raise ValueError(f"no stone at {point_to_vertex(from_pad(self.st, p), self.st.width, self.st.height)}")
-        return self.st.libs[self.st.head[p]]
+        return chain_liberties(self.st, self.st.head[p])
 
     # -- scoring -----------------------------------------------------------------------------------
 
@@ -754,8 +755,11 @@ cdef class Board:
                     x = b.next[x]
                 if ring != chain:
                     err.append(f"chain at {p}: ring is not the chain")
-                if b.libs[hd] != len(libs):
-                    err.append(f"chain at {p}: {b.libs[hd]} liberties recorded, {len(libs)} true")
+                pairs = sum(b.color[q] == EMPTY for x in chain for q in (x - s, x - 1, x + 1, x + s))
+                if b.plibs[hd] != pairs:
+                    err.append(f"chain at {p}: {b.plibs[hd]} pseudo-liberties recorded, {pairs} true")
+                if chain_liberties(b, hd) != len(libs):
+                    err.append(f"chain at {p}: {chain_liberties(b, hd)} liberties counted, {len(libs)} true")
                 if b.size[hd] != len(chain):
                     err.append(f"chain at {p}: size {b.size[hd]} recorded, {len(chain)} true")
                 ch = 0

@@ -11,8 +11,12 @@ the four neighbours of any on-board point are ``p - S, p - 1, p + 1, p + S`` wit
 
 Chains are rings: ``next`` links the stones of a chain in a cycle and ``head`` names the chain's
 representative stone; a merge relabels the smaller chain (union by size), so ``head`` is O(1).
-Per-chain data lives at the head's index: exact liberty count, size, and the XOR of the Zobrist
-keys of its stones (the hash change of its capture).
+Per-chain data lives at the head's index: pseudo-liberties, size, and the XOR of the Zobrist keys
+of its stones (the hash change of its capture). Pseudo-liberties count (stone, empty neighbour)
+pairs, so a point next to two stones of the chain counts twice: they add up on a merge with no
+search for shared liberties, they are zero exactly when the chain has no liberty, and a play at p
+takes a chain's last liberty exactly when its pseudo-liberties equal the number of its stones
+next to p. Exact liberties, which only the Python API reports, are counted on demand.
 
 Undo. Every write a move makes goes through ``jset*``, which records the old value in an optional
 ``Journal`` (NULL inside playouts). Undoing a turn restores those values in reverse order.
@@ -106,7 +110,7 @@ ctypedef struct BoardState:
                                 # makes a colouring that cannot have occurred before
     int16_t head[MAX_PAD]       # representative stone of the chain; 0 (a wall) for non-stones
     int16_t next[MAX_PAD]       # next stone in the chain's ring
-    int16_t libs[MAX_PAD]       # at a head: exact number of distinct empty points adjacent
+    int16_t plibs[MAX_PAD]      # at a head: pseudo-liberties, (stone, empty neighbour) pairs
     int16_t size[MAX_PAD]       # at a head: number of stones
     uint64_t chash[MAX_PAD]     # at a head: XOR of the stones' Zobrist keys
     int16_t empty_pos[MAX_PAD]  # index of an empty point in `empty`
@@ -129,12 +133,12 @@ ctypedef struct Journal:
 cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
     """Upper bound of the journal entries a play at padded point p can write.
 
-    Fixed writes: placing the stone 14 fields, one liberty per neighbouring chain (4), 5 per
-    merge (4 merges at most), 3 per cleared chain or the suicide: under 64. Per stone of the
-    neighbouring chains and the new stone: in each merge where it is on the smaller side, one
-    relabel and at most four liberty increments (one per empty neighbour it is first to see): 5 per
-    merge, at most 4 merges, 20; clearing it (capture or suicide) writes 9 more. So 64 + 32 per
-    stone bounds it; the debug build asserts that no play exceeds its reservation.
+    Fixed writes: placing the stone 14 fields, one pseudo-liberty per neighbouring stone (4), 6
+    per merge (4 merges at most), 3 per cleared chain or the suicide: under 64. Per stone of the
+    neighbouring chains and the new stone: one relabel in each merge where it is on the smaller
+    side (at most 4); clearing it (capture or suicide) writes 9 more (colour, 3 for the empty
+    list, head, and a pseudo-liberty per neighbouring stone). So 64 + 32 per stone bounds it; the
+    debug build asserts that no play exceeds its reservation.
     """
     cdef int heads[4]
     cdef int n = distinct_neighbour_chains(b, p, heads), k
@@ -230,7 +234,7 @@ cdef inline void board_clear(BoardState* b, int width, int height) noexcept nogi
         b.ever[p] = 0
         b.head[p] = 0
         b.next[p] = 0
-        b.libs[p] = 0
+        b.plibs[p] = 0
         b.size[p] = 0
         b.chash[p] = 0
         b.empty_pos[p] = -1
@@ -250,7 +254,7 @@ cdef inline void board_copy(BoardState* dst, const BoardState* src) noexcept nog
     memcpy(dst.ever, src.ever, n)
     memcpy(dst.head, src.head, n * 2)
     memcpy(dst.next, src.next, n * 2)
-    memcpy(dst.libs, src.libs, n * 2)
+    memcpy(dst.plibs, src.plibs, n * 2)
     memcpy(dst.size, src.size, n * 2)
     memcpy(dst.chash, src.chash, n * 8)
     memcpy(dst.empty_pos, src.empty_pos, n * 2)
@@ -280,6 +284,45 @@ cdef inline bint adjacent_to_chain(const BoardState* b, int p, int h) noexcept n
     cdef int s = b.stride
     return (b.head[p - s] == h or b.head[p - 1] == h or
             b.head[p + 1] == h or b.head[p + s] == h)
+
+cdef inline int stones_next_to(const BoardState* b, int p, int h) noexcept nogil:
+    """How many of p's orthogonal neighbours belong to the chain headed by h."""
+    cdef int s = b.stride
+    return ((b.head[p - s] == h) + (b.head[p - 1] == h) +
+            (b.head[p + 1] == h) + (b.head[p + s] == h))
+
+cdef inline bint takes_last_liberty(const BoardState* b, int p, int h) noexcept nogil:
+    """A stone at the empty point p leaves the chain headed by h without liberties: every
+    pseudo-liberty of the chain is a pair with p."""
+    return b.plibs[h] == stones_next_to(b, p, h)
+
+cdef inline int chain_liberties(const BoardState* b, int h) noexcept nogil:
+    """Exact liberties of the chain headed by h: its distinct empty neighbours. Each empty
+    neighbour is counted at the first of its own neighbours that belongs to the chain."""
+    cdef int st = h, s = b.stride, k, e, first, n = 0
+    cdef int nb[4]
+    while True:
+        nb[0] = st - s
+        nb[1] = st - 1
+        nb[2] = st + 1
+        nb[3] = st + s
+        for k in range(4):
+            e = nb[k]
+            if b.color[e] != EMPTY:
+                continue
+            if b.head[e - s] == h:
+                first = e - s
+            elif b.head[e - 1] == h:
+                first = e - 1
+            elif b.head[e + 1] == h:
+                first = e + 1
+            else:
+                first = e + s
+            n += first == st
+        st = b.next[st]
+        if st == h:
+            break
+    return n
 
 cdef inline bint has_empty_neighbour(const BoardState* b, int p) noexcept nogil:
     cdef int s = b.stride
@@ -333,12 +376,12 @@ cdef inline int board_preview(const BoardState* b, int p, int colour, uint64_t* 
     for k in range(n):
         h = heads[k]
         if b.color[h] == opp:
-            if b.libs[h] == 1:          # p is its last liberty: captured first (rule 7)
+            if takes_last_liberty(b, p, h):   # captured first (rule 7)
                 hsh ^= b.chash[h]
                 captured[0] += b.size[h]
         else:
             own_hash ^= b.chash[h]
-            if b.libs[h] > 1:           # keeps a liberty other than p
+            if not takes_last_liberty(b, p, h):   # keeps a liberty other than p
                 own_survives = True
     if has_empty or captured[0] > 0 or own_survives:
         new_hash[0] = hsh
@@ -367,41 +410,15 @@ cdef inline void add_empty(BoardState* b, Journal* j, int p) noexcept nogil:
     jset32(b, j, &b.num_empty, b.num_empty + 1)
 
 cdef inline int merge_chains(BoardState* b, Journal* j, int a, int c) noexcept nogil:
-    """Join the chains headed by a and c (same colour, both next to the stone just played).
-
-    The smaller is relabelled into the larger; the larger gains each liberty of the smaller that
-    it did not already have. Returns the head of the joined chain.
-    """
-    cdef int big = a, small = c, s = b.stride, st, e, k, first
-    cdef int nb[4]
+    """Join the chains headed by a and c (same colour, both next to the stone just played): the
+    smaller is relabelled into the larger, and pseudo-liberties, sizes and hashes add up.
+    Returns the head of the joined chain."""
+    cdef int big = a, small = c, st
     cdef int16_t t
     if b.size[c] > b.size[a]:
         big = c
         small = a
     st = small
-    while True:
-        nb[0] = st - s
-        nb[1] = st - 1
-        nb[2] = st + 1
-        nb[3] = st + s
-        for k in range(4):
-            e = nb[k]
-            if b.color[e] != EMPTY:
-                continue
-            # count each empty point once: at the first of its neighbours that is in `small`
-            if b.head[e - s] == small:
-                first = e - s
-            elif b.head[e - 1] == small:
-                first = e - 1
-            elif b.head[e + 1] == small:
-                first = e + 1
-            else:
-                first = e + s
-            if first == st and not adjacent_to_chain(b, e, big):
-                jset16(b, j, &b.libs[big], b.libs[big] + 1)
-        st = b.next[st]
-        if st == small:
-            break
     while True:
         jset16(b, j, &b.head[st], <int16_t>big)
         st = b.next[st]
@@ -411,35 +428,38 @@ cdef inline int merge_chains(BoardState* b, Journal* j, int a, int c) noexcept n
     jset16(b, j, &b.next[big], b.next[small])
     jset16(b, j, &b.next[small], t)
     jset16(b, j, &b.size[big], b.size[big] + b.size[small])
+    jset16(b, j, &b.plibs[big], b.plibs[big] + b.plibs[small])
     jset64(b, j, &b.chash[big], b.chash[big] ^ b.chash[small])
     return big
 
 cdef inline int remove_chain(BoardState* b, Journal* j, int h) noexcept nogil:
-    """Clear the chain headed by h; each freed point becomes a liberty of each chain next to it."""
-    cdef int st = h, k, n, count = 0
-    cdef int heads[4]
-    cdef int colour = b.color[h]
+    """Clear the chain headed by h; each stone next to a freed point gains a pseudo-liberty."""
+    cdef int st = h, q, k, s = b.stride, count = 0
+    cdef int nb[4]
     while True:
         jset8(b, j, &b.color[st], EMPTY)
+        jset16(b, j, &b.head[st], 0)
         add_empty(b, j, st)
         count += 1
         st = b.next[st]
         if st == h:
             break
     jset64(b, j, &b.hash, b.hash ^ b.chash[h])
-    while True:
-        jset16(b, j, &b.head[st], 0)
-        st = b.next[st]
-        if st == h:
-            break
-    while True:
-        n = distinct_neighbour_chains(b, st, heads)
-        for k in range(n):
-            jset16(b, j, &b.libs[heads[k]], b.libs[heads[k]] + 1)
+    jset16(b, j, &b.plibs[h], 0)
+    while True:                         # the chain's own stones have head 0 by now
+        nb[0] = st - s
+        nb[1] = st - 1
+        nb[2] = st + 1
+        nb[3] = st + s
+        for k in range(4):
+            q = b.head[nb[k]]
+            if q:
+                jset16(b, j, &b.plibs[q], b.plibs[q] + 1)
         st = b.next[st]
         if st == h:
             break
     return count
+
 
 cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcept nogil:
     """Rule 7: colour the empty point p, clear the opponent's chains that no longer reach empty,
@@ -460,21 +480,32 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     jset16(b, j, &b.next[p], <int16_t>p)
     jset16(b, j, &b.size[p], 1)
     jset64(b, j, &b.chash[p], key)
-    jset16(b, j, &b.libs[p], <int16_t>((b.color[p - s] == EMPTY) + (b.color[p - 1] == EMPTY) +
-                                       (b.color[p + 1] == EMPTY) + (b.color[p + s] == EMPTY)))
-    for k in range(n):                  # p was a liberty of every chain next to it
-        jset16(b, j, &b.libs[heads[k]], b.libs[heads[k]] - 1)
+    jset16(b, j, &b.plibs[p], <int16_t>((b.color[p - s] == EMPTY) + (b.color[p - 1] == EMPTY) +
+                                        (b.color[p + 1] == EMPTY) + (b.color[p + s] == EMPTY)))
+    # each neighbouring stone loses its pair with p (heads are 0 on empty points and walls)
+    h = b.head[p - s]
+    if h:
+        jset16(b, j, &b.plibs[h], b.plibs[h] - 1)
+    h = b.head[p - 1]
+    if h:
+        jset16(b, j, &b.plibs[h], b.plibs[h] - 1)
+    h = b.head[p + 1]
+    if h:
+        jset16(b, j, &b.plibs[h], b.plibs[h] - 1)
+    h = b.head[p + s]
+    if h:
+        jset16(b, j, &b.plibs[h], b.plibs[h] - 1)
     me = p
     for k in range(n):
         if b.color[heads[k]] == colour:
             me = merge_chains(b, j, me, heads[k])
     for k in range(n):
         h = heads[k]
-        if b.color[h] == opp and b.libs[h] == 0:
+        if b.color[h] == opp and b.plibs[h] == 0:
             captured += remove_chain(b, j, h)
     if captured:
         jset32(b, j, &b.captures[colour], b.captures[colour] + captured)
-    elif b.libs[me] == 0:               # self-capture: only possible when nothing was captured
+    elif b.plibs[me] == 0:              # self-capture: only possible when nothing was captured
         removed = remove_chain(b, j, me)
         jset32(b, j, &b.captures[opp], b.captures[opp] + removed)
     return captured

@@ -182,7 +182,7 @@ cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, 
         nb[3] = p + sd
         for k in range(4):
             q = nb[k]
-            atari = atari or (b.color[q] == opp and b.libs[b.head[q]] == 1)
+            atari = atari or (b.color[q] == opp and takes_last_liberty(b, p, b.head[q]))
         if not atari:           # no capture, no suicide: the hash needs no preview
             if g.ko_rule == KO_SIMPLE:
                 return True     # undoing the opponent's last turn needs a capture
