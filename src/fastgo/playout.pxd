@@ -171,9 +171,7 @@ cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, 
     cdef int status, captured, k, q, sd = b.stride, opp = 3 - colour
     cdef bint atari = False
     cdef int nb[4]
-    if is_own_eye(b, p, colour):
-        return False
-    if has_empty_neighbour(b, p):
+    if has_empty_neighbour(b, p):     # so not an eye
         if not b.ever[p]:
             return True         # a liberty, and a colouring that cannot have occurred before
         nb[0] = p - sd
@@ -191,6 +189,8 @@ cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, 
         else:
             status = board_preview(b, p, colour, &h, &captured)
     else:
+        if is_own_eye(b, p, colour):
+            return False
         status = board_preview(b, p, colour, &h, &captured)
         if status == SUICIDE and (not g.suicide or h == b.hash):
             return False
