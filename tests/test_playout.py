@@ -69,33 +69,31 @@ def score_ref(game, scoring):
     return black - white - game.komi
 
 
-def replay_ref(width, height, moves, rules, setup=None, to_move=BLACK, prefix=()):
-    """Replay a playout through the reference, checking the policy at every turn."""
-    game = RefGame(width, height, ko=rules.ko, suicide=rules.suicide, komi=rules.komi,
-                   setup=setup, to_move=to_move)
-    for m in prefix:
-        game.play(m)
+def replay(game, moves, allowed):
+    """Replay a playout on `game` (a RefGame or a Board), checking the policy at every turn:
+    each move is among `allowed(game)`, and a pass only when that is empty."""
     for t, m in enumerate(moves):
-        allowed = allowed_ref(game)
+        ok = allowed(game)
         if m == game.pass_move:
-            assert not allowed, f"turn {t}: passed with {allowed} allowed"
+            assert not ok, f"turn {t}: passed with {len(ok)} points allowed"
         else:
-            assert m in allowed, f"turn {t}: {m} is not allowed ({allowed})"
+            assert m in ok, f"turn {t}: {m} is not allowed"
         game.play(int(m))
     return game
 
 
+def replay_ref(width, height, moves, rules, setup=None, to_move=BLACK, prefix=()):
+    """Replay a playout through the reference."""
+    game = RefGame(width, height, ko=rules.ko, suicide=rules.suicide, komi=rules.komi,
+                   setup=setup, to_move=to_move)
+    for m in prefix:
+        game.play(m)
+    return replay(game, moves, allowed_ref)
+
+
 def replay_board(board, moves):
-    """Replay a playout through Board.play on a copy, checking the policy at every turn."""
-    b = board.copy()
-    for t, m in enumerate(moves):
-        allowed = allowed_board(b)
-        if m == b.pass_move:
-            assert not allowed, f"turn {t}: passed with {len(allowed)} allowed"
-        else:
-            assert m in allowed, f"turn {t}: {m} is not allowed"
-        b.play(int(m))
-    return b
+    """Replay a playout through Board.play on a copy of `board`."""
+    return replay(board.copy(), moves, allowed_board)
 
 
 # -- every playout is a legal game of the policy --------------------------------------------------
