@@ -26,6 +26,9 @@ _KO_RULES = {"positional": KO_POSITIONAL, "situational": KO_SITUATIONAL, "simple
 _MAX_MOVES = 1_000_000
 _MAX_THREADS = 1024
 
+cdef enum:
+    _CHUNK = 8
+
 
 def default_threads():
     """The number of threads a run uses by default: OpenMP's (all cores, or OMP_NUM_THREADS)."""
@@ -150,8 +153,8 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef bint want_owner = ownership
     recorded = _recorded(record, count)
     cdef int64_t nrec = len(recorded)
-    if nthreads > count:
-        nthreads = max(1, <int>count)
+    # threads take chunks of _CHUNK playouts: more threads than chunks would only wait
+    nthreads = max(1, min(nthreads, <int>((count + _CHUNK - 1) // _CHUNK)))
 
     scores = np.empty(count, dtype=np.float64)
     winners = np.empty(count, dtype=np.int8)
@@ -216,7 +219,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
 
         t0 = time.perf_counter()
         with nogil:
-            for i in prange(count, num_threads=nthreads, schedule="dynamic", chunksize=16):
+            for i in prange(count, num_threads=nthreads, schedule="dynamic", chunksize=_CHUNK):
                 tid = threadid()
                 sc = scratch[tid]
                 oc = &outcome[tid]
