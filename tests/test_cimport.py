@@ -66,6 +66,19 @@ KERNEL_USER = textwrap.dedent('''
         scratch_free(s)
         hashset_free(&own)
         return results
+
+    def capped_by_scratch(Board board, int scratch_moves):
+        """A spec allowing 1000 turns on a scratch sized for fewer: the scratch's cap holds."""
+        cdef PlayoutSpec spec
+        cdef HashSet own
+        cdef PlayoutOutcome out
+        cdef PlayoutScratch* s = scratch_new(scratch_moves)
+        spec_from_board(&spec, board, board.ko_rule, 1000, &own)
+        with nogil:
+            playout_run(s, board.st, &spec, playout_seed(1, 0), &out, NULL, NULL)
+        scratch_free(s)
+        hashset_free(&own)
+        return out.turns, out.capped
 ''')
 
 SETUP = textwrap.dedent('''
@@ -115,3 +128,9 @@ def test_cimported_playouts_match_the_python_api(kernel_user, size, ko):
     res = fastgo.playouts(b, 50, seed=7, ko=ko)
     assert [s for s, _ in got] == res.scores.tolist()
     assert [t for _, t in got] == res.lengths.tolist()
+
+
+def test_a_scratch_caps_the_playouts_it_can_remember(kernel_user):
+    assert kernel_user.capped_by_scratch(fastgo.Board(9), 10) == (10, True)
+    turns, capped = kernel_user.capped_by_scratch(fastgo.Board(9), 1000)
+    assert 50 < turns < 1000 and not capped

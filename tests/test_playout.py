@@ -2,6 +2,7 @@
 move through the pure-Python reference and through the checked Board.play."""
 
 import math
+import random
 
 import numpy as np
 import pytest
@@ -129,7 +130,7 @@ def test_playouts_from_a_position_with_history_replay_through_the_reference(rule
         . . . . .
         . . . . .
     """, rules=rules)
-    prefix = ["C4", "B4"]          # White fills nothing; Black captures at B4? legal moves only
+    prefix = ["C4", "B4"]          # B4 retakes the ko at once: refused, so only C4 is played
     b = setup.copy()
     for m in prefix:
         if b.is_legal(m):
@@ -170,14 +171,21 @@ def test_playouts_continue_a_game_and_leave_the_board_alone():
 
 
 def test_a_pass_that_ended_the_history_counts():
-    b = Board(5)
-    b.play("C3")
+    # Black's only empty points are its own eyes, and White's plays there are one-stone suicides
+    eyes = """
+        . X .
+        X X X
+        . X .
+    """
+    b = Board.from_diagram(eyes, to_move=WHITE)
     b.pass_()
-    res = playouts(b, 50, seed=2, record=50)
-    # Black's first pass, if any, ends the game at once
-    for moves in res.moves:
-        if moves[0] == b.pass_move:
-            assert len(moves) == 1
+    res = playouts(b, 5, record=5)
+    assert all(m.tolist() == [b.pass_move] for m in res.moves)        # Black's pass ends it
+    b = Board.from_diagram(eyes, to_move=BLACK)
+    res = playouts(b, 5, record=5)
+    assert all(m.tolist() == [b.pass_move] * 2 for m in res.moves)
+    assert (res.scores == 9 - 7.5).all() and not res.capped.any()
+    b.pass_()
     b.pass_()
     res = playouts(b, 5)
     assert (res.lengths == 0).all() and (res.scores == b.score().margin).all()
@@ -347,7 +355,7 @@ def test_results_object():
     (dict(threads=0), ValueError), (dict(threads=2.0), TypeError),
     (dict(ko="superko"), ValueError), (dict(ko=None), ValueError),
     (dict(max_moves=-1), ValueError), (dict(max_moves=10**9), ValueError),
-    (dict(seed=2**64), ValueError), (dict(seed="x"), TypeError),
+    (dict(seed=1.0), TypeError), (dict(seed="x"), TypeError), (dict(n=True), TypeError),
     (dict(ownership=1), TypeError), (dict(record=True), TypeError), (dict(record=-2), ValueError),
     (dict(record=[5000]), ValueError), (dict(record="abc"), TypeError),
 ])
@@ -375,3 +383,108 @@ def test_extreme_sizes():
         r = simulate(4, w, h, seed=1, record=1, threads=2)
         assert not r.capped.any()
         replay_board(Board(w, h), r.moves[0].tolist())
+
+
+def test_first_moves_are_exactly_the_allowed_points_in_random_positions():
+    # positions with history under every rule set and every ko option: the set of first moves
+    # over many playouts must be the policy's allowed set, computed through Board and the eye rule
+    rng = random.Random(5)
+    for it in range(36):
+        size = rng.choice([3, 4, 5, 7])
+        rules = Rules(ko=rng.choice(["positional", "situational", "simple"]),
+                      suicide=rng.random() < 0.5)
+        b = Board(size, rules=rules)
+        for _ in range(rng.randint(0, 3 * size * size)):
+            a = allowed_board(b)
+            if not a or b.is_over:
+                break
+            b.play(rng.choice(a + [b.pass_move] * (rng.random() < 0.05)))
+        if b.is_over:
+            continue
+        ko = rng.choice(["rules", "simple", "positional", "situational"])
+        probe = b
+        if ko != "rules":
+            probe = Board(size, rules=rules.replace(ko=ko))
+            for m in b.history:
+                probe.play(m)
+        expected = set(allowed_board(probe)) or {b.pass_move}
+        n = max(200, 60 * len(expected))
+        res = playouts(b, n, seed=it, max_moves=1, record=n, ko=ko)
+        assert {int(m[0]) for m in res.moves} == expected, (size, rules, ko, b.history)
+
+
+def test_ownership_of_the_empty_board_is_symmetric():
+    # the empty board and the policy are symmetric under the eight rotations and reflections:
+    # any bias of the sampler towards some points or directions breaks it
+    own = simulate(4000, 9, seed=3, ownership=True).ownership
+    sd = math.sqrt(2 / 4000)                 # of a difference of two means of values in [-1, 1]
+    for k in range(4):
+        for image in (np.rot90(own, k), np.rot90(own, k).T):
+            assert np.abs(image - own).max() < 4 * sd
+
+
+@pytest.mark.parametrize("komi", [0.1, 0.3, 2.2, -1.7])
+def test_fractional_komi_scores_exactly_like_board(komi):
+    b = Board(5, komi=komi)
+    res = playouts(b, 60, seed=1, record=60)
+    for i, moves in zip(res.recorded, res.moves):
+        assert res.scores[i] == replay_board(b, moves.tolist()).score().margin
+
+
+def test_a_situational_override_judges_the_game_so_far():
+    b = Board(4, 3)
+    for m in ["A1", "B1", "pass", "C2"]:
+        b.play(m)
+    res = playouts(b, 20, seed=6, ko="situational", record=20)
+    for moves in res.moves:
+        replay_ref(4, 3, moves.tolist(), Rules(ko="situational"), prefix=b.history)
+
+
+def test_a1_with_an_opponent_diagonal_is_a_false_eye():
+    # A1 is the one point whose lower-left diagonal lies outside the padded array
+    b = Board.from_diagram("""
+        . . . .
+        X . . .
+        X O . .
+        . X . .
+    """)
+    assert 0 in allowed_board(b)
+    assert 0 in set(first_moves(b, 3000).tolist())
+    b = Board.from_diagram("""
+        . . . .
+        X . . .
+        X X . .
+        . X . .
+    """)
+    assert 0 not in set(first_moves(b, 3000).tolist())
+
+
+def test_seeds_are_taken_modulo_2_to_the_64():
+    b = Board(5)
+    assert np.array_equal(playouts(b, 20, seed=2**64 + 3).scores, playouts(b, 20, seed=3).scores)
+    assert np.array_equal(playouts(b, 20, seed=-1).scores, playouts(b, 20, seed=2**64 - 1).scores)
+
+
+def test_ownership_of_no_playouts_is_nan():
+    assert np.isnan(playouts(Board(5), 0, ownership=True).ownership).all()
+
+
+def _child_run(queue):
+    queue.put(float(playouts(Board(5), 64, seed=2).scores.sum()))
+
+
+def test_a_forked_child_runs_playouts():
+    # OpenMP's threads do not survive fork(): after playouts ran in the parent, a forked child
+    # must still finish (on one thread) and get the same results
+    import multiprocessing
+    playouts(Board(5), 64, threads=2)
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child_run, args=(queue,))
+    child.start()
+    child.join(60)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+    assert not alive, "the forked child hung"
+    assert queue.get(timeout=5) == float(playouts(Board(5), 64, seed=2).scores.sum())

@@ -98,8 +98,9 @@ cdef extern from "Python.h":
     void _set_item "PyList_SET_ITEM"(object, Py_ssize_t, PyObject*)
     void _incref "Py_INCREF"(PyObject*)
 
-# the ints 0 .. MAX_POINTS, made once: legal_moves fills its lists with them
-_INTS = tuple(range(MAX_POINTS + 1))
+# the ints 0 .. MAX_POINTS, made once: legal_moves fills its lists with them (the tuple, out of
+# Python's reach, keeps them alive)
+cdef tuple _INTS = tuple(range(MAX_POINTS + 1))
 cdef PyObject* _INT_OBJECTS[MAX_POINTS + 1]
 for _i in range(MAX_POINTS + 1):
     _INT_OBJECTS[_i] = <PyObject*>_INTS[_i]

@@ -83,6 +83,8 @@ def cmd_bench(args):
     threads = _thread_counts(args.threads)
     playouts(board, 200, seed=args.seed + 1, threads=max(threads), ko=args.ko)    # warm up
     count = args.count
+    if count is not None and count < 1:
+        raise ValueError(f"--count must be at least 1, got {count}")
     if count is None:       # calibrate: about args.seconds on one thread
         probe = playouts(board, 2000 if board.num_points <= 100 else 500, seed=args.seed + 2,
                          threads=1, ko=args.ko)

@@ -8,8 +8,9 @@ among the points it is allowed to play, and passes when there is none. A point i
 - it is not a one-point eye of the mover: every on-board orthogonal neighbour is the mover's stone
   and the point is not a false eye (fewer than two diagonal points hold opponent stones, and none
   when the point is on the edge or in a corner), and
-- it changes the colouring: a one-stone suicide never is (every superko rule forbids it; under
-  simple ko with suicide allowed it would let a random game run forever).
+- it changes the colouring: a one-stone suicide never does. Positional superko forbids it; under
+  situational superko or simple ko with suicide allowed it is legal, a pass in all but name, and
+  a random player that could always make it would never have to pass: games would not end.
 The game ends after two consecutive passes, or when the cap of turns is hit (counted apart).
 
 Uniformity: draw a point uniformly from the candidates not yet tried, test it, and on refusal swap
@@ -75,6 +76,8 @@ ctypedef struct PlayoutSpec:
 
 ctypedef struct PlayoutScratch:
     BoardState board
+    int max_moves               # the longest playout this scratch can remember: a playout stops
+                                # at the smaller of this and the spec's max_moves
     # the playout's own superko memory: open addressing; a slot is in use when its stamp is
     # `stamp`, so a new playout clears the table by bumping the stamp
     uint64_t* keys
@@ -101,6 +104,7 @@ cdef inline PlayoutScratch* scratch_new(int max_moves) noexcept nogil:
     s.stamps = <uint32_t*>calloc(<size_t>cap, sizeof(uint32_t))
     s.mask = cap - 1
     s.stamp = 0
+    s.max_moves = max_moves
     if s.keys == NULL or s.stamps == NULL:
         free(s.keys)
         free(s.stamps)
@@ -228,13 +232,15 @@ cdef inline int playout_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* 
 cdef inline void playout_run(PlayoutScratch* s, const BoardState* start, const PlayoutSpec* g,
                              uint64_t rng, PlayoutOutcome* out, int16_t* moves,
                              int8_t* owner) noexcept nogil:
-    """Play the policy from `start` (copied into s) until two passes or g.max_moves turns, then
-    score the final position under g's scoring with komi.
+    """Play the policy from `start` (copied into s) until two passes or the cap (the smaller of
+    g.max_moves and s.max_moves) turns, then score the final position under g's scoring with komi.
 
-    moves (or NULL): room for g.max_moves public points (pass = width * height), the turns played.
-    owner (or NULL): width * height entries, the final owner of each point (0, BLACK, WHITE)."""
+    moves (or NULL): room for that cap of public points (pass = width * height), the turns played.
+    owner (or NULL): width * height entries, the final owner of each point (0, BLACK, WHITE).
+    `start` and g.seen are only read; nothing may change them while playouts run."""
     cdef BoardState* b = &s.board
     cdef int colour = g.to_move, passes = g.passes, turns = 0, p
+    cdef int cap = g.max_moves if g.max_moves < s.max_moves else s.max_moves
     cdef int npoints = start.width * start.height
     cdef bint has_ko = g.has_ko_hash, superko = g.ko_rule != KO_SIMPLE
     cdef uint64_t ko_hash = g.ko_hash, before
@@ -243,7 +249,7 @@ cdef inline void playout_run(PlayoutScratch* s, const BoardState* start, const P
     cdef double black, white
     board_copy(b, start)
     local_clear(s)
-    while passes < 2 and turns < g.max_moves:
+    while passes < 2 and turns < cap:
         before = b.hash
         p = playout_pick(s, g, &rng, colour, has_ko, ko_hash)
         if p:
@@ -269,7 +275,7 @@ cdef inline void playout_run(PlayoutScratch* s, const BoardState* start, const P
     else:
         black = owned[BLACK]
         white = owned[WHITE]
-    out.score = black - white - g.komi
+    out.score = black - (white + g.komi)      # as Board.score: komi joins White's points first
     out.winner = BLACK if out.score > 0 else WHITE if out.score < 0 else EMPTY
 
 
@@ -282,7 +288,9 @@ cdef inline int spec_from_board(PlayoutSpec* g, Board board, int ko_rule, int ma
 
     When ko_rule is a superko rule other than the board's, the keys of the game's colourings are
     gathered into `own`, which the caller frees with hashset_free after the playouts; otherwise
-    own is left empty. Passes ending the game so far count towards the two that end a playout."""
+    own is left empty. Passes ending the game so far count towards the two that end a playout.
+    g keeps pointers into `board` (its superko memory): the board must not change while
+    playouts run on g (``fastgo.playouts`` copies both before it releases the GIL)."""
     cdef int64_t i
     cdef int to_move
     own.keys = NULL

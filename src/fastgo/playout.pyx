@@ -7,7 +7,9 @@ are the same whatever the number of threads.
 """
 
 import operator
+import os
 import time
+import warnings
 
 import numpy as np
 cimport numpy as cnp
@@ -15,6 +17,7 @@ cimport openmp
 from cython.parallel cimport prange, threadid
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, calloc, free
+from cpython.exc cimport PyErr_CheckSignals
 
 from fastgo.core cimport *
 from fastgo.board cimport Board
@@ -27,12 +30,65 @@ _MAX_MOVES = 1_000_000
 _MAX_THREADS = 1024
 
 cdef enum:
-    _CHUNK = 8
+    _CHUNK = 8          # playouts a thread takes at a time
+    _BLOCK = 2048       # playouts between two checks for Ctrl-C
+
+
+ctypedef struct Run:
+    # everything one playout of a run reads and writes
+    const BoardState* start
+    const PlayoutSpec* spec
+    PlayoutScratch** scratch    # one per thread
+    PlayoutOutcome* outcome     # one per thread
+    uint64_t seed
+    int8_t* owner               # npoints per thread, or NULL
+    int64_t* owner_sum          # npoints per thread
+    int npoints
+    int32_t* slot               # playout index -> row of `moves`, or -1; NULL: none recorded
+    int16_t* moves
+    int cap
+    double* scores
+    int8_t* winners
+    int32_t* lengths
+    uint8_t* capped
+
+
+cdef inline void _one(const Run* r, int64_t i, int tid) noexcept nogil:
+    """Playout i of the run, on thread tid; the results go to index i."""
+    cdef PlayoutOutcome* oc = &r.outcome[tid]
+    cdef int8_t* own = r.owner + tid * r.npoints if r.owner != NULL else NULL
+    cdef int16_t* mv = NULL
+    cdef int j
+    cdef int64_t* sums
+    if r.slot != NULL and r.slot[i] >= 0:
+        mv = r.moves + <int64_t>r.slot[i] * r.cap
+    playout_run(r.scratch[tid], r.start, r.spec, playout_seed(r.seed, i), oc, mv, own)
+    r.scores[i] = oc.score
+    r.winners[i] = <int8_t>oc.winner
+    r.lengths[i] = oc.turns
+    r.capped[i] = oc.capped
+    if own != NULL:
+        sums = r.owner_sum + tid * r.npoints
+        for j in range(r.npoints):
+            sums[j] += (own[j] == BLACK) - (own[j] == WHITE)
+
+
+_forked = False
+
+
+def _after_fork_in_child():
+    # OpenMP's thread pool does not survive fork(): a forked child runs on one thread
+    global _forked
+    _forked = True
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def default_threads():
-    """The number of threads a run uses by default: OpenMP's (all cores, or OMP_NUM_THREADS)."""
-    return max(1, openmp.omp_get_max_threads())
+    """The number of threads a run uses by default: OpenMP's (all cores, or OMP_NUM_THREADS);
+    1 in a process forked from one that has run playouts (OpenMP cannot follow a fork)."""
+    return 1 if _forked else max(1, openmp.omp_get_max_threads())
 
 
 class Playouts:
@@ -87,6 +143,8 @@ class Playouts:
 
 
 def _int(value, name, lo, hi):
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an int, not a bool")
     try:
         v = operator.index(value)
     except TypeError:
@@ -130,11 +188,13 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     territory: those empty points + prisoners), komi to White.
 
     seed: any int (taken modulo 2**64); the same seed gives the same results whatever `threads`.
-    threads: OpenMP threads (default: all cores). ko: "rules" (the board's rule; superko is
-    judged exactly, against the whole game), "simple", "positional" or "situational".
-    max_moves: the cap of turns per playout (default 3 x points, at least 1000: thin and tiny
-    boards run long); capped playouts are scored as they stand and flagged. ownership: also average who owns each point at the end. record: keep
-    the moves of the first `record` playouts, or of the playouts with the given indices.
+    threads: OpenMP threads (default: all cores; one in a process forked after playouts ran).
+    ko: "rules" (the board's rule; superko is judged exactly, against the whole game),
+    "simple", "positional" or "situational". max_moves: the cap of turns per playout (default
+    3 x points, at least 1000: thin and tiny boards run long); capped playouts are scored as they
+    stand and flagged. ownership: also average who owns each point at the end (NaN when n is 0).
+    record: keep the moves of the first `record` playouts, or of the playouts with the given
+    indices. The run can be interrupted (Ctrl-C) between blocks of playouts.
     Returns ``Playouts``.
     """
     if not isinstance(board, Board):
@@ -142,8 +202,12 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef Board bd = board
     cdef int npoints = bd.npoints
     cdef int64_t count = _int(n, "n", 0, 2**31 - 1)
-    cdef uint64_t seed64 = _int(seed, "seed", -2**63, 2**64 - 1) % 2**64
+    cdef uint64_t seed64 = _int(seed, "seed", -2**1000, 2**1000) % 2**64
     cdef int nthreads = default_threads() if threads is None else _int(threads, "threads", 1, _MAX_THREADS)
+    if _forked:
+        if nthreads > 1 and threads is not None:
+            warnings.warn("fastgo.playouts runs on one thread in a forked process", RuntimeWarning)
+        nthreads = 1
     cdef int cap = max(3 * npoints, 1000) if max_moves is None else _int(max_moves, "max_moves", 0, _MAX_MOVES)
     if not isinstance(ko, str) or (ko != "rules" and ko not in _KO_RULES):
         raise ValueError(f"ko must be 'rules', 'simple', 'positional' or 'situational', not {ko!r}")
@@ -175,12 +239,8 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef int64_t* owner_sum = NULL
     cdef int32_t* slot = NULL
     cdef int16_t* moves = NULL
-    cdef int64_t i, j, t
-    cdef int tid
-    cdef PlayoutScratch* sc
-    cdef PlayoutOutcome* oc
-    cdef int8_t* own
-    cdef int16_t* mv
+    cdef int64_t i, j, t, lo, hi
+    cdef Run run
     seen_copy.keys = NULL
     seen_copy.cap = 0
     spec_from_board(&spec, bd, ko_rule, cap, &own_seen)
@@ -217,22 +277,35 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
             for j, i in enumerate(recorded):
                 slot[i] = <int32_t>j
 
+        run.start = start
+        run.spec = &spec
+        run.scratch = scratch
+        run.outcome = outcome
+        run.seed = seed64
+        run.owner = owner
+        run.owner_sum = owner_sum
+        run.npoints = npoints
+        run.slot = slot
+        run.moves = moves
+        run.cap = cap
+        run.scores = score_p
+        run.winners = winner_p
+        run.lengths = length_p
+        run.capped = capped_p
         t0 = time.perf_counter()
-        with nogil:
-            for i in prange(count, num_threads=nthreads, schedule="dynamic", chunksize=_CHUNK):
-                tid = threadid()
-                sc = scratch[tid]
-                oc = &outcome[tid]
-                own = owner + tid * npoints if owner != NULL else NULL
-                mv = moves + <int64_t>slot[i] * cap if slot != NULL and slot[i] >= 0 else NULL
-                playout_run(sc, start, &spec, playout_seed(seed64, i), oc, mv, own)
-                score_p[i] = oc.score
-                winner_p[i] = <int8_t>oc.winner
-                length_p[i] = oc.turns
-                capped_p[i] = oc.capped
-                if own != NULL:
-                    for j in range(npoints):
-                        owner_sum[tid * npoints + j] += (own[j] == BLACK) - (own[j] == WHITE)
+        lo = 0
+        while lo < count:       # in blocks, so that Ctrl-C is seen between them
+            hi = min(count, lo + _BLOCK)
+            with nogil:
+                if nthreads == 1:       # no OpenMP region: nothing to start or join
+                    for i in range(lo, hi):
+                        _one(&run, i, 0)
+                else:
+                    for i in prange(lo, hi, num_threads=nthreads, schedule="dynamic",
+                                    chunksize=_CHUNK):
+                        _one(&run, i, threadid())
+            PyErr_CheckSignals()
+            lo = hi
         seconds = time.perf_counter() - t0
 
         own_mean = None
@@ -240,7 +313,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
             sums = np.zeros(npoints, dtype=np.float64)
             for t in range(nthreads):
                 sums += np.asarray(<int64_t[:npoints]>(owner_sum + t * npoints))
-            own_mean = (sums / count if count else sums).reshape(bd.st.height, bd.st.width)
+            own_mean = (sums / count if count else np.full(npoints, np.nan)).reshape(bd.st.height, bd.st.width)
         games = []
         for j, i in enumerate(recorded):
             games.append(np.asarray(<int16_t[:length_p[i]]>(moves + j * cap)).astype(np.int32)
