@@ -331,21 +331,18 @@ cdef inline bint has_empty_neighbour(const BoardState* b, int p) noexcept nogil:
 
 cdef inline int distinct_neighbour_chains(const BoardState* b, int p, int* heads) noexcept nogil:
     """Write the heads of the distinct chains next to p into heads[0..3]; return how many."""
-    # head is 0 on empty points and walls, so only stones pass the `h != 0` tests
-    cdef int s = b.stride, n = 0
+    # head is 0 on empty points and walls. Branch-free: each head is stored at heads[n] and kept
+    # (n advances) only when it is a new one; random games make these tests unpredictable.
+    cdef int s = b.stride, n
     cdef int h0 = b.head[p - s], h1 = b.head[p - 1], h2 = b.head[p + 1], h3 = b.head[p + s]
-    if h0:
-        heads[n] = h0
-        n += 1
-    if h1 and h1 != h0:
-        heads[n] = h1
-        n += 1
-    if h2 and h2 != h0 and h2 != h1:
-        heads[n] = h2
-        n += 1
-    if h3 and h3 != h0 and h3 != h1 and h3 != h2:
-        heads[n] = h3
-        n += 1
+    heads[0] = h0
+    n = h0 != 0
+    heads[n] = h1
+    n += (h1 != 0) & (h1 != h0)
+    heads[n] = h2
+    n += (h2 != 0) & (h2 != h0) & (h2 != h1)
+    heads[n] = h3
+    n += (h3 != 0) & (h3 != h0) & (h3 != h1) & (h3 != h2)
     return n
 
 
