@@ -448,10 +448,9 @@ cdef inline int remove_chain(BoardState* b, Journal* j, int h) noexcept nogil:
         nb[1] = st - 1
         nb[2] = st + 1
         nb[3] = st + s
-        for k in range(4):
+        for k in range(4):              # as in board_play: plibs[0] is rewritten unchanged
             q = b.head[nb[k]]
-            if q:
-                jset16(b, j, &b.plibs[q], b.plibs[q] + 1)
+            jset16(b, j, &b.plibs[q], b.plibs[q] + (q != 0))
         st = b.next[st]
         if st == h:
             break
@@ -479,19 +478,16 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     jset64(b, j, &b.chash[p], key)
     jset16(b, j, &b.plibs[p], <int16_t>((b.color[p - s] == EMPTY) + (b.color[p - 1] == EMPTY) +
                                         (b.color[p + 1] == EMPTY) + (b.color[p + s] == EMPTY)))
-    # each neighbouring stone loses its pair with p (heads are 0 on empty points and walls)
+    # each neighbouring stone loses its pair with p. Heads are 0 on empty points and walls, which
+    # then rewrite plibs[0] (a wall's, never read) unchanged: no branch to mispredict
     h = b.head[p - s]
-    if h:
-        jset16(b, j, &b.plibs[h], b.plibs[h] - 1)
+    jset16(b, j, &b.plibs[h], b.plibs[h] - (h != 0))
     h = b.head[p - 1]
-    if h:
-        jset16(b, j, &b.plibs[h], b.plibs[h] - 1)
+    jset16(b, j, &b.plibs[h], b.plibs[h] - (h != 0))
     h = b.head[p + 1]
-    if h:
-        jset16(b, j, &b.plibs[h], b.plibs[h] - 1)
+    jset16(b, j, &b.plibs[h], b.plibs[h] - (h != 0))
     h = b.head[p + s]
-    if h:
-        jset16(b, j, &b.plibs[h], b.plibs[h] - 1)
+    jset16(b, j, &b.plibs[h], b.plibs[h] - (h != 0))
     me = p
     for k in range(n):
         if b.color[heads[k]] == colour:
