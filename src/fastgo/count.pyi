@@ -1,0 +1,49 @@
+"""Type stubs for the compiled ``fastgo.count`` module."""
+
+from typing import NamedTuple, Optional, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+MAX_FRONTIER: int
+MAX_LENGTH: int
+MAX_BRUTE_POINTS: int
+MAX_SAMPLES: int
+
+class CountStats(NamedTuple):
+    count: int
+    width: int
+    height: int
+    frontier: int
+    peak_states: int
+    total_states: int
+    final_states: int
+    table_bytes: int
+    limbs: int
+    threads: int
+    seconds: float
+
+class LegalFractionEstimate(NamedTuple):
+    width: int
+    height: int
+    samples: int
+    legal: int
+    fraction: float
+    low: float
+    high: float
+    confidence: float
+    seed: int
+
+def default_threads() -> int: ...
+def count_legal_positions(width: int, height: int, *, threads: Optional[int] = ...) -> int: ...
+def count_legal_positions_stats(width: int, height: int, *,
+                                threads: Optional[int] = ...) -> CountStats: ...
+def count_legal_positions_brute(width: int, height: int, *,
+                                threads: Optional[int] = ...) -> int: ...
+def legal_position_mask(boards: npt.ArrayLike, *,
+                        threads: Optional[int] = ...) -> npt.NDArray[np.bool_]: ...
+def wilson_interval(successes: int, trials: int,
+                    confidence: float = ...) -> Tuple[float, float]: ...
+def estimate_legal_fraction(width: int, height: int, samples: int, *, seed: int = ...,
+                            confidence: float = ...,
+                            threads: Optional[int] = ...) -> LegalFractionEstimate: ...

@@ -1,0 +1,862 @@
+"""Counting legal Go positions (Tromp and Farnebäck, "Combinatorics of Go").
+
+The rule counted: a colouring of a ``width x height`` board (each point empty, black or white) is
+a *legal position* when every chain (a maximal set of same-coloured stones connected through
+horizontal and vertical neighbours) touches at least one empty point. Ko, history and whose turn
+it is play no part.
+
+- ``count_legal_positions(width, height)``: the exact count, by a transfer-matrix sweep (border-
+  state dynamic programming) in C with exact multi-limb integer counts.
+- ``count_legal_positions_brute(width, height)``: every one of the 3^(w*h) colourings tested with
+  bitboards (up to 20 points), the independent check of the sweep.
+- ``legal_position_mask(boards)``: the test over a stack of boards ``[n, height, width]``.
+- ``estimate_legal_fraction(width, height, samples)``: a Monte Carlo estimate of the legal
+  fraction with a Wilson score confidence interval, for boards beyond exact counting.
+
+Every kernel runs without the GIL over OpenMP threads (``threads=`` defaults to all cores).
+"""
+
+cimport cython
+cimport openmp
+from cython.parallel cimport parallel, prange
+from cpython.exc cimport PyErr_CheckSignals
+from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcpy, memset
+
+import math
+import statistics
+import time
+from collections import namedtuple
+
+import numpy as np
+
+from fastgo.coords import MAX_SIDE, _index
+
+# ---------------------------------------------------------------------------------------------
+# Limits (each one is the reason of a ValueError below).
+
+#: Longest frontier of the exact sweep: 12 cells of 5 bits fill a 64-bit state key.
+MAX_FRONTIER = 12
+#: Longest board side of the exact sweep (the counts then need thousands of bits; the shorter
+#: side, not this one, decides the time).
+MAX_LENGTH = 1000
+#: Most points the brute force takes: 3^20 = 3.5e9 colourings, about a minute on 2 cores.
+MAX_BRUTE_POINTS = 20
+#: Most samples of one estimate: board i draws from its own block of 2^20 random words of a
+#: splitmix64 stream, so blocks stay disjoint up to 2^44 boards.
+MAX_SAMPLES = 10 ** 12
+
+cdef enum:
+    MAXF = 12           # = MAX_FRONTIER
+    CELL_BITS = 5
+    CELL_MASK = 31
+    LAB = 3             # codes >= LAB: a stone whose chain has no liberty yet (label, colour)
+    FRESH = 12          # label of a new chain before renumbering (LAB + 2*12 + 1 = 28 < 32)
+    OFF = 255           # no neighbour there (board edge)
+    EST_BATCH = 1 << 18 # boards per nogil batch of an estimate (signals are checked between)
+    PARALLEL_STATES = 1 << 14   # fewer source states than this: one thread sweeps the point
+    ROUND_SLICE = 1 << 18       # source slots a worker expands per round of a parallel point
+
+cdef uint64_t NO_KEY = 0xFFFFFFFFFFFFFFFF   # never a state: keys use 60 bits at most
+cdef uint64_t GOLDEN = 0x9E3779B97F4A7C15
+
+
+cdef inline uint64_t mix64(uint64_t z) noexcept nogil:
+    """The splitmix64 finaliser: a bijection that spreads every input bit over the output."""
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+
+def default_threads():
+    """OpenMP's thread count (all cores, or OMP_NUM_THREADS)."""
+    return max(1, openmp.omp_get_max_threads())
+
+
+cdef int _threads(threads) except -1:
+    if threads is None:
+        return default_threads()
+    t = _index(threads, "threads")
+    if not 1 <= t <= 1024:
+        raise ValueError(f"threads must be 1..1024, got {t}")
+    return t
+
+
+def _sides(width, height, int max_short, int max_long, what):
+    w = _index(width, "width")
+    h = _index(height, "height")
+    if w < 1 or h < 1:
+        raise ValueError(f"board size {w}x{h}: width and height must be positive")
+    if min(w, h) > max_short or max(w, h) > max_long:
+        raise ValueError(f"board size {w}x{h} out of range for {what}: the shorter side may be "
+                         f"at most {max_short} and the longer at most {max_long}")
+    return w, h
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact counts: the transfer-matrix sweep.
+#
+# The board is swept point by point, row after row, along rows of the shorter side (the frontier,
+# f cells). Before point (r, c) the frontier holds, for each column, its most recent point: row r
+# for columns < c, row r - 1 for the others. Every state of the frontier maps to the number of
+# colourings of the points swept so far that reach it and in which every chain already cut off
+# from the unswept points has a liberty. A frontier cell is coded
+#     0 empty, 1 black stone whose chain has a liberty, 2 the same for white,
+#     LAB + 2 * label + (colour - 1): a stone whose chain has no liberty yet.
+# Chains that have a liberty need no label: joining one gives the whole chain a liberty and
+# nothing else. Labels are renumbered by first appearance, and a state and its colour swap (which
+# have the same count) share one entry keyed by the smaller code, which halves the table.
+# Counts are exact unsigned integers of `limbs` 64-bit words, enough for 3^(w*h).
+
+ctypedef struct Table:
+    uint64_t* slots     # cap slots of 1 + limbs words: the key (NO_KEY: free), then the count,
+                        # least significant word first; one slot is one cache miss, not two
+    int64_t cap         # a power of two
+    int64_t used
+    int limbs
+    int stride          # 1 + limbs
+
+
+cdef int table_init(Table* t, int64_t cap, int limbs) noexcept nogil:
+    """An empty table of `cap` slots (a power of two). Returns -1 when out of memory."""
+    cdef int64_t i
+    t.stride = 1 + limbs
+    t.slots = <uint64_t*>malloc(<size_t>cap * t.stride * sizeof(uint64_t))
+    t.cap = cap
+    t.used = 0
+    t.limbs = limbs
+    if t.slots == NULL:
+        t.cap = 0
+        return -1
+    for i in range(cap):
+        t.slots[i * t.stride] = NO_KEY
+    return 0
+
+
+cdef void table_free(Table* t) noexcept nogil:
+    free(t.slots)
+    t.slots = NULL
+    t.cap = 0
+    t.used = 0
+
+
+cdef inline uint64_t slot_key(const Table* t, int64_t i) noexcept nogil:
+    return t.slots[i * t.stride]
+
+
+cdef inline uint64_t* slot_val(const Table* t, int64_t i) noexcept nogil:
+    return t.slots + i * t.stride + 1
+
+
+cdef inline int64_t table_bytes(const Table* t) noexcept nogil:
+    return t.cap * t.stride * <int64_t>sizeof(uint64_t)
+
+
+cdef inline void add_limbs(uint64_t* a, const uint64_t* b, int limbs) noexcept nogil:
+    """a += b; the caller sized the numbers so that the sum fits."""
+    cdef uint64_t carry = 0, s, t
+    cdef int j
+    for j in range(limbs):
+        s = a[j] + b[j]
+        t = s + carry
+        carry = (s < b[j]) | (t < carry)
+        a[j] = t
+
+
+cdef inline void table_put(Table* t, uint64_t key, uint64_t h, const uint64_t* val) noexcept nogil:
+    """Add val to the count of key (h = mix64(key)); the table has a free slot."""
+    cdef int64_t mask = t.cap - 1
+    cdef int64_t i = <int64_t>(h & <uint64_t>mask)
+    cdef uint64_t* slot
+    while True:
+        slot = t.slots + i * t.stride
+        if slot[0] == key:
+            add_limbs(slot + 1, val, t.limbs)
+            return
+        if slot[0] == NO_KEY:
+            slot[0] = key
+            memcpy(slot + 1, val, t.limbs * sizeof(uint64_t))
+            t.used += 1
+            return
+        i = (i + 1) & mask
+
+
+cdef int table_add(Table* t, uint64_t key, uint64_t h, const uint64_t* val) noexcept nogil:
+    """Add val to the count of key, doubling the table first when it would pass 70% full
+    (linear probing slows down sharply beyond). Returns -1 when out of memory."""
+    cdef Table bigger
+    cdef int64_t i
+    if (t.used + 1) * 10 > t.cap * 7:
+        if table_init(&bigger, 2 * t.cap, t.limbs) != 0:
+            return -1
+        for i in range(t.cap):
+            if slot_key(t, i) != NO_KEY:
+                table_put(&bigger, slot_key(t, i), mix64(slot_key(t, i)), slot_val(t, i))
+        table_free(t)
+        t[0] = bigger
+    table_put(t, key, h, val)
+    return 0
+
+
+cdef inline int colour_of(int code) noexcept nogil:
+    return code if code < LAB else ((code - LAB) & 1) + 1
+
+
+cdef inline void give_liberty(uint8_t* g, int f, int code) noexcept nogil:
+    """The chain labelled `code` has gained a liberty: its cells lose the label."""
+    cdef int i, col = colour_of(code)
+    for i in range(f):
+        if g[i] == code:
+            g[i] = <uint8_t>col
+
+
+cdef inline bint code_in(const uint8_t* g, int start, int stop, int skip, int code) noexcept nogil:
+    cdef int i
+    for i in range(start, stop):
+        if i != skip and g[i] == code:
+            return True
+    return False
+
+
+cdef inline bint place(uint8_t* g, int f, int r, int c, int colour, bint last_row) noexcept nogil:
+    """Colour point (r, c) in frontier g (in place). False when that leaves a chain without a
+    liberty that can no longer gain one (the colouring is then not a legal position)."""
+    cdef int up = g[c] if r > 0 else OFF
+    cdef int left = g[c - 1] if c > 0 else OFF
+    cdef bint lib, up_same, left_same
+    cdef int i, code
+    if colour == 0:
+        # an empty point is a liberty of the stones above and to the left
+        if up != OFF and up >= LAB:
+            give_liberty(g, f, up)
+        if c > 0 and g[c - 1] >= LAB:           # re-read: it may have been the same chain
+            give_liberty(g, f, g[c - 1])
+        g[c] = 0
+    else:
+        lib = up == 0 or left == 0
+        up_same = up != OFF and up != 0 and colour_of(up) == colour
+        left_same = left != OFF and left != 0 and colour_of(left) == colour
+        if (up_same and up < LAB) or (left_same and left < LAB):
+            lib = True                          # joins a chain that has a liberty
+        if up != OFF and up >= LAB and not up_same and not code_in(g, 0, f, c, up):
+            # an opponent stone above leaves the frontier, and with it the last stone of a chain
+            # without a liberty: nothing can give that chain one any more
+            return False
+        if lib:
+            if up_same and up >= LAB:
+                give_liberty(g, f, up)
+            if left_same and g[c - 1] >= LAB:
+                give_liberty(g, f, g[c - 1])
+            g[c] = <uint8_t>colour
+        else:
+            if up_same:
+                code = up
+                if left_same and left != up:    # the new stone joins two chains
+                    for i in range(f):
+                        if g[i] == left:
+                            g[i] = <uint8_t>up
+            elif left_same:
+                code = left
+            else:
+                code = LAB + 2 * FRESH + colour - 1
+            g[c] = <uint8_t>code
+    if last_row:
+        # on the last row the points left of c have no unswept neighbour: a chain without a
+        # liberty must still have a stone at c or right of it, and the others are forgotten
+        for i in range(c):
+            if g[i] >= LAB and not code_in(g, c, f, -1, g[i]):
+                return False
+        for i in range(c):
+            g[i] = 0
+    return True
+
+
+cdef inline uint64_t canonical(const uint8_t* g, int f) noexcept nogil:
+    """The key of frontier g: labels renumbered by first appearance, the smaller of the codes of
+    g and of its colour swap."""
+    cdef uint8_t relabel[16]
+    cdef int i, v, sv, lab, nxt = 0
+    cdef uint64_t key = 0, skey = 0
+    memset(relabel, 0xFF, sizeof(relabel))
+    for i in range(f):
+        v = g[i]
+        if v >= LAB:
+            lab = (v - LAB) >> 1
+            if relabel[lab] == 0xFF:
+                relabel[lab] = <uint8_t>nxt
+                nxt += 1
+            v = LAB + 2 * relabel[lab] + ((v - LAB) & 1)
+            sv = LAB + ((v - LAB) ^ 1)
+        else:
+            sv = (3 - v) if v else 0
+        key |= (<uint64_t>v) << (CELL_BITS * i)
+        skey |= (<uint64_t>sv) << (CELL_BITS * i)
+    return key if key < skey else skey
+
+
+cdef inline int successors(uint64_t key, int f, int r, int c, bint last_row,
+                           uint64_t* out) noexcept nogil:
+    """The keys reached by colouring point (r, c) empty, black, white; returns how many."""
+    cdef uint8_t base[MAXF]
+    cdef uint8_t g[MAXF]
+    cdef int i, colour, n = 0
+    if f > MAXF:
+        f = MAXF        # never true (callers check); tells the C compiler the arrays suffice
+    for i in range(f):
+        base[i] = (key >> (CELL_BITS * i)) & CELL_MASK
+    for colour in range(3):
+        memcpy(g, base, f)
+        if place(g, f, r, c, colour, last_row):
+            out[n] = canonical(g, f)
+            n += 1
+    return n
+
+
+cdef int expand(const Table* src, int nsrc, Table* dst, int part, int nparts, int f, int r,
+                int c, bint last_row) noexcept nogil:
+    """Sweep point (r, c) for the successors that belong to table `part` of `nparts` (picked by
+    hash bits that the slot index does not use). Returns -1 when out of memory."""
+    cdef uint64_t out[3]
+    cdef uint64_t h, key
+    cdef int s, k, n
+    cdef int64_t i
+    for s in range(nsrc):
+        for i in range(src[s].cap):
+            key = slot_key(&src[s], i)
+            if key == NO_KEY:
+                continue
+            n = successors(key, f, r, c, last_row, out)
+            for k in range(n):
+                h = mix64(out[k])
+                if nparts > 1 and <int>((h >> 56) % <uint64_t>nparts) != part:
+                    continue
+                if table_add(dst, out[k], h, slot_val(&src[s], i)) != 0:
+                    return -1
+    return 0
+
+
+ctypedef struct Moved:
+    uint64_t key        # a successor state
+    const uint64_t* val # the count it inherits (a slot of the source table)
+
+
+ctypedef struct Buffer:
+    Moved* items
+    int64_t n
+    int64_t cap
+
+
+cdef int buffer_push(Buffer* b, uint64_t key, const uint64_t* val) noexcept nogil:
+    cdef Moved* grown
+    if b.n == b.cap:
+        grown = <Moved*>realloc(b.items, <size_t>(2 * b.cap) * sizeof(Moved))
+        if grown == NULL:
+            return -1
+        b.items = grown
+        b.cap *= 2
+    b.items[b.n].key = key
+    b.items[b.n].val = val
+    b.n += 1
+    return 0
+
+
+cdef int scatter(const Table* src, int64_t start, int64_t stop, Buffer* out, int nparts, int f,
+                 int r, int c, bint last_row) noexcept nogil:
+    """Expand source slots start..stop-1, appending each successor to out[its table]."""
+    cdef uint64_t succ[3]
+    cdef int k, n
+    cdef int64_t i
+    for i in range(start, stop):
+        if slot_key(src, i) == NO_KEY:
+            continue
+        n = successors(slot_key(src, i), f, r, c, last_row, succ)
+        for k in range(n):
+            if buffer_push(&out[<int>((mix64(succ[k]) >> 56) % <uint64_t>nparts)], succ[k],
+                           slot_val(src, i)) != 0:
+                return -1
+    return 0
+
+
+cdef int gather(Buffer* bufs, int part, int nparts, Table* dst) noexcept nogil:
+    """Add every successor bound for table `part` (from every worker's buffer) into it."""
+    cdef int t
+    cdef int64_t i
+    cdef Buffer* b
+    for t in range(nparts):
+        b = &bufs[t * nparts + part]
+        for i in range(b.n):
+            if table_add(dst, b.items[i].key, mix64(b.items[i].key), b.items[i].val) != 0:
+                return -1
+        b.n = 0
+    return 0
+
+
+cdef int sweep_point(const Table* src, int nsrc, Table* dst, int nt, int f, int r, int c,
+                     bint last_row) noexcept nogil:
+    """One point of the sweep on nt threads, each owning table dst[t] (the successors whose hash
+    bits pick t). In rounds of nt slices of the source, worker t expands slice t into nt
+    buffers, one per table; then worker p adds the buffers bound for table p. So every state is
+    expanded once, and no two threads ever write the same table or buffer. Returns -1 when out
+    of memory."""
+    cdef int t, s, failed = 0
+    cdef int64_t base, lo, hi, slice_
+    cdef Buffer* bufs
+    if nt == 1:
+        return expand(src, nsrc, dst, 0, 1, f, r, c, last_row)
+    bufs = <Buffer*>calloc(nt * nt, sizeof(Buffer))
+    if bufs == NULL:
+        return -1
+    for t in range(nt * nt):
+        bufs[t].cap = 3 * ROUND_SLICE // nt + 64   # the expected share; grows when larger
+        bufs[t].items = <Moved*>malloc(<size_t>bufs[t].cap * sizeof(Moved))
+        if bufs[t].items == NULL:
+            failed = 1
+    s = 0
+    while s < nsrc and not failed:
+        base = 0
+        # small tables: split them evenly rather than leave workers without a slice
+        slice_ = min(<int64_t>ROUND_SLICE, (src[s].cap + nt - 1) // nt)
+        while base < src[s].cap and not failed:
+            for t in prange(nt, num_threads=nt, schedule="static", chunksize=1):
+                lo = min(base + t * slice_, src[s].cap)
+                hi = min(lo + slice_, src[s].cap)
+                failed += -scatter(&src[s], lo, hi, &bufs[t * nt], nt, f, r, c, last_row)
+            for t in prange(nt, num_threads=nt, schedule="static", chunksize=1):
+                failed += -gather(bufs, t, nt, &dst[t])
+            base += nt * slice_
+        s += 1
+    for t in range(nt * nt):
+        free(bufs[t].items)
+    free(bufs)
+    return -1 if failed else 0
+
+
+CountStats = namedtuple("CountStats", ["count", "width", "height", "frontier", "peak_states",
+                                       "total_states", "final_states", "table_bytes", "limbs",
+                                       "threads", "seconds"])
+CountStats.__doc__ = """The exact count of legal positions and what the sweep took.
+
+count: the number of legal positions; frontier: the cells of the sweep's border (the shorter
+side); peak_states: the most border states held at once (colour-swapped pairs counted once);
+total_states: the states summed over all points swept (the work); final_states: states after the
+last point; table_bytes: the most memory the state tables held at once; limbs: 64-bit words per
+count; seconds: wall time of the sweep."""
+
+
+def count_legal_positions_stats(width, height, *, threads=None):
+    """``count_legal_positions`` with the figures of the sweep, as a ``CountStats``."""
+    w, h = _sides(width, height, MAX_FRONTIER, MAX_LENGTH, "the exact count")
+    s = _sweep(min(w, h), max(w, h), _threads(threads))
+    return s._replace(width=w, height=h)
+
+
+def _sweep(int f, int length, int nt):
+    """Sweep a board of `length` rows of `f` points on nt threads, whichever side is shorter
+    (the tests use it to sweep along the longer side); a CountStats with width f."""
+    if not (1 <= f <= MAX_FRONTIER and 1 <= length <= MAX_LENGTH and 1 <= nt <= 1024):
+        raise ValueError(f"_sweep({f}, {length}, {nt}) out of range")
+    cdef int w = f, h = length
+    cdef int limbs = ((<object>3) ** (w * h)).bit_length() // 64 + 1
+    cdef Table* src = <Table*>malloc(nt * sizeof(Table))
+    cdef Table* dst = <Table*>malloc(nt * sizeof(Table))
+    cdef Table* tmp
+    cdef int nsrc = 1, t, r, c, failed, parts
+    cdef int64_t states, cap, peak = 1, total = 0, peak_bytes = 0, nbytes
+    cdef uint64_t[::1] one
+    cdef bint last_row
+    if src == NULL or dst == NULL:
+        free(src)
+        free(dst)
+        raise MemoryError()
+    for t in range(nt):
+        src[t].slots = dst[t].slots = NULL
+        src[t].cap = src[t].used = dst[t].cap = dst[t].used = 0
+    t0 = time.perf_counter()
+    try:
+        # the start: one state, every column's "point above" off the board, count 1
+        if table_init(&src[0], 16, limbs) != 0:
+            raise MemoryError()
+        start = np.zeros(limbs, dtype=np.uint64)
+        start[0] = 1
+        one = start
+        table_put(&src[0], 0, mix64(0), &one[0])
+        for r in range(length):
+            last_row = r == length - 1
+            for c in range(f):
+                states = 0
+                for t in range(nsrc):
+                    states += src[t].used
+                # threads pay off only on big steps (each one reads every source state)
+                parts = nt if states >= PARALLEL_STATES else 1
+                cap = 16        # room for 1.5x the states at under 70% load, split `parts` ways
+                while cap * 7 < states * 15 // parts:
+                    cap *= 2
+                for t in range(parts):
+                    if table_init(&dst[t], cap, limbs) != 0:
+                        raise MemoryError()
+                with nogil:
+                    failed = sweep_point(src, nsrc, dst, parts, f, r, c, last_row)
+                if failed:
+                    raise MemoryError(f"out of memory sweeping point ({r}, {c}) of {w}x{h}")
+                nbytes = 0
+                states = 0
+                for t in range(nsrc):
+                    nbytes += table_bytes(&src[t])
+                for t in range(parts):
+                    nbytes += table_bytes(&dst[t])
+                    states += dst[t].used
+                peak_bytes = max(peak_bytes, nbytes)
+                peak = max(peak, states)
+                total += states
+                for t in range(nsrc):
+                    table_free(&src[t])
+                tmp = src
+                src = dst
+                dst = tmp
+                nsrc = parts
+                PyErr_CheckSignals()        # Ctrl-C works between points
+        # legal: no chain is left without a liberty
+        count = 0
+        final = 0
+        for t in range(nsrc):
+            for i in range(src[t].cap):
+                key = slot_key(&src[t], i)
+                if key == NO_KEY:
+                    continue
+                final += 1
+                if _has_label(key, f):
+                    continue
+                for j in range(limbs):
+                    count += slot_val(&src[t], i)[j] << (64 * j)
+        return CountStats(count, f, length, f, peak, total, final, peak_bytes, limbs, nt,
+                          time.perf_counter() - t0)
+    finally:
+        for t in range(nt):
+            table_free(&src[t])
+            table_free(&dst[t])
+        free(src)
+        free(dst)
+
+
+cdef bint _has_label(uint64_t key, int f):
+    cdef int i
+    for i in range(f):
+        if ((key >> (CELL_BITS * i)) & CELL_MASK) >= LAB:
+            return True
+    return False
+
+
+def count_legal_positions(width, height, *, threads=None):
+    """The exact number of legal positions on a ``width x height`` board, as a Python int.
+
+    A position (each point empty, black or white) is legal when every chain touches an empty
+    point. The count comes from a transfer-matrix sweep along the shorter side (at most
+    ``MAX_FRONTIER`` = 12; the longer side at most ``MAX_LENGTH``), with exact integer counts.
+    Time and memory grow about 5x per unit of the shorter side (7x7 takes well under a second,
+    9x9 about a minute, see the README). ``threads`` defaults to all cores.
+
+    >>> count_legal_positions(2, 2), count_legal_positions(3, 3)
+    (57, 12675)
+    """
+    return count_legal_positions_stats(width, height, threads=threads).count
+
+
+# ---------------------------------------------------------------------------------------------
+# Brute force: every colouring, as a pair of bitboards (black, white) over at most 20 points.
+
+cdef inline uint64_t dilate(uint64_t x, uint64_t not_left, uint64_t not_right, uint64_t full,
+                            int w) noexcept nogil:
+    """The points next to a point of x (bit row * w + col)."""
+    return (((x << 1) & not_left) | ((x >> 1) & not_right) | (x << w) | (x >> w)) & full
+
+
+cdef inline bint all_breathe(uint64_t stones, uint64_t empty, uint64_t not_left,
+                             uint64_t not_right, uint64_t full, int w) noexcept nogil:
+    """True when every stone of `stones` (one colour) is joined to an empty point through
+    stones of `stones`: grow from the stones next to empty points until nothing changes."""
+    cdef uint64_t reach = stones & dilate(empty, not_left, not_right, full, w), grown
+    while reach != stones:
+        grown = reach | (dilate(reach, not_left, not_right, full, w) & stones)
+        if grown == reach:
+            return False
+        reach = grown
+    return True
+
+
+cdef int64_t legal_with_black(uint64_t black, uint64_t not_left, uint64_t not_right,
+                              uint64_t full, int w) noexcept nogil:
+    """The legal colourings whose black stones are `black`: white runs over the subsets of the
+    other points."""
+    cdef uint64_t rest = full & ~black, white = 0, empty
+    cdef int64_t n = 0
+    if not all_breathe(black, rest, not_left, not_right, full, w):
+        return 0        # even with every other point empty some black chain has no liberty
+    while True:
+        empty = rest & ~white
+        if all_breathe(black, empty, not_left, not_right, full, w) and \
+                all_breathe(white, empty, not_left, not_right, full, w):
+            n += 1
+        white = (white - rest) & rest   # the next subset of `rest`
+        if white == 0:
+            return n
+
+
+def count_legal_positions_brute(width, height, *, threads=None):
+    """The number of legal positions on a ``width x height`` board (at most 20 points) by testing
+    every one of the 3^(width*height) colourings: every chain must touch an empty point. Meant as
+    the independent check of ``count_legal_positions``.
+
+    >>> count_legal_positions_brute(2, 2)
+    57
+    """
+    w, h = _sides(width, height, MAX_BRUTE_POINTS, MAX_BRUTE_POINTS, "the brute force")
+    if w * h > MAX_BRUTE_POINTS:
+        raise ValueError(f"board size {w}x{h} out of range for the brute force: at most "
+                         f"{MAX_BRUTE_POINTS} points (3^{MAX_BRUTE_POINTS} colourings)")
+    cdef int nt = _threads(threads), cw = w, n = w * h
+    cdef uint64_t full = (<uint64_t>1 << n) - 1, not_left = 0, not_right = 0
+    cdef int64_t black, total = 0, blacks = <int64_t>1 << n
+    cdef int p
+    for p in range(n):
+        if p % cw != 0:
+            not_left |= <uint64_t>1 << p
+        if p % cw != cw - 1:
+            not_right |= <uint64_t>1 << p
+    with nogil:
+        for black in prange(blacks, num_threads=nt, schedule="dynamic", chunksize=64):
+            total += legal_with_black(<uint64_t>black, not_left, not_right, full, cw)
+    return int(total)
+
+
+# ---------------------------------------------------------------------------------------------
+# The test over many boards, and the Monte Carlo estimate built on it.
+
+cdef inline int board_status(const uint8_t* g, int w, int h, uint8_t* pad,
+                             int* stack) noexcept nogil:
+    """1 when the board g ([h][w] of 0/1/2) is a legal position, 0 when not, 2 when it holds a
+    value other than 0/1/2. `pad` is a (h + 2) x (w + 2) board whose rim holds 3 (off board),
+    `stack` room for h * w points."""
+    cdef int s = w + 2, r, c, p, q, d, v, x, n
+    cdef bint lib
+    cdef int nb[4]
+    nb[0] = -s
+    nb[1] = -1
+    nb[2] = 1
+    nb[3] = s
+    for r in range(h):
+        for c in range(w):
+            v = g[r * w + c]
+            if v > 2:
+                return 2
+            pad[(r + 1) * s + c + 1] = <uint8_t>v
+    for r in range(h):
+        for c in range(w):
+            p = (r + 1) * s + c + 1
+            v = pad[p]
+            if v != 1 and v != 2:
+                continue            # empty, or a stone of a chain already seen (v | 4)
+            # flood the chain from p, marking its stones v | 4; it needs one empty neighbour
+            pad[p] = <uint8_t>(v | 4)
+            stack[0] = p
+            n = 1
+            lib = False
+            while n:
+                n -= 1
+                q = stack[n]
+                for d in range(4):
+                    x = pad[q + nb[d]]
+                    if x == 0:
+                        lib = True
+                    elif x == v:
+                        pad[q + nb[d]] = <uint8_t>(v | 4)
+                        stack[n] = q + nb[d]
+                        n += 1
+            if not lib:
+                return 0
+    return 1
+
+
+cdef inline void pad_init(uint8_t* pad, int w, int h) noexcept nogil:
+    memset(pad, 3, (w + 2) * (h + 2))
+
+
+cdef void mask_kernel(const uint8_t* boards, int64_t n, int w, int h, uint8_t* out,
+                      int nt) noexcept nogil:
+    cdef int64_t i
+    cdef uint8_t* pad
+    cdef int* stack = NULL
+    pad = NULL      # (the threads' own copies are set in the block; this quiets the compiler)
+    with parallel(num_threads=nt):
+        pad = <uint8_t*>malloc((w + 2) * (h + 2))
+        stack = <int*>malloc(w * h * sizeof(int))
+        if pad != NULL:
+            pad_init(pad, w, h)
+        for i in prange(n, schedule="dynamic", chunksize=256):
+            if pad == NULL or stack == NULL:
+                out[i] = 3
+            else:
+                out[i] = <uint8_t>board_status(boards + i * w * h, w, h, pad, stack)
+        free(pad)
+        free(stack)
+
+
+def legal_position_mask(boards, *, threads=None):
+    """Which of many boards are legal positions: ``boards`` is an integer array
+    ``[n, height, width]`` of 0 (empty), 1 (black), 2 (white), sides 1..25; returns a bool array
+    ``[n]``, True where every chain touches an empty point. Runs without the GIL on ``threads``
+    threads (default: all cores). An int8/uint8 C-contiguous array is read in place.
+
+    >>> legal_position_mask([[[1, 2], [0, 1]], [[1, 0], [0, 2]]]).tolist()
+    [False, True]
+    """
+    a = np.asarray(boards)
+    if a.dtype.kind not in "iub":
+        raise TypeError(f"boards must hold integers 0/1/2, got dtype {a.dtype}")
+    if a.ndim != 3:
+        raise ValueError(f"boards must be a 3-D array [n, height, width], got {a.ndim} dimensions")
+    n, h, w = a.shape
+    if not (1 <= w <= MAX_SIDE and 1 <= h <= MAX_SIDE):
+        raise ValueError(f"board size {w}x{h} out of range: width and height must be 1..{MAX_SIDE}")
+    cdef int nt = _threads(threads)
+    if a.itemsize == 1:
+        # the kernel refuses any byte above 2, which includes every negative int8
+        a = np.ascontiguousarray(a).view(np.uint8)
+    else:
+        if a.size and (a.min() < 0 or a.max() > 2):
+            raise ValueError("boards may hold only 0 (empty), 1 (black) and 2 (white)")
+        a = np.ascontiguousarray(a, dtype=np.uint8)
+    out = np.empty(n, dtype=np.uint8)
+    if n == 0:
+        return out.view(bool)
+    cdef const uint8_t[:, :, ::1] view = a
+    cdef uint8_t[::1] res = out
+    cdef int64_t cn = n
+    cdef int cw = w, ch = h
+    with nogil:
+        mask_kernel(&view[0, 0, 0], cn, cw, ch, &res[0], nt)
+    if (out == 3).any():
+        raise MemoryError()
+    bad = np.flatnonzero(out == 2)
+    if len(bad):
+        raise ValueError(f"boards may hold only 0 (empty), 1 (black) and 2 (white); board "
+                         f"{bad[0]} holds another value")
+    return out.view(bool)
+
+
+cdef uint8_t TRITS[243][5]          # the base-3 digits of 0..242
+for _b in range(243):
+    for _t in range(5):
+        TRITS[_b][_t] = (_b // 3 ** _t) % 3
+
+
+cdef inline void random_board(uint8_t* g, int npoints, uint64_t seed, int64_t index) noexcept nogil:
+    """Board `index` of a seeded sample: each point empty, black or white with probability 1/3
+    exactly, so every colouring is equally likely. Bytes of a splitmix64 stream (board i reads
+    the block starting at word i * 2^20) below 243 = 3^5 give five base-3 digits; the others
+    are rejected, which keeps the digits exactly uniform."""
+    cdef uint64_t state = seed + <uint64_t>index * (<uint64_t>1 << 20) * GOLDEN, x
+    cdef int k = 0, b, t, byte
+    while k < npoints:
+        state += GOLDEN
+        x = mix64(state)
+        for b in range(8):
+            byte = x & 255
+            x >>= 8
+            if byte < 243:
+                for t in range(5):
+                    if k < npoints:
+                        g[k] = TRITS[byte][t]
+                        k += 1
+
+
+cdef int64_t estimate_kernel(int w, int h, uint64_t seed, int64_t start, int64_t stop,
+                             int nt) noexcept nogil:
+    """Legal boards among boards start..stop-1 of the sample; -1 when out of memory."""
+    cdef int64_t i, legal = 0, failed = 0
+    cdef uint8_t* pad
+    cdef uint8_t* g = NULL
+    cdef int* stack = NULL
+    pad = NULL      # (the threads' own copies are set in the block; this quiets the compiler)
+    with parallel(num_threads=nt):
+        pad = <uint8_t*>malloc((w + 2) * (h + 2))
+        g = <uint8_t*>malloc(w * h)
+        stack = <int*>malloc(w * h * sizeof(int))
+        if pad != NULL:
+            pad_init(pad, w, h)
+        for i in prange(start, stop, schedule="dynamic", chunksize=256):
+            if pad == NULL or g == NULL or stack == NULL:
+                failed += 1
+            else:
+                random_board(g, w * h, seed, i)
+                legal += board_status(g, w, h, pad, stack)
+        free(pad)
+        free(g)
+        free(stack)
+    return -1 if failed else legal
+
+
+LegalFractionEstimate = namedtuple("LegalFractionEstimate", [
+    "width", "height", "samples", "legal", "fraction", "low", "high", "confidence", "seed"])
+LegalFractionEstimate.__doc__ = """A Monte Carlo estimate of the fraction of legal positions.
+
+legal of samples uniformly random colourings were legal; fraction = legal / samples; (low, high)
+is the Wilson score interval for a binomial proportion at the given confidence. Multiply by
+3**(width*height) for the count."""
+
+
+def wilson_interval(successes, trials, confidence=0.95):
+    """The Wilson score interval (low, high) for a binomial proportion: the proportions p for
+    which the observed successes lie within z standard errors, sqrt(p(1-p)/trials), of p, where
+    z is the two-sided normal quantile of `confidence`. Unlike the normal (Wald) interval it stays
+    inside [0, 1] and covers well for proportions near 0, such as 1.2%."""
+    n = _index(trials, "trials")
+    k = _index(successes, "successes")
+    if n < 1 or not 0 <= k <= n:
+        raise ValueError(f"need 0 <= successes <= trials and trials >= 1, got {k} of {n}")
+    confidence = float(confidence)
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
+    z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    # at k = 0 or k = n the bound is exactly 0 or 1; rounding must not move it
+    low = 0.0 if k == 0 else max(0.0, centre - half)
+    return low, (1.0 if k == n else min(1.0, centre + half))
+
+
+def estimate_legal_fraction(width, height, samples, *, seed=0, confidence=0.95, threads=None):
+    """Estimate the fraction of the 3^(width*height) colourings that are legal positions (every
+    chain touches an empty point) from `samples` uniformly random colourings, each point empty,
+    black or white with probability 1/3. Returns a ``LegalFractionEstimate`` with the Wilson score
+    interval at `confidence`. The sample depends on `seed` (0 .. 2^64 - 1) and not on `threads`:
+    the same call gives the same answer on any machine. Sides 1..25, samples 1..10^12.
+
+    >>> e = estimate_legal_fraction(2, 2, 10000, seed=1)
+    >>> e.low < 57 / 81 < e.high
+    True
+    """
+    w, h = _sides(width, height, MAX_SIDE, MAX_SIDE, "the estimate")
+    n = _index(samples, "samples")
+    if not 1 <= n <= MAX_SAMPLES:
+        raise ValueError(f"samples must be 1..{MAX_SAMPLES}, got {n}")
+    s = _index(seed, "seed")
+    if not 0 <= s < 2 ** 64:
+        raise ValueError(f"seed must be 0 .. 2**64 - 1, got {s}")
+    wilson_interval(0, 1, confidence)           # validates confidence before the long part
+    cdef int nt = _threads(threads)
+    cdef uint64_t key = mix64(<uint64_t>s)      # nearby seeds start far apart in the stream
+    cdef int64_t start = 0, stop, got, legal = 0, total = n
+    cdef int cw = w, ch = h
+    while start < total:
+        stop = min(total, start + EST_BATCH)
+        with nogil:
+            got = estimate_kernel(cw, ch, key, start, stop, nt)
+        if got < 0:
+            raise MemoryError()
+        legal += got
+        start = stop
+        PyErr_CheckSignals()
+    low, high = wilson_interval(legal, n, confidence)
+    return LegalFractionEstimate(w, h, n, int(legal), legal / n, low, high, float(confidence), s)
