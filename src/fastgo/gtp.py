@@ -1,0 +1,744 @@
+"""A Go Text Protocol (GTP version 2) engine on fastgo: ``fastgo gtp``, ``python -m fastgo.gtp``.
+
+Protocol (GTP 2, draft 2): each input line has control characters other than HT and LF removed,
+everything from a ``#`` on removed, HT turned into a space; empty lines are skipped. A line is
+``[id] command_name [arguments]``; the answer is ``=[id] result`` or ``?[id] error message``
+followed by an empty line. Every failure is an error answer (never a traceback on stdout): any
+input line gets exactly one answer, and only ``quit`` or the end of the input ends the engine.
+
+Commands: the required ``protocol_version name version known_command list_commands quit
+boardsize clear_board komi play genmove``; ``undo showboard final_score final_status_list
+fixed_handicap place_free_handicap set_free_handicap loadsgf printsgf time_settings
+kgs-time_settings time_left kgs-rules rectangular_boardsize list_stones reg_genmove
+kgs-genmove_cleanup``; and the ``fastgo-`` extensions (``list_commands`` lists them; see
+``Engine.__init__``).
+
+Semantics worth knowing:
+- The board keeps fastgo's exact rules (default Tromp-Taylor; ``kgs-rules`` or ``fastgo-rules``
+  pick another preset or option). ``play`` answers ``illegal move`` for what those rules refuse;
+  ``fastgo-why_illegal`` gives the reason.
+- fastgo games alternate. A ``play``/``genmove`` for the colour not to move inserts a pass for
+  the other colour, unless that pass would end the game (the previous turn was a pass) or the
+  game is over; then the game continues from the current position as a new set-up (the ko and
+  superko memory of the earlier turns is dropped). ``undo`` takes back such steps as one.
+- ``genmove`` is a demo player (``fastgo.player``): UCT with RAVE over random playouts by
+  default, plain UCT or flat UCB1 over the root moves as options. Its budget is
+  ``fastgo-playouts`` playouts per move, cut short by ``fastgo-seconds`` and by the clock of
+  ``time_settings``/``time_left``. It resigns below ``fastgo-resign``'s win rate (0: never);
+  ``kgs-genmove_cleanup`` captures the stones it judges dead before it passes. ``final_score`` and ``final_status_list`` judge dead stones by playout
+  ownership (no seki detection: ``seki`` lists are empty); ``fastgo-score`` scores as it stands.
+"""
+
+import sys
+import time
+import traceback
+
+import numpy as np
+
+import fastgo
+from fastgo.board import Board
+from fastgo.coords import check_size, point_to_vertex, star_points, vertex_to_point
+from fastgo.errors import IllegalMoveError
+from fastgo.player import MonteCarloPlayer, RavePlayer, TreePlayer
+from fastgo.rules import PRESETS, Rules
+from fastgo import sgf
+
+BLACK, WHITE = 1, 2
+_CONTROL = {c: None for c in range(32) if c not in (9, 10)}
+_CONTROL[127] = None
+
+
+#: genmove's searches: UCT with RAVE (the default), plain UCT, flat UCB1 over the root moves
+SEARCHES = {"rave": RavePlayer, "uct": TreePlayer, "flat": MonteCarloPlayer}
+
+
+class GtpError(Exception):
+    """A command failed: the message is the GTP error text."""
+
+
+def _colour(text):
+    t = text.lower()
+    if t in ("b", "black"):
+        return BLACK
+    if t in ("w", "white"):
+        return WHITE
+    raise GtpError("syntax error")
+
+
+def _int_arg(text):
+    try:
+        return int(text)
+    except ValueError:
+        raise GtpError("syntax error") from None
+
+
+def _float_arg(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise GtpError("syntax error") from None
+    if not np.isfinite(v):
+        raise GtpError("syntax error")
+    return v
+
+
+def _result(margin_winner):
+    margin, winner = margin_winner
+    if winner == 0:
+        return "0"
+    return f"{'B' if winner == BLACK else 'W'}+{sgf.number_text(abs(margin))}"
+
+
+class Engine:
+    """The GTP state machine: ``handle(line)`` returns the full answer (ending in an empty
+    line) or None for a line that holds no command; ``quit_requested`` is set by ``quit``.
+
+    playouts, seconds, resign, seed, threads: the genmove player's settings (see
+    ``MonteCarloPlayer``); rules: a preset name or ``Rules`` (komi included); size: the board.
+    """
+
+    def __init__(self, *, playouts=10000, seconds=None, resign=0.03, seed=0, threads=1,
+                 rules="tromp-taylor", size=9, exploration=None, search="rave", player=None):
+        self.rules = Rules.preset(rules) if isinstance(rules, str) else rules
+        self.width = self.height = size
+        if search not in SEARCHES:
+            raise ValueError(f"search must be one of {sorted(SEARCHES)}, not {search!r}")
+        self.player = player or SEARCHES[search](playouts, seconds, resign_threshold=resign,
+                                                 seed=seed, threads=threads)
+        if exploration is not None:
+            self.player.exploration = exploration
+        self.quit_requested = False
+        self.last_search = None            # (Decision, width, height) of the last genmove
+        self.time_settings = None          # (main, byo-yomi time, byo-yomi stones)
+        self.time_left = {}                # colour -> (seconds, stones)
+        self._clear()
+        self.commands = {
+            "protocol_version": self.cmd_protocol_version,
+            "name": self.cmd_name,
+            "version": self.cmd_version,
+            "known_command": self.cmd_known_command,
+            "list_commands": self.cmd_list_commands,
+            "quit": self.cmd_quit,
+            "boardsize": self.cmd_boardsize,
+            "rectangular_boardsize": self.cmd_rectangular_boardsize,
+            "clear_board": self.cmd_clear_board,
+            "komi": self.cmd_komi,
+            "play": self.cmd_play,
+            "genmove": self.cmd_genmove,
+            "reg_genmove": self.cmd_reg_genmove,
+            "kgs-genmove_cleanup": self.cmd_kgs_genmove_cleanup,
+            "undo": self.cmd_undo,
+            "showboard": self.cmd_showboard,
+            "final_score": self.cmd_final_score,
+            "final_status_list": self.cmd_final_status_list,
+            "fixed_handicap": self.cmd_fixed_handicap,
+            "place_free_handicap": self.cmd_place_free_handicap,
+            "set_free_handicap": self.cmd_set_free_handicap,
+            "loadsgf": self.cmd_loadsgf,
+            "printsgf": self.cmd_printsgf,
+            "time_settings": self.cmd_time_settings,
+            "kgs-time_settings": self.cmd_kgs_time_settings,
+            "time_left": self.cmd_time_left,
+            "kgs-rules": self.cmd_kgs_rules,
+            "list_stones": self.cmd_list_stones,
+            "fastgo-rules": self.cmd_fastgo_rules,
+            "fastgo-playouts": self.cmd_fastgo_playouts,
+            "fastgo-seconds": self.cmd_fastgo_seconds,
+            "fastgo-resign": self.cmd_fastgo_resign,
+            "fastgo-seed": self.cmd_fastgo_seed,
+            "fastgo-stats": self.cmd_fastgo_stats,
+            "fastgo-score": self.cmd_fastgo_score,
+            "fastgo-why_illegal": self.cmd_fastgo_why_illegal,
+            "fastgo-legal_moves": self.cmd_fastgo_legal_moves,
+            "fastgo-ownership": self.cmd_fastgo_ownership,
+        }
+
+    # -- protocol ----------------------------------------------------------------------------------
+
+    def handle(self, line):
+        """The answer to one input line (see the module docstring), or None if it is empty."""
+        if isinstance(line, bytes):
+            line = line.decode("utf-8", "replace")
+        line = line.translate(_CONTROL).split("#", 1)[0].replace("\t", " ")
+        words = line.split()
+        if not words:
+            return None
+        ident = ""
+        if words[0].isdigit() and words[0].isascii():
+            ident = words.pop(0)
+            if not words:
+                return f"?{ident} syntax error: no command\n\n"
+        name, args = words[0], words[1:]
+        handler = self.commands.get(name)
+        try:
+            if handler is None:
+                raise GtpError("unknown command")
+            result = handler(args)
+            ok = True
+        except GtpError as e:
+            result, ok = str(e), False
+        except Exception as e:              # a bug: answer, keep going, log to stderr
+            print(f"fastgo gtp: internal error in {name!r}:", file=sys.stderr)
+            traceback.print_exc(file=sys.stderr)
+            result, ok = f"internal error: {type(e).__name__}: {e}", False
+        result = result or ""
+        if not ok:
+            result = " ".join(result.split())       # an error message is one line
+        else:
+            # no empty line may appear inside an answer (it would end the answer early)
+            lines = result.rstrip("\n").split("\n")
+            result = "\n".join(lines[:1] + [l for l in lines[1:] if l.strip()])
+        return f"{'=' if ok else '?'}{ident} {result}\n\n"
+
+    def run(self, infile=None, outfile=None):
+        """Answer the lines of `infile` (bytes, default stdin) on `outfile` (text, default stdout)
+        until ``quit`` or the end of the input."""
+        infile = infile or sys.stdin.buffer
+        outfile = outfile or sys.stdout
+        try:
+            for raw in infile:
+                answer = self.handle(raw)
+                if answer is None:
+                    continue
+                outfile.write(answer)
+                outfile.flush()
+                if self.quit_requested:
+                    break
+        except (KeyboardInterrupt, BrokenPipeError):
+            pass
+        return 0
+
+    # -- state ----------------------------------------------------------------------------------------
+
+    def _clear(self, board=None):
+        self.board = board if board is not None else Board(self.width, self.height, rules=self.rules)
+        self.undo_stack = []               # ("undo", k) or ("restore", board before)
+
+    def _rebuild(self, rules):
+        """The game replayed under other rules (komi changes, kgs-rules mid-game)."""
+        setup, first = sgf.board_setup(self.board)
+        b = Board.from_array(setup, to_move=first, rules=rules)
+        for k, p in enumerate(self.board.history):
+            try:
+                b.play(p)
+            except IllegalMoveError as e:
+                raise GtpError(f"move {k + 1} of the game is illegal under those rules: {e.reason}") from None
+        self.rules = rules
+        self._clear(b)
+
+    def _vertex(self, point):
+        return point_to_vertex(point, self.width, self.height)
+
+    def _parse_vertex(self, text, what="syntax error"):
+        try:
+            return vertex_to_point(text, self.width, self.height)
+        except ValueError:
+            raise GtpError(what) from None
+
+    def _board_empty(self):
+        return not self.board.history and not self.board.stones().any()
+
+    def _bring_to_move(self, colour):
+        """Make it `colour`'s turn (see the module docstring); return the undo record's steps."""
+        b = self.board
+        if not b.is_over and b.to_move == colour:
+            return ("undo", 0)
+        if not b.is_over and (not b.history or b.history[-1] != b.pass_move):
+            b.play(b.pass_move)
+            return ("undo", 1)
+        before = b.copy(True)
+        self.board = Board.from_array(b.stones(), to_move=colour, rules=self.rules)
+        return ("restore", before)
+
+    def _play(self, colour, point):
+        record = self._bring_to_move(colour)
+        try:
+            self.board.play(point)
+        except IllegalMoveError:
+            self._revert(record)
+            raise GtpError("illegal move") from None
+        if record[0] == "undo":
+            self.undo_stack.append(("undo", record[1] + 1))
+        else:
+            self.undo_stack.append(record)
+
+    def _revert(self, record):
+        kind, value = record
+        if kind == "undo":
+            if value:
+                self.board.undo(value)
+        else:
+            self.board = value
+
+    # -- required commands ---------------------------------------------------------------------------
+
+    def cmd_protocol_version(self, args):
+        return "2"
+
+    def cmd_name(self, args):
+        return "fastgo"
+
+    def cmd_version(self, args):
+        return f"{fastgo.__version__} (Monte Carlo demo player)"
+
+    def cmd_known_command(self, args):
+        if len(args) != 1:
+            raise GtpError("syntax error")
+        return "true" if args[0] in self.commands else "false"
+
+    def cmd_list_commands(self, args):
+        return "\n".join(self.commands)
+
+    def cmd_quit(self, args):
+        self.quit_requested = True
+        return ""
+
+    def cmd_boardsize(self, args):
+        if len(args) != 1:
+            raise GtpError("syntax error")
+        return self._resize(_int_arg(args[0]), _int_arg(args[0]))
+
+    def cmd_rectangular_boardsize(self, args):
+        if len(args) != 2:
+            raise GtpError("syntax error")
+        return self._resize(_int_arg(args[0]), _int_arg(args[1]))
+
+    def _resize(self, width, height):
+        try:
+            check_size(width, height)
+        except ValueError:
+            raise GtpError("unacceptable size") from None
+        self.width, self.height = width, height
+        self._clear()
+        return ""
+
+    def cmd_clear_board(self, args):
+        self._clear()
+        return ""
+
+    def cmd_komi(self, args):
+        if len(args) != 1:
+            raise GtpError("syntax error")
+        komi = _float_arg(args[0])
+        self._rebuild(self.rules.replace(komi=komi))
+        return ""
+
+    def cmd_play(self, args):
+        if len(args) != 2:
+            raise GtpError("syntax error")
+        colour = _colour(args[0])
+        if args[1].lower() == "pass":
+            point = self.board.pass_move
+        else:
+            try:
+                point = vertex_to_point(args[1], self.width, self.height)
+            except ValueError as e:
+                # a well-formed vertex off this board is an illegal move, anything else bad syntax
+                raise GtpError("illegal move" if "off a" in str(e) else "syntax error") from None
+        self._play(colour, point)
+        return ""
+
+    def cmd_genmove(self, args):
+        return self._genmove(args, play=True)
+
+    def cmd_reg_genmove(self, args):
+        return self._genmove(args, play=False)
+
+    def cmd_kgs_genmove_cleanup(self, args):
+        return self._genmove(args, play=True, cleanup=True)
+
+    def _genmove(self, args, play, cleanup=False):
+        if len(args) != 1:
+            raise GtpError("syntax error")
+        colour = _colour(args[0])
+        record = self._bring_to_move(colour)
+        t0 = time.monotonic()
+        try:
+            decision = self.player.choose(self.board, seconds=self._time_budget(colour),
+                                          cleanup=cleanup)
+        except BaseException:
+            self._revert(record)             # leave no inserted pass behind
+            raise
+        self.last_search = (decision, self.width, self.height)
+        if decision.move is None or not play:
+            self._revert(record)
+            if play:
+                self._spend(colour, time.monotonic() - t0)
+            return "resign" if decision.move is None else self._vertex(decision.move)
+        self.board.play(decision.move)
+        steps = record[1] + 1 if record[0] == "undo" else None
+        self.undo_stack.append(("undo", steps) if steps is not None else record)
+        self._spend(colour, time.monotonic() - t0)
+        return self._vertex(decision.move)
+
+    # -- optional commands -----------------------------------------------------------------------------
+
+    def cmd_undo(self, args):
+        if args:
+            raise GtpError("syntax error")
+        if self.undo_stack:
+            self._revert(self.undo_stack.pop())
+        elif self.board.history:
+            self.board.undo()               # a turn of a loaded game
+        else:
+            raise GtpError("cannot undo")
+        return ""
+
+    def cmd_showboard(self, args):
+        b = self.board
+        side = "black" if b.to_move == BLACK else "white"
+        lines = [str(b), f"{side} to move; captures: black {b.captures[0]}, white {b.captures[1]}; "
+                         f"turns {len(b.history)}{'; game over' if b.is_over else ''}",
+                 f"rules: {self._rules_text()}"]
+        return "\n" + "\n".join(lines)
+
+    def _dead(self):
+        return self.player.dead_stones(self.board, 400)
+
+    def cmd_final_score(self, args):
+        s = self.board.score(dead=self._dead())
+        return _result((s.margin, s.winner))
+
+    def cmd_final_status_list(self, args):
+        if len(args) != 1 or args[0] not in ("alive", "dead", "seki"):
+            raise GtpError("syntax error")
+        if args[0] == "seki":
+            return ""
+        dead = set(self._dead())
+        g = self.board.stones().ravel()
+        want_dead = args[0] == "dead"
+        lines, seen = [], set()
+        for p in np.flatnonzero(g).tolist():
+            if p in seen or (p in dead) != want_dead:
+                continue
+            stones = self.board.chain(p).stones
+            seen.update(stones)
+            lines.append(" ".join(self._vertex(q) for q in stones))
+        return "\n".join(lines)
+
+    def _handicap(self, points):
+        try:
+            board = Board(self.width, self.height, rules=self.rules, handicap=list(points))
+        except ValueError:
+            raise GtpError("bad vertex list") from None
+        self._clear(board)
+        return " ".join(self._vertex(p) for p in points)
+
+    def cmd_fixed_handicap(self, args):
+        if len(args) != 1:
+            raise GtpError("syntax error")
+        n = _int_arg(args[0])
+        if not self._board_empty():
+            raise GtpError("board not empty")
+        try:
+            points = star_points(self.width, self.height, n)
+        except ValueError:
+            raise GtpError("invalid number of stones") from None
+        return self._handicap(points)
+
+    def cmd_place_free_handicap(self, args):
+        if len(args) != 1:
+            raise GtpError("syntax error")
+        n = _int_arg(args[0])
+        if not self._board_empty():
+            raise GtpError("board not empty")
+        if not 2 <= n < self.width * self.height:
+            raise GtpError("invalid number of stones")
+        return self._handicap(free_handicap_points(self.width, self.height, n))
+
+    def cmd_set_free_handicap(self, args):
+        if not self._board_empty():
+            raise GtpError("board not empty")
+        points = [self._parse_vertex(a, "bad vertex list") for a in args]
+        if (len(points) < 2 or len(set(points)) != len(points)
+                or self.width * self.height in points or len(points) >= self.width * self.height):
+            raise GtpError("bad vertex list")
+        self._handicap(points)
+        return ""
+
+    def cmd_loadsgf(self, args):
+        if not 1 <= len(args) <= 2:
+            raise GtpError("syntax error")
+        upto = _int_arg(args[1]) if len(args) == 2 else None
+        try:
+            game = sgf.load(args[0])
+        except OSError as e:
+            raise GtpError(f"cannot load file: {e.strerror or e}") from None
+        except sgf.SgfError as e:
+            raise GtpError(f"cannot load file: {e}") from None
+        rules = game.effective_rules() if game.rules is not None else self.rules.replace(komi=game.komi)
+        try:
+            # as with play: two moves of one colour in a row mean the other colour passed
+            board = game.board(rules=rules, upto=upto, insert_passes=True)
+        except sgf.SgfError as e:
+            raise GtpError(f"cannot load file: {e}") from None
+        self.width, self.height, self.rules = game.width, game.height, rules
+        self._clear(board)
+        return "black" if board.to_move == BLACK else "white"
+
+    def cmd_printsgf(self, args):
+        if len(args) > 1:
+            raise GtpError("syntax error")
+        text = sgf.board_to_sgf(self.board)
+        if args:
+            try:
+                with open(args[0], "w", encoding="utf-8") as f:
+                    f.write(text)
+            except OSError as e:
+                raise GtpError(f"cannot save file: {e.strerror or e}") from None
+            return ""
+        return text
+
+    def cmd_time_settings(self, args):
+        if len(args) != 3:
+            raise GtpError("syntax error")
+        main, byo, stones = (_int_arg(a) for a in args)
+        if min(main, byo, stones) < 0:
+            raise GtpError("syntax error")
+        # GTP: byo-yomi time > 0 with 0 stones means no time limit (and all zeros can mean
+        # nothing else sensible)
+        self.time_settings = None if (stones == 0 and (byo > 0 or main == 0)) else (main, byo, stones)
+        self.time_left = {}
+        return ""
+
+    def cmd_kgs_time_settings(self, args):
+        if not args:
+            raise GtpError("syntax error")
+        kind, rest = args[0].lower(), [_int_arg(a) for a in args[1:]]
+        if kind == "none" and not rest:
+            self.time_settings = None
+        elif kind == "absolute" and len(rest) == 1:
+            self.time_settings = (rest[0], 0, 0)
+        elif kind == "byoyomi" and len(rest) == 3:
+            self.time_settings = (rest[0], rest[1], 1)  # each period covers one move
+        elif kind == "canadian" and len(rest) == 3:
+            self.time_settings = (rest[0], rest[1], rest[2])
+        else:
+            raise GtpError("syntax error")
+        self.time_left = {}
+        return ""
+
+    def cmd_time_left(self, args):
+        if len(args) != 3:
+            raise GtpError("syntax error")
+        colour = _colour(args[0])
+        seconds, stones = _float_arg(args[1]), _int_arg(args[2])
+        self.time_left[colour] = (seconds, stones)
+        return ""
+
+    def _time_budget(self, colour):
+        """Seconds genmove may think for `colour` under the clock, or None (no clock)."""
+        if self.time_settings is None:
+            return self.player.seconds
+        main, byo, stones = self.time_settings
+        left, period_stones = self.time_left.get(colour, (float(main), 0))
+        if period_stones > 0:                  # in byo-yomi: share the period's time
+            budget = left / period_stones
+        else:
+            empties = int(np.count_nonzero(self.board.stones() == 0))
+            moves_left = max(10, empties // 2)
+            budget = left / moves_left
+            if byo > 0 and stones > 0:
+                budget += 0.5 * byo / stones     # byo-yomi follows: some of it can go now
+        budget = max(0.05, 0.85 * budget - 0.05)   # leave a margin for the answer's way back
+        cap = self.player.seconds
+        return budget if cap is None else min(cap, budget)
+
+    def _spend(self, colour, seconds):
+        """Count our own thinking time until the controller sends time_left again."""
+        if colour in self.time_left:
+            left, stones = self.time_left[colour]
+            self.time_left[colour] = (max(0.0, left - seconds), max(0, stones - 1) if stones else 0)
+
+    def cmd_kgs_rules(self, args):
+        if len(args) != 1:
+            raise GtpError("syntax error")
+        try:
+            preset = Rules.preset(args[0])
+        except ValueError:
+            raise GtpError("unknown rules") from None
+        self._rebuild(preset.replace(komi=self.rules.komi))
+        return ""
+
+    def cmd_list_stones(self, args):
+        if len(args) != 1:
+            raise GtpError("syntax error")
+        colour = _colour(args[0])
+        g = self.board.stones().ravel()
+        return " ".join(self._vertex(p) for p in np.flatnonzero(g == colour).tolist())
+
+    # -- fastgo extensions -------------------------------------------------------------------------------
+
+    def _rules_text(self):
+        r = self.rules
+        names = [k for k, v in PRESETS.items() if (v.ko, v.suicide, v.scoring) == (r.ko, r.suicide, r.scoring)]
+        return (f"{names[0] if names else 'custom'} ko={r.ko} suicide={'allowed' if r.suicide else 'forbidden'} "
+                f"scoring={r.scoring} komi={sgf.number_text(r.komi)}")
+
+    def cmd_fastgo_rules(self, args):
+        """``fastgo-rules``: the rules; ``fastgo-rules [PRESET] [ko=..] [suicide=allowed|
+        forbidden] [scoring=area|territory] [komi=..]`` sets them (the game is replayed)."""
+        if not args:
+            return self._rules_text()
+        rules = self.rules
+        changes = {}
+        for a in args:
+            if "=" not in a:
+                try:
+                    rules = Rules.preset(a).replace(komi=self.rules.komi)
+                except ValueError:
+                    raise GtpError(f"unknown rules preset {a}") from None
+                continue
+            key, value = a.split("=", 1)
+            if key == "ko":
+                changes["ko"] = value
+            elif key == "suicide":
+                if value not in ("allowed", "forbidden", "true", "false"):
+                    raise GtpError("suicide must be allowed or forbidden")
+                changes["suicide"] = value in ("allowed", "true")
+            elif key == "scoring":
+                changes["scoring"] = value
+            elif key == "komi":
+                changes["komi"] = _float_arg(value)
+            else:
+                raise GtpError(f"unknown rules option {key}")
+        try:
+            rules = Rules(**{**rules.__dict__, **changes})
+        except (ValueError, TypeError) as e:
+            raise GtpError(str(e)) from None
+        self._rebuild(rules)
+        return ""
+
+    def _setting(self, args, attr, parse, check):
+        if not args:
+            value = getattr(self.player, attr)
+            return "0" if value is None else f"{value:g}"
+        if len(args) != 1:
+            raise GtpError("syntax error")
+        value = parse(args[0])
+        if not check(value):
+            raise GtpError(f"bad value {args[0]}")
+        setattr(self.player, attr, value)
+        return ""
+
+    def cmd_fastgo_playouts(self, args):
+        return self._setting(args, "playouts", _int_arg, lambda v: 1 <= v <= 10**9)
+
+    def cmd_fastgo_seconds(self, args):
+        if args and len(args) == 1 and _float_arg(args[0]) == 0:
+            self.player.seconds = None
+            return ""
+        return self._setting(args, "seconds", _float_arg, lambda v: 0 < v <= 86400)
+
+    def cmd_fastgo_resign(self, args):
+        return self._setting(args, "resign_threshold", _float_arg, lambda v: 0 <= v < 1)
+
+    def cmd_fastgo_seed(self, args):
+        return self._setting(args, "seed", _int_arg, lambda v: 0 <= v < 2**63)
+
+    def cmd_fastgo_stats(self, args):
+        if args:
+            raise GtpError("syntax error")
+        if self.last_search is None:
+            return "no genmove yet"
+        d, w, h = self.last_search          # the board may have changed size since
+
+        def vertex(p):
+            return point_to_vertex(p, w, h)
+        move = "resign" if d.move is None else vertex(d.move)
+        lines = [f"move {move} winrate {d.winrate:.3f} playouts {d.playouts} seconds {d.seconds:.3f}"
+                 + (f" ({d.reason})" if d.reason else "")]
+        for point, pulls, rate in d.arms[:10]:
+            lines.append(f"{vertex(point)} {pulls} {rate:.3f}")
+        return "\n".join(lines)
+
+    def cmd_fastgo_score(self, args):
+        s = self.board.score()
+        return _result((s.margin, s.winner))
+
+    def cmd_fastgo_why_illegal(self, args):
+        if len(args) != 1:
+            raise GtpError("syntax error")
+        point = self._parse_vertex(args[0])
+        return self.board.why_illegal(point) or "legal"
+
+    def cmd_fastgo_legal_moves(self, args):
+        return " ".join(self._vertex(p) for p in self.board.legal_moves())
+
+    def cmd_fastgo_ownership(self, args):
+        """``fastgo-ownership [n]``: mean ownership (+1 black .. -1 white) over n playouts, one
+        board row per line, top row first."""
+        n = _int_arg(args[0]) if args else 1000
+        if not 1 <= n <= 10**7 or len(args) > 1:
+            raise GtpError("syntax error")
+        if self.board.is_over:
+            own = self.board.score().ownership.astype(float)
+        else:
+            own = self.player._run(self.board, n, self.player.seed, ownership=True).ownership
+        return "\n".join(" ".join(f"{v:+.2f}" for v in row) for row in np.asarray(own)[::-1])
+
+
+def free_handicap_points(width, height, n):
+    """`n` handicap points for ``place_free_handicap``: the fixed star-point layout where it
+    exists (9x9, 13x13, 19x19 and 2..9 stones), else points spread greedily (each the farthest
+    from those chosen, off the first line when the board allows), starting from the centre."""
+    try:
+        return star_points(width, height, n)
+    except ValueError:
+        pass
+    margin = 1 if min(width, height) >= 5 else 0
+    candidates = [(r, c) for r in range(margin, height - margin) for c in range(margin, width - margin)]
+    if len(candidates) < n:
+        candidates = [(r, c) for r in range(height) for c in range(width)]
+    chosen = [min(candidates, key=lambda rc: (abs(rc[0] - (height - 1) / 2) + abs(rc[1] - (width - 1) / 2), rc))]
+    while len(chosen) < n:
+        best = max((rc for rc in candidates if rc not in chosen),
+                   key=lambda rc: (min(abs(rc[0] - r) + abs(rc[1] - c) for r, c in chosen),
+                                   sum(abs(rc[0] - r) + abs(rc[1] - c) for r, c in chosen),
+                                   -rc[0], -rc[1]))
+        chosen.append(best)
+    return [r * width + c for r, c in chosen]
+
+
+def main(argv=None):
+    """``fastgo gtp`` options -> run the engine on stdin/stdout."""
+    import argparse
+    parser = argparse.ArgumentParser(prog="fastgo gtp", description="GTP v2 engine (a Monte Carlo demo player)")
+    add_arguments(parser)
+    try:
+        return run_from_args(parser.parse_args(argv))
+    except ValueError as e:
+        parser.error(str(e))
+
+
+def add_arguments(parser):
+    parser.add_argument("--playouts", type=int, default=10000, help="playouts per move (default 10000)")
+    parser.add_argument("--seconds", type=float, default=None, help="at most this many seconds per move")
+    parser.add_argument("--resign", type=float, default=0.03,
+                        help="resign below this win rate (default 0.03; 0 never resigns)")
+    parser.add_argument("--rules", default="tromp-taylor",
+                        help=f"rules preset: {', '.join(sorted(PRESETS))} (default tromp-taylor)")
+    parser.add_argument("--komi", type=float, default=None)
+    parser.add_argument("--size", type=int, default=9, help="initial board size (default 9)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=1, help="playout threads (default 1)")
+    parser.add_argument("--search", default="rave", choices=sorted(SEARCHES),
+                        help="rave: tree search with RAVE (default); uct: plain UCT; flat: UCB1 "
+                             "over the root moves only")
+    parser.add_argument("--exploration", type=float, default=None,
+                        help="UCB1 exploration constant c (default: the player's)")
+
+
+def run_from_args(args):
+    rules = Rules.preset(args.rules).replace(komi=args.komi)
+    check_size(args.size, args.size)
+    engine = Engine(playouts=args.playouts, seconds=args.seconds, resign=args.resign,
+                    seed=args.seed, threads=args.threads, rules=rules, size=args.size,
+                    exploration=args.exploration, search=args.search)
+    # answers go to stdout only; line-buffered text so each answer leaves at once
+    out = open(sys.stdout.fileno(), "w", encoding="utf-8", newline="\n", closefd=False)
+    return engine.run(sys.stdin.buffer, out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,634 @@
+"""Smart Game Format (SGF, FF[4]) for Go: read and write game records, replay them under rules.
+
+Reading: ``parse(text)`` gives the collection's game trees as ``Node`` trees; ``read_game(text)``
+(or ``load(path)``) takes the main line (first variation at every branch) of one game tree into a
+``Game``: board size (``SZ[19]`` or rectangular ``SZ[19:13]``), komi (``KM``), handicap (``HA``),
+set-up stones of the root (``AB``/``AW``/``AE``, compressed ``aa:cc`` rectangles included), player
+to move (``PL``), moves (``B``/``W``, passes as ``[]`` or, on boards up to 19x19, ``[tt]``),
+result (``RE``) and rules (``RU``). ``Game.board()`` replays it under the rules, checking every
+move, and raises ``ReplayError`` naming the first illegal move and its move number.
+
+Writing: ``to_sgf(game)``, ``board_to_sgf(board)`` and ``games_to_sgf(move_lists, ...)`` write
+FF[4] records; reading what they write gives the same game.
+
+Why a parser of our own rather than sgfmill: sgfmill handles square boards only (``SZ[w:h]`` is
+refused), and we want errors that give the line and column in the file; the format is small.
+
+Not supported (a clear ``SgfError`` or ``ReplayError`` says so): set-up properties after the
+root node, two moves of one colour in a row (fastgo games alternate; a record needs a pass
+between them), boards over 25 points a side. Not interpreted (kept in ``Game.info``): comments,
+markup, time, game information other than the above.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fastgo.board import Board
+from fastgo.coords import check_size, point_to_vertex
+from fastgo.errors import IllegalMoveError
+from fastgo.rules import PRESETS, Rules
+
+EMPTY, BLACK, WHITE = 0, 1, 2
+
+#: SGF coordinate letters: a..z then A..Z (FF[4] boards up to 52x52); "aa" is the top left.
+LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+#: How fastgo's presets are named in RU[] when written; reading accepts these and the aliases.
+RU_NAMES = {"chinese": "Chinese", "japanese": "Japanese", "aga": "AGA", "new-zealand": "NZ",
+            "tromp-taylor": "Tromp-Taylor", "ing": "Ing"}
+_RU_ALIASES = {"cn": "chinese", "jp": "japanese", "korean": "japanese", "kr": "japanese",
+               "goe": "ing", "ing-goe": "ing", "american": "aga", "tt": "tromp-taylor",
+               "nz": "new-zealand", "newzealand": "new-zealand"}
+#: Rules that match no preset are written as RU[fastgo:ko=...,suicide=...,scoring=...].
+_FASTGO_RU = re.compile(r"fastgo:ko=(\w+),suicide=(allowed|forbidden),scoring=(\w+)$")
+
+
+class SgfError(ValueError):
+    """A malformed SGF file or a record fastgo cannot represent. ``offset`` is the character
+    position in the text (or None), ``line`` and ``column`` count from 1."""
+
+    def __init__(self, message, text=None, offset=None):
+        self.offset = offset
+        self.line = self.column = None
+        if text is not None and offset is not None:
+            self.line = text.count("\n", 0, offset) + 1
+            self.column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+            message = f"{message} (line {self.line}, column {self.column})"
+        super().__init__(message)
+
+
+class ReplayError(SgfError):
+    """A move of the record that the rules refuse. ``move_number`` counts the record's moves
+    from 1 (passes included); ``colour``, ``vertex`` and ``reason`` (as ``IllegalMoveError``'s)
+    say which move and why."""
+
+    def __init__(self, move_number, colour, vertex, reason, text=None, offset=None):
+        self.move_number = move_number
+        self.colour = colour
+        self.vertex = vertex
+        self.reason = reason
+        side = "B" if colour == BLACK else "W"
+        super().__init__(f"move {move_number} ({side} {vertex}) is illegal: {reason}", text, offset)
+
+
+# -- the tree ------------------------------------------------------------------------------------
+
+@dataclass
+class Node:
+    """One SGF node: properties (identifier -> list of raw values, escapes resolved), the
+    variations that follow it (``children[0]`` is the main line) and its offset in the text."""
+
+    props: dict = field(default_factory=dict)
+    children: list = field(default_factory=list)
+    offset: int = 0
+    value_offsets: dict = field(default_factory=dict, repr=False)
+
+    def get(self, ident, default=None):
+        """The first value of a property, or `default`."""
+        values = self.props.get(ident)
+        return values[0] if values else default
+
+    def main_line(self):
+        """This node and the first child of each node after it."""
+        node = self
+        while True:
+            yield node
+            if not node.children:
+                return
+            node = node.children[0]
+
+
+def parse(text):
+    """Parse an SGF collection (str) into its game trees: a list of root ``Node``s.
+
+    Grammar (FF[4]): Collection = GameTree+; GameTree = "(" Node+ GameTree* ")"; Node = ";"
+    Property*; Property = PropIdent PropValue+; PropValue = "[" text "]" with "\\" escaping the
+    next character (a backslash before a line break removes both). Text before the first "(" is
+    ignored; lower-case letters in identifiers (FF[3] style "AddBlack") are dropped. Anything
+    else out of place raises ``SgfError`` with its line and column.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"SGF text must be a str, not {type(text).__name__}")
+    n = len(text)
+    i = text.find("(")
+    if i < 0:
+        raise SgfError("no game tree: the file has no '('", text, 0 if not n else n)
+    roots = []
+    # one frame per open '(': [node the tree hangs from (None at the top), last node of its
+    # sequence, whether a variation of this tree has been closed already]
+    stack = []
+    while i < n:
+        c = text[i]
+        if c in " \t\r\n\f\v":
+            i += 1
+        elif c == "(":
+            if stack and stack[-1][1] is None:
+                raise SgfError("a game tree must start with a node ';'", text, i)
+            stack.append([stack[-1][1] if stack else None, None, False])
+            i += 1
+        elif c == ")":
+            if not stack:
+                raise SgfError("unmatched ')'", text, i)
+            if stack[-1][1] is None:
+                raise SgfError("empty game tree '()'", text, i)
+            stack.pop()
+            if stack:
+                stack[-1][2] = True
+            i += 1
+        elif c == ";":
+            if not stack:
+                raise SgfError("node outside a game tree", text, i)
+            frame = stack[-1]
+            if frame[2]:
+                raise SgfError("a node after a variation (only variations or ')' may follow one)",
+                               text, i)
+            node = Node(offset=i)
+            i = _parse_properties(text, i + 1, node)
+            if frame[1] is not None:
+                frame[1].children.append(node)
+            elif frame[0] is not None:
+                frame[0].children.append(node)
+            else:
+                roots.append(node)
+            frame[1] = node
+        else:
+            if not stack:
+                raise SgfError(f"unexpected {c!r} after the last game tree", text, i)
+            raise SgfError(f"unexpected {c!r} (expected ';', '(' or ')')", text, i)
+    if stack:
+        raise SgfError(f"unexpected end of file: {len(stack)} game tree(s) not closed with ')'",
+                       text, n)
+    return roots
+
+
+def _parse_properties(text, i, node):
+    """Read a node's properties from text[i:]; return the offset after them."""
+    n = len(text)
+    while True:
+        while i < n and text[i] in " \t\r\n\f\v":
+            i += 1
+        if i >= n or not text[i].isascii() or not text[i].isalpha():
+            return i
+        start = i
+        while i < n and text[i].isascii() and text[i].isalpha():
+            i += 1
+        ident = "".join(ch for ch in text[start:i] if ch.isupper())
+        if not ident:
+            raise SgfError(f"property identifier {text[start:i]!r} has no capital letter", text,
+                           start)
+        values, offsets = [], []
+        while True:
+            while i < n and text[i] in " \t\r\n\f\v":
+                i += 1
+            if i >= n or text[i] != "[":
+                break
+            value_start = i
+            i += 1
+            chunk = []
+            while True:
+                if i >= n:
+                    raise SgfError(f"unterminated value of property {ident} (no closing ']')",
+                                   text, value_start)
+                ch = text[i]
+                if ch == "]":
+                    i += 1
+                    break
+                if ch == "\\":
+                    i += 1
+                    if i >= n:
+                        continue
+                    ch = text[i]
+                    if ch in "\r\n":         # soft line break: both characters go
+                        i += 2 if text[i:i + 2] in ("\r\n", "\n\r") else 1
+                        continue
+                chunk.append(ch)
+                i += 1
+            values.append("".join(chunk))
+            offsets.append(value_start)
+        if not values:
+            raise SgfError(f"property {ident} has no value '[...]'", text, i if i < n else n)
+        node.props.setdefault(ident, []).extend(values)
+        node.value_offsets.setdefault(ident, []).extend(offsets)
+
+
+# -- from the tree to a game -----------------------------------------------------------------------
+
+@dataclass
+class Game:
+    """A Go game record: what fastgo needs to replay it, plus the other root information.
+
+    ``setup`` is the int8 [height, width] position before the first move (row 0 at the bottom),
+    ``to_move`` the colour to play first, ``moves`` the (colour, point) turns of the main line
+    (pass = width * height). ``rules`` is the ``Rules`` that ``RU`` names (or None when it is
+    absent or unknown; ``rules_name`` keeps the text), with ``komi`` from ``KM`` if given.
+    """
+
+    width: int = 19
+    height: int = 19
+    komi: float | None = None
+    handicap: int = 0
+    rules_name: str | None = None
+    rules: Rules | None = None
+    setup: np.ndarray | None = None
+    to_move: int = BLACK
+    moves: list = field(default_factory=list)
+    result: str | None = None
+    info: dict = field(default_factory=dict)
+    text: str | None = field(default=None, repr=False, compare=False)
+    offsets: list = field(default_factory=list, repr=False, compare=False)
+
+    def __post_init__(self):
+        if self.setup is None:
+            self.setup = np.zeros((self.height, self.width), dtype=np.int8)
+
+    def __eq__(self, other):
+        if not isinstance(other, Game):
+            return NotImplemented
+        return ((self.width, self.height, self.komi, self.handicap, self.rules, self.to_move,
+                 self.moves, self.result) ==
+                (other.width, other.height, other.komi, other.handicap, other.rules,
+                 other.to_move, other.moves, other.result)
+                and np.array_equal(self.setup, other.setup))
+
+    def effective_rules(self, rules=None):
+        """The rules a replay uses: `rules` (a ``Rules`` or preset name) if given, else the
+        record's, else Tromp-Taylor; the record's komi applies unless `rules` is given."""
+        if rules is not None:
+            return Rules.preset(rules) if isinstance(rules, str) else rules
+        base = self.rules if self.rules is not None else PRESETS["tromp-taylor"]
+        return base.replace(komi=self.komi)
+
+    def board(self, rules=None, upto=None, insert_passes=False):
+        """Replay the record: the set-up, then every move checked by ``Board.play``. `upto`
+        stops before that move number (``upto=1``: the set-up only). Raises ``ReplayError`` for
+        the first illegal move.
+
+        Two moves of one colour in a row are an error, unless `insert_passes`: then a pass of
+        the other colour is played between them, as GTP engines read such a sequence, provided
+        it does not end the game (the turn before was not a pass)."""
+        b = Board.from_array(self.setup, to_move=self.to_move, rules=self.effective_rules(rules))
+        moves = self.moves if upto is None else self.moves[:max(0, upto - 1)]
+        for k, (colour, point) in enumerate(moves):
+            offset = self.offsets[k] if k < len(self.offsets) else None
+            if (colour != b.to_move and insert_passes and not b.is_over
+                    and (not b.history or b.history[-1] != b.pass_move)):
+                b.play(b.pass_move)
+            if colour != b.to_move:
+                raise ReplayError(k + 1, colour, point_to_vertex(point, self.width, self.height),
+                                  "not this colour's turn (two moves of one colour in a row; "
+                                  "fastgo games alternate, a pass must come between)",
+                                  self.text, offset)
+            try:
+                b.play(point)
+            except IllegalMoveError as e:
+                raise ReplayError(k + 1, colour, e.vertex, e.reason, self.text, offset) from None
+        return b
+
+
+def _parse_point(value, width, height, text, offset, allow_pass):
+    """The point of an SGF point value ("" or "tt" on boards up to 19x19 are passes)."""
+    if allow_pass and (value == "" or (value == "tt" and width <= 19 and height <= 19)):
+        return width * height
+    if len(value) != 2 or value[0] not in LETTERS or value[1] not in LETTERS:
+        raise SgfError(f"bad point {value!r}", text, offset)
+    col, top = LETTERS.index(value[0]), LETTERS.index(value[1])
+    if col >= width or top >= height:
+        raise SgfError(f"point {value!r} is off the {width}x{height} board", text, offset)
+    return (height - 1 - top) * width + col
+
+
+def _point_list(values, offsets, width, height, text):
+    """The points of a list of SGF points and compressed rectangles "aa:cc"."""
+    points = []
+    for value, off in zip(values, offsets):
+        if ":" in value:
+            a, b = value.split(":", 1)
+            pa = _parse_point(a, width, height, text, off, False)
+            pb = _parse_point(b, width, height, text, off, False)
+            (r1, c1), (r2, c2) = divmod(pa, width), divmod(pb, width)
+            for r in range(min(r1, r2), max(r1, r2) + 1):
+                for c in range(min(c1, c2), max(c1, c2) + 1):
+                    points.append(r * width + c)
+        else:
+            points.append(_parse_point(value, width, height, text, off, False))
+    return points
+
+
+def rules_from_name(name):
+    """The ``Rules`` an RU[] value names (case, spaces, '-' and '_' ignored), or None."""
+    if name is None:
+        return None
+    m = _FASTGO_RU.match(name.strip())
+    if m:
+        try:
+            return Rules(m.group(1), m.group(2) == "allowed", m.group(3))
+        except ValueError:
+            return None
+    key = name.strip().lower().replace("_", "-").replace(" ", "-")
+    key = _RU_ALIASES.get(key.replace("-", ""), _RU_ALIASES.get(key, key))
+    try:
+        return Rules.preset(key)
+    except ValueError:
+        return None
+
+
+def rules_to_name(rules):
+    """The RU[] value for `rules`: a preset's name when the ko, suicide and scoring options
+    match one (komi is written as KM), else ``fastgo:ko=...,suicide=...,scoring=...``."""
+    for key, preset in PRESETS.items():
+        if (preset.ko, preset.suicide, preset.scoring) == (rules.ko, rules.suicide, rules.scoring):
+            return RU_NAMES.get(key, key)
+    return (f"fastgo:ko={rules.ko},suicide={'allowed' if rules.suicide else 'forbidden'},"
+            f"scoring={rules.scoring}")
+
+
+def game_from_tree(root, text=None):
+    """The ``Game`` of a game tree's main line (see the module docstring for what is read)."""
+    def where(node, ident, k=0):
+        offs = node.value_offsets.get(ident)
+        return offs[k] if offs and k < len(offs) else node.offset
+
+    gm = root.get("GM")
+    if gm is not None and gm.strip() != "1":
+        raise SgfError(f"not a Go game record (GM[{gm}]; Go is GM[1])", text, where(root, "GM"))
+    size = root.get("SZ", "19").strip()
+    try:
+        if ":" in size:
+            w, h = size.split(":", 1)
+            width, height = int(w), int(h)
+        else:
+            width = height = int(size)
+    except ValueError:
+        raise SgfError(f"bad board size SZ[{size}]", text, where(root, "SZ")) from None
+    try:
+        width, height = check_size(width, height)
+    except ValueError as e:
+        raise SgfError(f"board size SZ[{size}] not supported: {e}", text, where(root, "SZ")) from None
+    game = Game(width=width, height=height, text=text)
+    km = root.get("KM")
+    if km is not None and km.strip():
+        try:
+            game.komi = float(km)
+        except ValueError:
+            raise SgfError(f"bad komi KM[{km}]", text, where(root, "KM")) from None
+        if not np.isfinite(game.komi):
+            raise SgfError(f"bad komi KM[{km}]", text, where(root, "KM"))
+    ha = root.get("HA")
+    if ha is not None and ha.strip():
+        try:
+            game.handicap = int(ha)
+        except ValueError:
+            raise SgfError(f"bad handicap HA[{ha}]", text, where(root, "HA")) from None
+    game.rules_name = root.get("RU")
+    game.rules = rules_from_name(game.rules_name)
+    game.result = root.get("RE")
+    for ident in ("PB", "PW", "BR", "WR", "DT", "EV", "RO", "PC", "GN", "GC", "TM", "OT", "SO",
+                  "US", "AN", "CP", "ON"):
+        if ident in root.props:
+            game.info[ident] = root.props[ident][0]
+    grid = game.setup.reshape(-1)
+    for ident, colour in (("AE", EMPTY), ("AB", BLACK), ("AW", WHITE)):
+        if ident in root.props:
+            for p in _point_list(root.props[ident], root.value_offsets[ident], width, height, text):
+                grid[p] = colour
+    pl = root.get("PL")
+    for k, node in enumerate(root.main_line()):
+        if k > 0:
+            for ident in ("AB", "AW", "AE"):
+                if ident in node.props:
+                    raise SgfError(f"set-up {ident} after the root node is not supported (fastgo "
+                                   "replays a set-up followed by alternating moves)",
+                                   text, where(node, ident))
+            if "PL" in node.props and not game.moves:
+                pl = node.get("PL")
+        if "B" in node.props and "W" in node.props:
+            raise SgfError("a node with both a black and a white move", text, node.offset)
+        for ident, colour in (("B", BLACK), ("W", WHITE)):
+            if ident in node.props:
+                if len(node.props[ident]) != 1:
+                    raise SgfError(f"move {ident} with {len(node.props[ident])} values", text,
+                                   where(node, ident, 1))
+                off = where(node, ident)
+                game.moves.append((colour, _parse_point(node.props[ident][0], width, height,
+                                                        text, off, True)))
+                game.offsets.append(off)
+    if pl is not None:
+        side = pl.strip().upper()
+        if side not in ("B", "W", "BLACK", "WHITE"):
+            raise SgfError(f"bad player PL[{pl}]", text, where(root, "PL"))
+        game.to_move = BLACK if side.startswith("B") else WHITE
+    elif game.moves:
+        game.to_move = game.moves[0][0]
+    elif game.handicap >= 2:
+        game.to_move = WHITE
+    return game
+
+
+def read_game(text, index=0):
+    """The ``Game`` of the main line of game tree `index` of an SGF text."""
+    trees = parse(text)
+    if not -len(trees) <= index < len(trees):
+        raise SgfError(f"the collection has {len(trees)} game tree(s); no game {index}")
+    return game_from_tree(trees[index], text)
+
+
+def read_games(text):
+    """The ``Game``s of every game tree of an SGF collection."""
+    return [game_from_tree(root, text) for root in parse(text)]
+
+
+def decode(data):
+    """Text of SGF bytes: the charset of the first CA[] if it names one Python knows, else
+    UTF-8, else Latin-1 (which decodes anything)."""
+    m = re.search(rb"CA\s*\[([^\]]*)\]", data)
+    encodings = ([m.group(1).decode("ascii", "replace").strip()] if m else []) + ["utf-8"]
+    for enc in encodings:
+        try:
+            return data.decode(enc)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return data.decode("latin-1")
+
+
+def load(path, index=0):
+    """The ``Game`` of game tree `index` of the SGF file at `path`."""
+    with open(path, "rb") as f:
+        return read_game(decode(f.read()), index)
+
+
+# -- writing -----------------------------------------------------------------------------------------
+
+def _escape(value):
+    return str(value).replace("\\", "\\\\").replace("]", "\\]")
+
+
+def _sgf_point(point, width, height):
+    if point == width * height:
+        return ""
+    row, col = divmod(point, width)
+    return LETTERS[col] + LETTERS[height - 1 - row]
+
+
+def number_text(x):
+    """A float as SGF and GTP numbers are written: "7", "6.5", "-0.25", shortest exact form."""
+    x = float(x)
+    return str(int(x)) if x == int(x) and abs(x) < 1e15 else repr(x)
+
+
+def to_sgf(game, application="fastgo"):
+    """An FF[4] record of `game` (one game tree, moves one node each)."""
+    w, h = game.width, game.height
+    root = ["FF[4]", "GM[1]", "CA[UTF-8]", f"AP[{_escape(application)}]",
+            f"SZ[{w}]" if w == h else f"SZ[{w}:{h}]"]
+    rules = game.rules
+    if rules is not None:
+        root.append(f"RU[{_escape(rules_to_name(rules))}]")
+    elif game.rules_name is not None:
+        root.append(f"RU[{_escape(game.rules_name)}]")
+    komi = game.komi if game.komi is not None else (rules.komi if rules is not None else None)
+    if komi is not None:
+        root.append(f"KM[{number_text(komi)}]")
+    if game.handicap:
+        root.append(f"HA[{game.handicap}]")
+    for ident, value in game.info.items():
+        root.append(f"{ident}[{_escape(value)}]")
+    if game.result is not None:
+        root.append(f"RE[{_escape(game.result)}]")
+    flat = np.asarray(game.setup).reshape(-1)
+    for ident, colour in (("AB", BLACK), ("AW", WHITE)):
+        points = np.flatnonzero(flat == colour)
+        if len(points):
+            root.append(ident + "".join(f"[{_sgf_point(int(p), w, h)}]" for p in points))
+    first = game.moves[0][0] if game.moves else BLACK
+    if game.to_move != first or (not game.moves and game.to_move != BLACK):
+        root.append(f"PL[{'B' if game.to_move == BLACK else 'W'}]")
+    lines = ["(;" + "".join(root)]
+    line = []
+    for colour, point in game.moves:
+        line.append(f";{'B' if colour == BLACK else 'W'}[{_sgf_point(int(point), w, h)}]")
+        if len(line) == 12:
+            lines.append("".join(line))
+            line = []
+    if line:
+        lines.append("".join(line))
+    return "\n".join(lines) + ")\n"
+
+
+def result_text(score, resigned=None):
+    """RE[] text: "B+3.5", "W+0.5", "0" (a tie) from a ``Score``; "B+R"/"W+R" if `resigned`
+    names the winner of a resignation."""
+    if resigned is not None:
+        return f"{'B' if resigned == BLACK else 'W'}+R"
+    if score.winner == EMPTY:
+        return "0"
+    return f"{'B' if score.winner == BLACK else 'W'}+{number_text(abs(score.margin))}"
+
+
+def board_setup(board):
+    """(set-up stones int8 [height, width], colour that moved first) of a ``Board``."""
+    # The Board keeps its set-up for pickling; __reduce__ is the public door to it.
+    _, (cls, width, height, rules, setup, first, history) = board.__reduce__()
+    if setup is None:
+        setup = np.zeros((height, width), dtype=np.int8)
+    return np.array(setup, dtype=np.int8), int(first)
+
+
+def game_of_board(board, result=None, **info):
+    """The ``Game`` of a ``Board``: its set-up, turns and rules. `result` defaults to the score
+    as the position stands when the game is over (else none); `info` adds root properties such
+    as ``PB="fastgo"``."""
+    setup, first = board_setup(board)
+    moves, colour = [], first
+    for p in board.history:
+        moves.append((colour, int(p)))
+        colour = 3 - colour
+    if result is None and board.is_over:
+        result = result_text(board.score())
+    handicap = int(np.count_nonzero(setup == BLACK)) if first == WHITE and not (setup == WHITE).any() else 0
+    return Game(width=board.width, height=board.height, komi=board.rules.komi,
+                handicap=handicap if handicap >= 2 else 0, rules=board.rules, setup=setup,
+                to_move=first, moves=moves, result=result, info=dict(info))
+
+
+def board_to_sgf(board, result=None, **info):
+    """An FF[4] record of a ``Board``'s game (see ``game_of_board``)."""
+    return to_sgf(game_of_board(board, result, **info))
+
+
+def games_to_sgf(move_lists, width=9, height=None, *, rules=None, komi=None, handicap=0,
+                 start=None, **info):
+    """One SGF collection of several games played from the same start, e.g. the recorded
+    playouts (``res.moves``) of ``fastgo.playouts``.
+
+    Each move list holds points (pass = width * height); each game is replayed through
+    ``Board.play`` (so an illegal list raises ``IllegalMoveError``) and gets RE[] from its score
+    when it ended with two passes. `start` is a ``Board`` the games continue (its own turns are
+    written first); otherwise an empty `width` x `height` board under `rules`, `komi`,
+    `handicap`.
+    """
+    if start is None:
+        start = Board(width, height, rules=rules, komi=komi, handicap=handicap)
+    trees = []
+    for moves in move_lists:
+        b = start.copy()
+        for p in np.asarray(moves, dtype=np.int64).tolist():
+            b.play(p)
+        trees.append(board_to_sgf(b, **info))
+    return "".join(trees)
+
+
+# -- fastgo replay ------------------------------------------------------------------------------------
+
+def add_arguments(parser):
+    """The options of ``fastgo replay``."""
+    parser.add_argument("file", help="an SGF file")
+    parser.add_argument("--rules", default=None,
+                        help=f"rules preset to replay under: {', '.join(sorted(PRESETS))} "
+                             "(default: the record's RU[], else tromp-taylor)")
+    parser.add_argument("--komi", type=float, default=None, help="komi (default: the record's KM[])")
+    parser.add_argument("--game", type=int, default=0, help="game tree of a collection (default 0)")
+    parser.add_argument("--upto", type=int, default=None,
+                        help="stop before this move number (default: replay every move)")
+    parser.add_argument("--insert-passes", action="store_true",
+                        help="play a pass between two moves of one colour (default: an error)")
+
+
+def run_replay(args):
+    """``fastgo replay FILE``: replay the main line checking every move; print the final
+    position and its score as it stands. Exit status 1 (and the reason on stderr) for an
+    unreadable or malformed file or an illegal move."""
+    import sys
+    try:
+        game = load(args.file, args.game)
+        if args.rules is not None:
+            rules = Rules.preset(args.rules)
+            komi = args.komi if args.komi is not None else game.komi
+            rules = rules.replace(komi=komi)
+        else:
+            rules = game.effective_rules()
+            if args.komi is not None:
+                rules = rules.replace(komi=args.komi)
+        board = game.board(rules=rules, upto=args.upto, insert_passes=args.insert_passes)
+    except OSError as e:
+        print(f"fastgo replay: cannot read {args.file}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    except SgfError as e:
+        print(f"fastgo replay: {args.file}: {e}", file=sys.stderr)
+        return 1
+    score = board.score()
+    print(board)
+    print()
+    name = rules_to_name(rules)
+    if args.rules is None and game.rules is None:
+        name += (f" (the record's RU[{game.rules_name}] is not known; Tromp-Taylor used)"
+                 if game.rules_name else " (no RU[] in the record)")
+    print(f"{game.width}x{game.height}, rules {name}, komi {rules.komi:g}; "
+          f"{len(board.history)} moves replayed, all legal; game over: {board.is_over}")
+    print(f"captures: black {board.captures[0]}, white {board.captures[1]}")
+    print(f"score as the position stands ({rules.scoring}, no dead stones removed): "
+          f"black {score.black:g}, white {score.white:g} -> {result_text(score)}")
+    if game.result is not None:
+        print(f"the record's result: {game.result}")
+    return 0

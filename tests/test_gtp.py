@@ -1,0 +1,628 @@
+"""GTP conformance: hand-written transcripts of commands and the exact answers GTP 2 requires,
+every error case, the protocol's input rules, and the engine run as a process."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import fastgo
+from fastgo.gtp import Engine, free_handicap_points
+from fastgo.player import MonteCarloPlayer, RavePlayer, TreePlayer
+
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+
+
+def transcript(engine, pairs):
+    """Feed each command; compare its full answer (status, id, text) with the expected one."""
+    for command, expected in pairs:
+        got = engine.handle(command)
+        want = None if expected is None else expected + "\n\n"
+        assert got == want, f"{command!r}: got {got!r}, want {want!r}"
+
+
+def engine(**kw):
+    kw.setdefault("playouts", 200)
+    return Engine(**kw)
+
+
+def test_required_commands_transcript():
+    e = engine()
+    transcript(e, [
+        ("protocol_version", "= 2"),
+        ("1 name", "=1 fastgo"),
+        ("2 known_command genmove", "=2 true"),
+        ("known_command frobnicate", "= false"),
+        ("boardsize 9", "= "),
+        ("clear_board", "= "),
+        ("komi 6.5", "= "),
+        ("play black E5", "= "),
+        ("10 play W d4", "=10 "),
+        ("play B pass", "= "),
+        ("list_stones black", "= E5"),
+        ("list_stones white", "= D4"),
+        ("fastgo-rules", "= tromp-taylor ko=positional suicide=allowed scoring=area komi=6.5"),
+        ("3 quit", "=3 "),
+    ])
+    assert e.quit_requested
+    v = e.handle("version")
+    assert v.startswith(f"= {fastgo.__version__}")
+    listed = e.handle("list_commands")[2:].split("\n")
+    for name in ("protocol_version", "name", "version", "known_command", "list_commands", "quit",
+                 "boardsize", "clear_board", "komi", "play", "genmove", "undo", "showboard",
+                 "final_score", "final_status_list", "fixed_handicap", "place_free_handicap",
+                 "set_free_handicap", "loadsgf", "printsgf", "time_settings", "time_left",
+                 "kgs-rules", "rectangular_boardsize", "fastgo-rules", "fastgo-playouts",
+                 "fastgo-stats"):
+        assert name in listed
+        assert e.handle(f"known_command {name}") == "= true\n\n"
+
+
+def test_every_error_case_transcript():
+    e = engine(rules="chinese")
+    transcript(e, [
+        ("frobnicate", "? unknown command"),
+        ("5 frobnicate", "?5 unknown command"),
+        ("PLAY b e5", "? unknown command"),          # command names are case-sensitive
+        ("12", "?12 syntax error: no command"),
+        ("known_command", "? syntax error"),
+        ("boardsize", "? syntax error"),
+        ("boardsize nine", "? syntax error"),
+        ("boardsize 9 9", "? syntax error"),
+        ("boardsize 0", "? unacceptable size"),
+        ("7 boardsize 26", "?7 unacceptable size"),
+        ("rectangular_boardsize 9", "? syntax error"),
+        ("rectangular_boardsize 9 0", "? unacceptable size"),
+        ("komi", "? syntax error"),
+        ("komi lots", "? syntax error"),
+        ("komi nan", "? syntax error"),
+        ("komi inf", "? syntax error"),
+        ("play", "? syntax error"),
+        ("play b", "? syntax error"),
+        ("play red e5", "? syntax error"),
+        ("play b e5 e6", "? syntax error"),
+        ("play b I5", "? syntax error"),          # no column I in GTP
+        ("play b E0", "? syntax error"),
+        ("play b E05", "? syntax error"),
+        ("play b 55", "? syntax error"),
+        ("play b K5", "? illegal move"),          # a vertex, but off the 9x9 board
+        ("play b E10", "? illegal move"),
+        ("play b E5", "= "),
+        ("play w E5", "? illegal move"),          # occupied
+        ("genmove", "? syntax error"),
+        ("genmove purple", "? syntax error"),
+        ("reg_genmove", "? syntax error"),
+        ("final_status_list", "? syntax error"),
+        ("final_status_list zombie", "? syntax error"),
+        ("fixed_handicap 2", "? board not empty"),
+        ("place_free_handicap 2", "? board not empty"),
+        ("set_free_handicap C3 G7", "? board not empty"),
+        ("undo 2", "? syntax error"),
+        ("undo", "= "),
+        ("undo", "? cannot undo"),
+        ("fixed_handicap", "? syntax error"),
+        ("fixed_handicap x", "? syntax error"),
+        ("fixed_handicap 1", "? invalid number of stones"),
+        ("fixed_handicap 10", "? invalid number of stones"),
+        ("place_free_handicap 1", "? invalid number of stones"),
+        ("place_free_handicap 81", "? invalid number of stones"),
+        ("set_free_handicap C3", "? bad vertex list"),
+        ("set_free_handicap C3 C3", "? bad vertex list"),
+        ("set_free_handicap C3 pass", "? bad vertex list"),
+        ("set_free_handicap C3 Z99", "? bad vertex list"),
+        ("set_free_handicap C3 I3", "? bad vertex list"),
+        ("loadsgf", "? syntax error"),
+        ("loadsgf a b c", "? syntax error"),
+        ("loadsgf /nonexistent/game.sgf", "? cannot load file: No such file or directory"),
+        ("loadsgf game.sgf x", "? syntax error"),
+        ("printsgf a b", "? syntax error"),
+        ("printsgf /nonexistent/dir/out.sgf", "? cannot save file: No such file or directory"),
+        ("time_settings 10 0", "? syntax error"),
+        ("time_settings 10 0 x", "? syntax error"),
+        ("time_settings -1 0 0", "? syntax error"),
+        ("kgs-time_settings", "? syntax error"),
+        ("kgs-time_settings sundial 5", "? syntax error"),
+        ("kgs-time_settings absolute", "? syntax error"),
+        ("time_left b 10", "? syntax error"),
+        ("time_left green 10 0", "? syntax error"),
+        ("time_left b ten 0", "? syntax error"),
+        ("kgs-rules", "? syntax error"),
+        ("kgs-rules calvinball", "? unknown rules"),
+        ("list_stones", "? syntax error"),
+        ("list_stones grey", "? syntax error"),
+        ("fastgo-rules ko=sometimes", "? unknown ko rule 'sometimes'; expected one of "
+                                      "('positional', 'situational', 'simple')"),
+        ("fastgo-rules suicide=maybe", "? suicide must be allowed or forbidden"),
+        ("fastgo-rules colour=blue", "? unknown rules option colour"),
+        ("fastgo-rules calvinball", "? unknown rules preset calvinball"),
+        ("fastgo-playouts 0", "? bad value 0"),
+        ("fastgo-playouts many", "? syntax error"),
+        ("fastgo-playouts 1 2", "? syntax error"),
+        ("fastgo-seconds -1", "? bad value -1"),
+        ("fastgo-resign 1.5", "? bad value 1.5"),
+        ("fastgo-seed -3", "? bad value -3"),
+        ("fastgo-why_illegal", "? syntax error"),
+        ("fastgo-why_illegal Q99", "? syntax error"),
+        ("fastgo-ownership 0", "? syntax error"),
+        ("name", "= fastgo"),                     # still answering after all of that
+    ])
+
+
+def test_illegal_moves_by_rule():
+    e = engine(rules="chinese")
+    # a ko on 5x5: Black takes at C3's neighbour, White may not retake at once
+    transcript(e, [
+        ("boardsize 5", "= "),
+        ("play b B3", "= "), ("play w C3", "= "),
+        ("play b C4", "= "), ("play w D4", "= "),
+        ("play b C2", "= "), ("play w D2", "= "),
+        ("play b A1", "= "), ("play w E3", "= "),
+        ("play b D3", "= "),                      # captures C3
+        ("list_stones white", "= D2 E3 D4"),
+        ("play w C3", "? illegal move"),
+        ("fastgo-why_illegal C3", "= superko"),
+        ("play w A5", "= "), ("play b A4", "= "),
+        ("play w C3", "= "),                      # after a threat and answer, the retake is legal
+        ("list_stones black", "= A1 C2 B3 A4 C4"),
+    ])
+    e = engine(rules="chinese")
+    transcript(e, [
+        ("boardsize 3", "= "),
+        ("play b B1", "= "), ("play w A3", "= "), ("play b A2", "= "), ("play w C3", "= "),
+        ("play b B2", "= "), ("play w pass", "= "), ("play b C2", "= "),
+        ("play w B3", "? illegal move"),          # suicide is forbidden under Chinese rules
+        ("fastgo-why_illegal B3", "= suicide"),
+        ("fastgo-rules suicide=allowed", "= "),   # the game is replayed under the new rules
+        ("play w B3", "= "),
+        ("list_stones white", "= "),
+    ])
+
+
+def test_input_rules_comments_control_characters_tabs_and_bytes():
+    e = engine()
+    assert e.handle("") is None
+    assert e.handle("   \t  ") is None
+    assert e.handle("# just a comment") is None
+    assert e.handle("\x01\x02\r") is None
+    assert e.handle("1\tname # trailing comment") == "=1 fastgo\n\n"
+    assert e.handle("na\x07me\r\n") == "= fastgo\n\n"        # control characters are dropped
+    assert e.handle(b"3 name\xff\xfe") == "?3 unknown command\n\n"
+    assert e.handle(b"\xff\xfe") == "? unknown command\n\n"
+    assert e.handle("-1 name") == "? unknown command\n\n"     # not an id: ids are digits
+    assert e.handle("x" * 100000) == "? unknown command\n\n"
+    assert e.handle("play b " + "9" * 5000) == "? syntax error\n\n"
+    assert e.handle("boardsize 99999999999999999999999") == "? unacceptable size\n\n"
+
+
+def test_showboard_and_wrong_turn_inserts_a_pass():
+    e = engine()
+    transcript(e, [
+        ("boardsize 5", "= "),
+        ("play b C3", "= "),
+        ("play b B2", "= "),                      # Black again: White passed in between
+        ("showboard", "= \n"
+                      "   A B C D E\n"
+                      " 5 . . . . . 5\n"
+                      " 4 . . . . . 4\n"
+                      " 3 . . X . . 3\n"
+                      " 2 . X . . . 2\n"
+                      " 1 . . . . . 1\n"
+                      "   A B C D E\n"
+                      "white to move; captures: black 0, white 0; turns 3\n"
+                      "rules: tromp-taylor ko=positional suicide=allowed scoring=area komi=7.5"),
+        ("printsgf", "= (;FF[4]GM[1]CA[UTF-8]AP[fastgo]SZ[5]RU[Tromp-Taylor]KM[7.5]\n"
+                     ";B[cc];W[];B[bd])"),
+        ("undo", "= "),                           # takes back B2 and the inserted pass together
+        ("list_stones black", "= C3"),
+        ("play w pass", "= "),
+        ("play w D4", "= "),                      # after a pass: continue from the position
+        ("list_stones white", "= D4"),
+        ("undo", "= "),
+        ("list_stones white", "= "),
+        ("fastgo-score", "= B+17.5"),             # 25 points of Black's area, komi 7.5
+        ("play b pass", "= "),
+        ("showboard", "= \n"
+                      "   A B C D E\n"
+                      " 5 . . . . . 5\n"
+                      " 4 . . . . . 4\n"
+                      " 3 . . X . . 3\n"
+                      " 2 . . . . . 2\n"
+                      " 1 . . . . . 1\n"
+                      "   A B C D E\n"
+                      "white to move; captures: black 0, white 0; turns 3; game over\n"
+                      "rules: tromp-taylor ko=positional suicide=allowed scoring=area komi=7.5"),
+        ("fastgo-score", "= B+17.5"),
+        ("play w B2", "= "),                      # GTP knows no game end: play goes on
+        ("list_stones white", "= B2"),
+    ])
+
+
+def test_handicap_commands():
+    e = engine()
+    transcript(e, [
+        ("boardsize 9", "= "),
+        ("fixed_handicap 3", "= C3 G7 C7"),
+        ("list_stones black", "= C3 C7 G7"),
+        ("fastgo-why_illegal E5", "= legal"),
+        ("play w E5", "= "),                      # White moves first after handicap
+        ("clear_board", "= "),
+        ("fixed_handicap 9", "= C3 G7 C7 G3 C5 G5 E3 E7 E5"),
+        ("boardsize 19", "= "),
+        ("fixed_handicap 5", "= D4 Q16 D16 Q4 K10"),
+        ("boardsize 7", "= "),
+        ("fixed_handicap 2", "? invalid number of stones"),
+        ("place_free_handicap 3", "= D4 B2 F6"),
+        ("list_stones black", "= B2 D4 F6"),
+        ("clear_board", "= "),
+        ("set_free_handicap A1 G7 D4", "= "),
+        ("list_stones black", "= A1 D4 G7"),
+        ("play b B2", "= "),                      # Black again: a White pass is inserted
+        ("printsgf", "= (;FF[4]GM[1]CA[UTF-8]AP[fastgo]SZ[7]RU[Tromp-Taylor]KM[7.5]HA[3]"
+                     "AB[ag][dd][ga]\n;W[];B[bf])"),
+    ])
+
+
+def test_free_handicap_points_spread_and_stay_distinct():
+    for w, h, n in [(7, 7, 3), (5, 5, 8), (3, 3, 8), (25, 25, 30), (10, 6, 12), (19, 19, 4)]:
+        pts = free_handicap_points(w, h, n)
+        assert len(pts) == n == len(set(pts))
+        assert all(0 <= p < w * h for p in pts)
+    assert free_handicap_points(19, 19, 4) == fastgo.star_points(19, 19, 4)
+
+
+def test_komi_and_rules_changes_keep_the_game():
+    e = engine()
+    transcript(e, [
+        ("boardsize 5", "= "),
+        ("play b C3", "= "), ("play w D3", "= "),
+        ("komi 0.5", "= "),
+        ("list_stones black", "= C3"),
+        ("fastgo-rules", "= tromp-taylor ko=positional suicide=allowed scoring=area komi=0.5"),
+        ("kgs-rules japanese", "= "),
+        ("fastgo-rules", "= japanese ko=simple suicide=forbidden scoring=territory komi=0.5"),
+        ("list_stones white", "= D3"),
+        ("kgs-rules new_zealand", "= "),
+        ("fastgo-rules", "= new-zealand ko=situational suicide=allowed scoring=area komi=0.5"),
+        ("fastgo-rules chinese komi=7", "= "),
+        ("fastgo-rules", "= chinese ko=positional suicide=forbidden scoring=area komi=7"),
+        ("fastgo-rules scoring=territory", "= "),
+        ("fastgo-rules", "= custom ko=positional suicide=forbidden scoring=territory komi=7"),
+        ("undo", "= "), ("undo", "= "), ("undo", "? cannot undo"),
+    ])
+
+
+def test_final_score_and_status_lists():
+    # Black owns columns A-C of 5x5 (15 points), White D-E (10) + komi 7.5: W+2.5
+    e = engine(rules="chinese")
+    cmds = [("boardsize 5", "= ")]
+    for row in range(1, 6):
+        cmds += [(f"play b C{row}", "= "), (f"play w D{row}", "= ")]
+    cmds += [("play b pass", "= "), ("play w pass", "= "),
+             ("fastgo-score", "= W+2.5"),
+             ("final_score", "= W+2.5"),
+             ("final_status_list dead", "= "),
+             ("final_status_list seki", "= "),
+             ("final_status_list alive", "= C1 C2 C3 C4 C5\nD1 D2 D3 D4 D5")]
+    transcript(e, cmds)
+    # a lone white stone inside Black's wall is dead: final_score removes it, fastgo-score not
+    e = engine(rules="chinese")
+    cmds = [("boardsize 5", "= ")]
+    for row in range(1, 6):
+        cmds += [(f"play b C{row}", "= "), (f"play w D{row}", "= ")]
+    cmds += [("play b pass", "= "), ("play w A3", "= "), ("play b pass", "= "), ("play w pass", "= "),
+             ("fastgo-score", "= W+13.5"),          # A3 makes A-B neutral as it stands
+             ("final_score", "= W+2.5"),
+             ("final_status_list dead", "= A3")]
+    transcript(e, cmds)
+
+
+def test_loadsgf_and_printsgf_round_trip(tmp_path):
+    record = tmp_path / "game.sgf"
+    record.write_text("(;GM[1]FF[4]SZ[7:5]KM[0.5]RU[Japanese]AB[aa]AW[ge]\n"
+                      "(;B[cc];W[dc];B[];W[ee])(;B[dd]))")
+    e = engine()
+    transcript(e, [
+        (f"loadsgf {record}", "= black"),
+        ("list_stones black", "= C3 A5"),
+        ("list_stones white", "= E1 G1 D3"),
+        ("fastgo-rules", "= japanese ko=simple suicide=forbidden scoring=territory komi=0.5"),
+        ("undo", "= "),
+        ("list_stones white", "= G1 D3"),
+        (f"loadsgf {record} 2", "= white"),      # the position before move 2
+        ("list_stones black", "= C3 A5"),
+        ("list_stones white", "= G1"),
+        (f"printsgf {tmp_path / 'out.sgf'}", "= "),
+    ])
+    out = (tmp_path / "out.sgf").read_text()
+    assert out == ("(;FF[4]GM[1]CA[UTF-8]AP[fastgo]SZ[7:5]RU[Japanese]KM[0.5]AB[aa]AW[ge]\n"
+                   ";B[cc])\n")
+    transcript(e, [(f"loadsgf {tmp_path / 'out.sgf'}", "= white"),
+                   ("list_stones black", "= C3 A5")])
+    bad = tmp_path / "bad.sgf"
+    bad.write_text("(;SZ[5];B[cc];W[cc])")
+    transcript(e, [(f"loadsgf {bad}", "? cannot load file: move 2 (W C3) is illegal: occupied "
+                                      "(line 1, column 16)"),
+                   ("list_stones black", "= C3 A5")])     # the failed load changed nothing
+    twice = tmp_path / "twice.sgf"
+    twice.write_text("(;SZ[5];B[aa];B[bb])")      # read as GTP reads play b, play b
+    transcript(e, [(f"loadsgf {twice}", "= white"), ("list_stones black", "= B4 A5"),
+                   # no RU or KM in the file: the engine's rules and komi stay
+                   ("printsgf", "= (;FF[4]GM[1]CA[UTF-8]AP[fastgo]SZ[5]RU[Japanese]KM[0.5]\n"
+                                ";B[aa];W[];B[bb])")])
+    bad.write_text("(;SZ[5];B[cc]")
+    transcript(e, [(f"loadsgf {bad}", "? cannot load file: unexpected end of file: 1 game "
+                                      "tree(s) not closed with ')' (line 1, column 14)")])
+
+
+def test_time_settings_shape_the_budget():
+    e = engine()
+    e.player.seconds = None
+    assert e._time_budget(1) is None                   # no clock, no limit
+    transcript(e, [("time_settings 300 30 5", "= "), ("time_left b 20 4", "= ")])
+    assert e._time_budget(1) == pytest.approx(0.85 * 20 / 4 - 0.05)     # byo-yomi: 4 stones
+    transcript(e, [("time_left w 90 0", "= ")])
+    # main time: 90 s over max(10, 81 empty // 2 = 40) moves, plus half a byo-yomi stone's share
+    assert e._time_budget(2) == pytest.approx(0.85 * (90 / 40 + 0.5 * 30 / 5) - 0.05)
+    transcript(e, [("time_left b 0 1", "= ")])
+    assert e._time_budget(1) == 0.05                   # never less than a token search
+    transcript(e, [("fastgo-seconds 0.5", "= "), ("fastgo-seconds", "= 0.5")])
+    assert e._time_budget(2) == 0.5                    # the per-move cap still holds
+    transcript(e, [("time_settings 0 1 0", "= ")])     # GTP: byo-yomi without stones = no limit
+    assert e._time_budget(1) == 0.5
+    transcript(e, [("kgs-time_settings byoyomi 0 10 5", "= "), ("fastgo-seconds 0", "= "),
+                   ("time_left b 10 1", "= ")])
+    assert e._time_budget(1) == pytest.approx(0.85 * 10 - 0.05)
+    transcript(e, [("kgs-time_settings none", "= ")])
+    assert e._time_budget(1) is None
+
+
+class Stub:
+    """A stand-in for fastgo.playouts: the mover of `board` wins playouts according to `rate`
+    of the previous move (the move under test), deterministically."""
+
+    def __init__(self, rates, default=0.5, ownership=None):
+        self.rates, self.default, self.own = rates, default, ownership
+        self.calls = 0
+
+    def __call__(self, board, n, *, seed, threads, ownership=False):
+        self.calls += 1
+        last = board.history[-1] if board.history else None
+        rate = self.rates.get(last, self.default)
+        mover = 3 - board.to_move                  # the side that just played the arm's move
+        k = int(round(rate * n))
+        winners = np.array([mover] * k + [3 - mover] * (n - k), dtype=np.int8)
+
+        class R:
+            pass
+        r = R()
+        r.winners = winners
+        r.ownership = (self.own if self.own is not None
+                       else np.zeros((board.height, board.width))) if ownership else None
+        return r
+
+
+def test_ucb_finds_the_winning_move_and_spends_the_budget_on_it():
+    b = fastgo.Board(5)
+    stub = Stub({12: 0.9, 7: 0.6})
+    p = MonteCarloPlayer(4000, batch=10, exploration=0.5, playout_fn=stub, resign_threshold=0)
+    d = p.choose(b)
+    assert d.move == 12 and d.winrate == pytest.approx(0.9)
+    assert 4000 <= d.playouts < 4000 + 10
+    pulls = {pt: n for pt, n, _ in d.arms}
+    assert pulls[12] > 0.5 * d.playouts                  # the best arm gets most pulls
+    assert pulls[7] >= max(n for pt, n, _ in d.arms if pt not in (12, 7))
+    assert min(pulls.values()) >= 10                     # every arm was tried
+    assert set(pulls) == set(range(26))                  # 25 points and pass
+
+
+def test_player_passes_only_when_passing_wins():
+    top = """
+        . X . . .
+        X X X X X
+        . . . . .
+        . . . . .
+        . . . . ."""
+    # White has passed; Black owns the whole board as it stands: passing wins
+    b = fastgo.Board.from_diagram(top, rules="chinese", to_move=fastgo.WHITE)
+    b.pass_()
+    p = MonteCarloPlayer(500, playout_fn=Stub({}), resign_threshold=0)
+    d = p.choose(b)
+    assert d.move == b.pass_move and d.reason == "pass wins"
+    # with komi 30 Black loses as it stands: it plays on rather than pass
+    b = fastgo.Board.from_diagram(top, rules="chinese", komi=30, to_move=fastgo.WHITE)
+    b.pass_()
+    d = p.choose(b)
+    assert d.move != b.pass_move and b.is_legal(d.move)
+    assert all(pt != b.pass_move for pt, _, _ in d.arms)  # passing is not even an arm
+    # White has not passed: pass is an ordinary arm, chosen only if its playouts win most
+    b = fastgo.Board.from_diagram(top, rules="chinese")
+    d = MonteCarloPlayer(2000, playout_fn=Stub({25: 0.8}), resign_threshold=0).choose(b)
+    assert d.move == b.pass_move and d.reason == ""
+
+
+def test_player_never_fills_its_own_true_eyes_and_resigns_when_hopeless():
+    b = fastgo.Board.from_diagram("""
+        . X . X .
+        X X X X X
+        . . . . .
+        . . . . .
+        . . . . .""", rules="chinese")
+    eyes = {fastgo.vertex_to_point(v, 5, 5) for v in ("A5", "C5", "E5")}
+    p = MonteCarloPlayer(300, playout_fn=Stub({}, default=0.0), resign_threshold=0.05,
+                         resign_min_playouts=100)
+    d = p.choose(b)
+    assert d.move is None and d.reason == "resign"
+    assert {pt for pt, _, _ in d.arms} == set(range(0, 15)) | {b.pass_move}
+    p.resign_threshold = 0
+    d = p.choose(b)
+    assert d.move is not None and d.move not in eyes
+    p.resign_min_playouts = 10**6                         # too few playouts to judge: play on
+    p.resign_threshold = 0.05
+    assert p.choose(b).move is not None
+    # nothing but its own eyes and suicides left: Black passes
+    b = fastgo.Board.from_diagram("""
+        . X . X .
+        X X X X X
+        O O O O O
+        . O . O .
+        O O O O O""", rules="chinese")
+    d = p.choose(b)
+    assert d.move == b.pass_move and d.reason == "no move left"
+
+
+def test_engine_survives_an_internal_error():
+    class Broken(MonteCarloPlayer):
+        def choose(self, *a, **k):
+            raise RuntimeError("boom")
+    e = Engine(player=Broken(10))
+    ans = e.handle("8 genmove b")
+    assert ans == "?8 internal error: RuntimeError: boom\n\n"
+    assert e.handle("list_stones black") == "= \n\n"      # the failed genmove left no trace
+    assert e.handle("name") == "= fastgo\n\n"
+
+
+def run_engine(stdin, *args):
+    env = dict(os.environ, PYTHONPATH=SRC)
+    return subprocess.run([sys.executable, "-m", "fastgo", "gtp", *args], input=stdin,
+                          capture_output=True, env=env, timeout=120)
+
+
+def test_process_answers_every_line_and_never_prints_a_traceback():
+    lines = [b"1 protocol_version", b"2 boardsize 9", b"\x00\xff garbage \xc3(", b"3 play b E5",
+             b"4 genmove w", b"5 play b E5", b"(;SZ[9])", b"6 showboard", b"7 fastgo-stats",
+             b"8 final_score", b"9 quit", b"10 name"]
+    r = run_engine(b"\n".join(lines) + b"\n", "--playouts", "300")
+    out = r.stdout.decode()
+    assert r.returncode == 0
+    assert "Traceback" not in out and "Traceback" not in r.stderr.decode()
+    answers = out.split("\n\n")
+    assert answers[-1] == ""                     # every answer ends with an empty line
+    heads = [a.split("\n")[0] for a in answers[:-1]]
+    assert [h.split(" ")[0] for h in heads] == ["=1", "=2", "?", "=3", "=4", "?5", "?", "=6", "=7",
+                                               "=8", "=9"]    # nothing after quit
+    assert heads[5] == "?5 illegal move"
+
+
+def test_process_ends_cleanly_at_end_of_input():
+    r = run_engine(b"name\nboardsize 5\nplay b C3")        # no final newline, no quit
+    assert r.returncode == 0
+    assert r.stdout.decode() == "= fastgo\n\n= \n\n= \n\n"
+    r = run_engine(b"", "--size", "19", "--rules", "japanese")
+    assert r.returncode == 0 and r.stdout == b""
+
+
+class RootStub(Stub):
+    """Playouts whose result depends only on the move played at the root (history index k)."""
+
+    def __init__(self, k, rates, me):
+        super().__init__(rates)
+        self.k, self.me = k, me
+
+    def __call__(self, board, n, *, seed, threads, ownership=False):
+        self.calls += 1
+        h = board.history
+        rate = self.rates.get(h[self.k] if len(h) > self.k else None, self.default)
+        k = int(round(rate * n))
+
+        class R:
+            pass
+        r = R()
+        r.winners = np.array([self.me] * k + [3 - self.me] * (n - k), dtype=np.int8)
+        r.ownership = np.zeros((board.height, board.width)) if ownership else None
+        return r
+
+
+def test_tree_player_credits_each_side_correctly_and_is_reproducible():
+    b = fastgo.Board(5)
+    b.play("C3")                                   # White to move: the root mover is White
+    stub = RootStub(1, {7: 0.85, 8: 0.6}, fastgo.WHITE)
+    p = TreePlayer(3000, batch=4, exploration=0.5, playout_fn=stub, resign_threshold=0)
+    d = p.choose(b)
+    assert d.move == 7 and d.winrate == pytest.approx(round(0.85 * 4) / 4)   # batches of 4
+    assert 3000 <= d.playouts < 3004
+    pulls = dict((pt, n) for pt, n, _ in d.arms)
+    assert pulls[7] > d.playouts / 2
+    assert sum(pulls.values()) == d.playouts        # every playout is credited to one root move
+    d2 = TreePlayer(3000, batch=4, exploration=0.5, playout_fn=RootStub(1, {7: 0.85, 8: 0.6},
+                    fastgo.WHITE), resign_threshold=0).choose(b)
+    assert d2.arms == d.arms                       # same seed, same search
+    # the same playouts won by the other side: the move is now the worst one for White
+    d3 = TreePlayer(3000, batch=4, exploration=0.5, resign_threshold=0, playout_fn=RootStub(
+        1, {7: 0.15, 8: 0.4}, fastgo.WHITE)).choose(b)
+    assert d3.move not in (7, 8)
+
+
+@pytest.mark.parametrize("cls", [MonteCarloPlayer, TreePlayer, RavePlayer])
+def test_searches_with_real_playouts_take_the_winning_capture(cls):
+    # Black's big chain and White's outer chain each have one liberty (A1, E2); A1 would be
+    # suicide, E2 captures nine stones; anything else lets White capture at A1 or connect at E2
+    b = fastgo.Board.from_diagram("""
+        O O O O O
+        O X X X O
+        O X O X O
+        X X O O .
+        . X O . .""", rules="chinese", komi=0)
+    p = cls(4000, resign_threshold=0, seed=1)
+    d = p.choose(b)
+    assert fastgo.point_to_vertex(d.move, 5, 5) == "E2", d.arms[:5]
+
+
+def test_rave_backup_matches_the_amaf_definition():
+    from fastgo.player import _RaveNode, _backup, _UNPLAYED
+    rng = np.random.default_rng(5)
+    npts = 9                                          # a 3x3 board: points 0..8, pass 9
+    for trial in range(300):
+        depth = int(rng.integers(1, 5))
+        path, mover = [], 1 + int(rng.integers(0, 2))
+        for d in range(depth):
+            moves = sorted(rng.choice(npts + 1, size=int(rng.integers(1, npts + 2)), replace=False).tolist())
+            node = _RaveNode(mover, moves, npts)
+            path.append((node, int(rng.integers(0, len(moves)))))
+            mover = 3 - mover
+        tail = rng.integers(0, npts + 1, size=int(rng.integers(0, 20)))   # repeats, passes
+        winner = int(rng.integers(0, 3))
+        first = np.full(npts + 1, _UNPLAYED, dtype=np.int64)
+        _backup(path, tail, winner, first)
+        assert (first == _UNPLAYED).all()                # scratch left clean
+        seq = [nd.moves[i] for nd, i in path] + tail.tolist()
+        for d, (nd, i) in enumerate(path):
+            won = 1.0 if winner == nd.mover else 0.5 if winner == 0 else 0.0
+            assert (nd.n[i], nd.w[i], nd.total) == (1, won, 1)
+            for j, m in enumerate(nd.moves):
+                later = seq[d:]
+                sample = m != npts and m in later and later.index(m) % 2 == 0
+                assert (nd.an[j], nd.aw[j]) == ((1, won) if sample else (0, 0)), (trial, d, m)
+
+
+COMMAND_WORDS = sorted(Engine().commands) + ["", "foo", "PLAY", "#", "\t", "\x00"]
+ARG_WORDS = ["b", "w", "black", "WHITE", "pass", "A1", "e5", "J9", "T19", "Z25", "I3", "0", "1", "2",
+             "5", "9", "19", "26", "-3", "7.5", "nan", "1e999", "chinese", "japanese", "ko=simple",
+             "suicide=allowed", "scoring=territory", "komi=2", "alive", "dead", "seki", "absolute",
+             "byoyomi", "canadian", "none", "/nonexistent.sgf", "\u00e9", "\x7f", "\r", "(;SZ[9])"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_command_lines_always_get_one_well_formed_answer(seed, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)                      # "printsgf WORD" writes a file named WORD
+    rng = np.random.default_rng(seed)
+    e = Engine(playouts=20)
+    for _ in range(400):
+        words = [COMMAND_WORDS[rng.integers(len(COMMAND_WORDS))]]
+        words += [ARG_WORDS[rng.integers(len(ARG_WORDS))] for _ in range(rng.integers(0, 4))]
+        if rng.random() < 0.3:
+            words.insert(0, str(rng.integers(0, 1000)))
+        line = " ".join(words)
+        if words[-1] == "quit" or (len(words) > 1 and words[1] == "quit"):
+            continue
+        ans = e.handle(line)
+        if ans is None:
+            continue
+        assert ans.endswith("\n\n") and "\n\n" not in ans[:-2], (line, ans)
+        assert ans[0] in "=?", (line, ans)
+        head = ans.split(" ", 1)[0]
+        assert head[1:].isdigit() or head[1:] == "", (line, ans)
+        assert "internal error" not in ans, (line, ans)
+        e.board.check_consistency()
+        assert (e.board.width, e.board.height) == (e.width, e.height)

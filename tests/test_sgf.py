@@ -1,0 +1,267 @@
+"""SGF: hand-made records (tests/data), round trips, set-up and handicap, rectangular boards,
+replay errors with move numbers, malformed files with their line and column."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import fastgo
+from fastgo import sgf
+from fastgo.cli import random_game
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+
+
+def data(name):
+    return os.path.join(DATA, name)
+
+
+def stones_of(diagram):
+    return fastgo.Board.from_diagram(diagram).stones()
+
+
+def test_rectangular_record_with_setup_pass_and_variations():
+    g = sgf.load(data("rect_setup.sgf"))
+    assert (g.width, g.height, g.komi, g.handicap, g.result) == (7, 5, 0.5, 0, "W+R")
+    assert g.rules == fastgo.PRESETS["chinese"] and g.rules_name == "Chinese"
+    assert g.info["PB"] == "Black Player" and g.info["PW"] == "White ] Player"
+    assert np.array_equal(g.setup, stones_of("""
+        X X . . . . .
+        X X . . . . .
+        . . . . . . .
+        . . . . . . O
+        . . . . . O ."""))
+    assert g.to_move == fastgo.WHITE
+    v = [(c, fastgo.point_to_vertex(p, 7, 5)) for c, p in g.moves]
+    assert v == [(2, "D3"), (1, "C3"), (2, "pass"), (1, "E3"), (2, "D2"), (1, "D4")]
+    b = g.board()
+    assert np.array_equal(b.stones(), stones_of("""
+        X X . . . . .
+        X X . X . . .
+        . . X O X . .
+        . . . O . . O
+        . . . . . O ."""))
+    assert b.to_move == fastgo.WHITE and b.rules.komi == 0.5
+    assert len(g.board(upto=3).history) == 2
+
+
+def test_tree_structure_escapes_and_old_identifiers():
+    roots = sgf.parse("junk before (;FF[3]AddBlack[aa]C[a \\] b \\\\ c\\\nd]"
+                      "(;B[bb];W[cc](;B[dd])(;B[ee]))(;B[ff]))")
+    (root,) = roots
+    assert root.props["AB"] == ["aa"]                     # lower-case letters dropped (FF[3])
+    assert root.get("C") == "a ] b \\ cd"                 # escapes and a soft line break
+    assert [n.get("B") or n.get("W") for n in root.main_line()][1:] == ["bb", "cc", "dd"]
+    assert [c.get("B") for c in root.children] == ["bb", "ff"]
+    assert [c.get("B") for c in root.children[0].children[0].children] == ["dd", "ee"]
+
+
+def test_handicap_record_with_ff3_pass():
+    g = sgf.load(data("handicap_19.sgf"))
+    assert (g.width, g.height, g.handicap, g.to_move) == (19, 19, 2, fastgo.WHITE)
+    assert sorted(fastgo.point_to_vertex(int(p), 19, 19) for p in np.flatnonzero(g.setup)) == ["D4", "Q16"]
+    b = g.board()
+    assert [fastgo.point_to_vertex(p, 19, 19) for p in b.history] == ["R4", "pass", "D16"]
+    assert b.rules == fastgo.PRESETS["japanese"].replace(komi=0.5)
+    # on boards over 19x19 "tt" is a point, not a pass
+    g = sgf.read_game("(;SZ[21];B[tt])")
+    assert fastgo.point_to_vertex(g.moves[0][1], 21, 21) == "U2"
+
+
+def test_replay_reports_the_first_illegal_move_with_its_number():
+    g = sgf.load(data("ko_illegal.sgf"))
+    with pytest.raises(sgf.ReplayError) as e:
+        g.board()                                     # RU[Japanese]: simple ko
+    assert (e.value.move_number, e.value.colour, e.value.vertex, e.value.reason) == (10, 2, "C3", "ko")
+    assert (e.value.line, e.value.column) == (4, 3)
+    assert str(e.value) == "move 10 (W C3) is illegal: ko (line 4, column 3)"
+    with pytest.raises(sgf.ReplayError, match="move 10 .* superko"):
+        g.board(rules="chinese")
+    assert len(g.board(upto=10).history) == 9         # everything before it is fine
+    with pytest.raises(sgf.ReplayError, match=r"move 4 \(B D2\) is illegal: not this colour's turn"):
+        sgf.read_game("(;SZ[5];B[aa];W[bb];B[cc];B[dd])").board()
+    with pytest.raises(sgf.ReplayError, match=r"move 3 \(B pass\) is illegal: game over"):
+        sgf.read_game("(;SZ[5];B[];W[];B[])").board()
+
+
+def test_insert_passes_between_moves_of_one_colour():
+    g = sgf.read_game("(;SZ[5];B[aa];W[bb];B[cc];B[dd];W[ee])")
+    b = g.board(insert_passes=True)
+    assert [fastgo.point_to_vertex(p, 5, 5) for p in b.history] == ["A5", "B4", "C3", "pass", "D2", "E1"]
+    assert len(g.board(upto=4, insert_passes=True).history) == 3
+    # a pass right before would end the game: still an error, with the record's move number
+    with pytest.raises(sgf.ReplayError, match=r"move 3 \(W B4\) is illegal: not this colour's turn"):
+        sgf.read_game("(;SZ[5];B[aa];W[];W[bb])").board(insert_passes=True)
+    b = sgf.read_game("(;SZ[5]PL[B];W[aa];W[bb])").board(insert_passes=True)
+    assert [fastgo.point_to_vertex(p, 5, 5) for p in b.history] == ["pass", "A5", "pass", "B4"]
+
+
+def test_wall_record_scores_as_hand_counted():
+    b = sgf.load(data("wall.sgf")).board()
+    assert b.is_over
+    s = b.score()                                     # Black A-C: 15; White D-E: 10 + 7.5
+    assert (s.black, s.white) == (15, 17.5)
+    assert sgf.result_text(s) == "W+2.5" == sgf.load(data("wall.sgf")).result
+
+
+def test_encodings_and_collections():
+    g = sgf.load(data("latin1.sgf"))
+    assert g.info["PB"] == "Jörg" and g.info["PW"] == "René"
+    games = sgf.read_games(open(data("collection.sgf")).read())
+    assert [(x.width, x.komi, len(x.moves)) for x in games] == [(9, None, 2), (13, 6.5, 1)]
+    assert sgf.load(data("collection.sgf"), 1).width == 13
+    with pytest.raises(sgf.SgfError, match="2 game tree"):
+        sgf.load(data("collection.sgf"), 2)
+
+
+MALFORMED = [
+    ("", "no game tree", 1, 1),
+    ("hello", "no game tree", 1, 6),
+    ("(;B[aa]", "unexpected end of file", 1, 8),
+    ("(;B[aa", "unterminated value of property B", 1, 4),
+    ("(;B[aa]))", "unmatched ')'", 1, 9),
+    ("()", "empty game tree", 1, 2),
+    ("(B[aa])", "unexpected 'B'", 1, 2),
+    ("(;B[aa](;W[bb]);B[cc])", "a node after a variation", 1, 16),
+    ("(;SZ[9]\n;B[aa]\n;W ;B[cc])", "property W has no value", 3, 4),
+    ("(;B[aa])x", "unexpected 'x' after the last game tree", 1, 9),
+    ("(;SZ[9]((;B[aa])))", "a game tree must start with a node", 1, 9),
+    ("(;1[aa])", "unexpected '1'", 1, 3),
+    ("(;GM[2]SZ[8])", "not a Go game record", 1, 5),
+    ("(;SZ[30])", "board size SZ[30] not supported", 1, 5),
+    ("(;SZ[0:9])", "board size SZ[0:9] not supported", 1, 5),
+    ("(;SZ[9:x])", "bad board size", 1, 5),
+    ("(;SZ[9]KM[abc])", "bad komi", 1, 10),
+    ("(;SZ[9]KM[inf])", "bad komi", 1, 10),
+    ("(;SZ[9]HA[two])", "bad handicap", 1, 10),
+    ("(;SZ[9]\n;B[jj])", "point 'jj' is off the 9x9 board", 2, 3),
+    ("(;SZ[9];B[a])", "bad point 'a'", 1, 10),
+    ("(;SZ[9];B[aa]W[bb])", "both a black and a white move", 1, 8),
+    ("(;SZ[9];B[aa];AB[bb])", "set-up AB after the root node is not supported", 1, 17),
+    ("(;SZ[9];B[aa][bb])", "move B with 2 values", 1, 14),
+    ("(;SZ[9]PL[X])", "bad player", 1, 10),
+    ("(;SZ[9]AB[aa:zz])", "point 'zz' is off the 9x9 board", 1, 10),
+]
+
+
+@pytest.mark.parametrize("text, message, line, column", MALFORMED)
+def test_malformed_files_say_what_and_where(text, message, line, column):
+    with pytest.raises(sgf.SgfError) as e:
+        sgf.read_game(text)
+    assert message in str(e.value)
+    assert (e.value.line, e.value.column) == (line, column)
+    assert str(e.value).endswith(f"(line {line}, column {column})")
+
+
+def test_setup_rules_not_matching_a_preset_and_an_empty_board_white_to_move():
+    b = fastgo.Board(6, 4, ko="situational", suicide=False, scoring="territory", komi=-2)
+    text = sgf.board_to_sgf(b)
+    assert "RU[fastgo:ko=situational,suicide=forbidden,scoring=territory]KM[-2]" in text
+    assert sgf.read_game(text).board() == b
+    w = fastgo.Board.from_array(np.zeros((3, 4), dtype=np.int8), to_move=fastgo.WHITE)
+    text = sgf.board_to_sgf(w)
+    assert "PL[W]" in text and sgf.read_game(text).board() == w
+    assert sgf.rules_from_name("Korean") == fastgo.PRESETS["japanese"]
+    assert sgf.rules_from_name("GOE") == fastgo.PRESETS["ing"]
+    assert sgf.rules_from_name("New Zealand") == fastgo.PRESETS["new-zealand"]
+    assert sgf.rules_from_name("calvinball") is None
+    g = sgf.read_game("(;SZ[5]RU[calvinball]KM[3])")
+    assert g.rules is None and g.effective_rules() == fastgo.PRESETS["tromp-taylor"].replace(komi=3)
+
+
+@pytest.mark.parametrize("size, kw, seed", [
+    ((1, 1), {}, 0), ((2, 3), {}, 1), ((7, 5), dict(rules="chinese"), 2),
+    ((9, 9), dict(rules="japanese", handicap=3), 3), ((13, 19), dict(ko="situational"), 4),
+    ((19, 19), dict(rules="aga", handicap=9), 5), ((25, 25), dict(rules="ing"), 6),
+    ((25, 2), dict(rules="new-zealand", komi=0), 7), ((5, 5), dict(handicap=["A1", "E5", "C3"]), 8),
+    ((4, 4), dict(komi=6.123456789), 9), ((6, 3), dict(komi=-0.25, rules="chinese"), 10),
+])
+def test_round_trip_of_random_games(size, kw, seed):
+    b = fastgo.Board(*size, **kw)
+    random_game(b, np.random.default_rng(seed))
+    text = sgf.board_to_sgf(b, PB="fastgo", GC="round ] trip")
+    g = sgf.read_game(text)
+    assert g.board() == b                                   # same set-up, rules, turns
+    assert g.info == {"PB": "fastgo", "GC": "round ] trip"}
+    assert sgf.to_sgf(g) == text                            # and writing again changes nothing
+    if b.is_over:
+        assert g.result == sgf.result_text(b.score())
+
+
+def test_round_trip_of_a_diagram_setup():
+    b = fastgo.Board.from_diagram("""
+        . X O .
+        X . X O
+        . X O .""", to_move=fastgo.WHITE, rules="chinese")
+    b.play("B2")                                      # White takes the ko
+    c = sgf.read_game(sgf.board_to_sgf(b)).board()
+    assert c == b
+    assert c.why_illegal("C2") == b.why_illegal("C2") == "superko"   # the set-up is remembered
+    b.play("A1")
+    c = sgf.read_game(sgf.board_to_sgf(b)).board()
+    assert c == b and c.why_illegal("C2") is None is b.why_illegal("C2")
+
+
+def test_games_to_sgf_from_recorded_playouts_replay_to_their_scores():
+    playouts = getattr(fastgo, "playouts", None)
+    if playouts is None:
+        from fastgo.playout import playouts
+    start = fastgo.Board(7, 6, rules="chinese")
+    start.play("D4")
+    res = playouts(start, 5, seed=3, threads=1, record=5)
+    text = sgf.games_to_sgf(res.moves, start=start, PB="random", PW="random")
+    games = sgf.read_games(text)
+    assert len(games) == 5
+    for i, g in enumerate(games):
+        b = g.board()
+        assert b.history == [start.history[0]] + list(map(int, res.moves[i]))
+        assert b.score().margin == res.scores[i]
+        if not res.capped[i]:
+            assert b.is_over and g.result == sgf.result_text(b.score())
+    with pytest.raises(fastgo.IllegalMoveError):
+        sgf.games_to_sgf([[3, 3]], 9)
+
+
+def test_replay_command(tmp_path):
+    env = dict(os.environ, PYTHONPATH=SRC)
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "fastgo", "replay", *args],
+                              capture_output=True, text=True, env=env, timeout=120)
+    r = run(data("wall.sgf"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("   A B C D E\n 5 . . X O . 5\n")
+    assert "12 moves replayed, all legal; game over: True" in r.stdout
+    assert "black 15, white 17.5 -> W+2.5" in r.stdout
+    assert "the record's result: W+2.5" in r.stdout
+    r = run(data("wall.sgf"), "--komi", "0")
+    assert "black 15, white 10 -> B+5" in r.stdout
+    r = run(data("ko_illegal.sgf"))
+    assert r.returncode == 1 and r.stdout == ""
+    assert "move 10 (W C3) is illegal: ko (line 4, column 3)" in r.stderr
+    assert "Traceback" not in r.stderr
+    bad = tmp_path / "bad.sgf"
+    bad.write_text("(;SZ[9]\n;B[ee]\n;W[ff]")
+    r = run(str(bad))
+    assert r.returncode == 1 and "unexpected end of file" in r.stderr and "line 3" in r.stderr
+    r = run(str(tmp_path / "missing.sgf"))
+    assert r.returncode == 1 and "No such file" in r.stderr
+    r = run(data("rect_setup.sgf"), "--upto", "2", "--rules", "japanese")
+    assert r.returncode == 0 and "1 moves replayed" in r.stdout and "rules Japanese" in r.stdout
+
+
+@pytest.mark.parametrize("kw", [dict(rules="japanese", handicap=2), dict(rules="aga", komi=0.5),
+                                dict(width=7, height=5, rules="ing")])
+def test_games_to_sgf_from_simulate(kw):
+    kw = dict(kw)
+    width, height = kw.pop("width", 9), kw.pop("height", None)
+    res = fastgo.simulate(4, width, height, seed=11, threads=1, record=4, **kw)
+    games = sgf.read_games(sgf.games_to_sgf(res.moves, width, height, **kw))
+    for g, moves, score in zip(games, res.moves, res.scores):
+        b = g.board()
+        assert b.history == list(map(int, moves))
+        assert b.score().margin == score                  # the kernel's count, replayed
