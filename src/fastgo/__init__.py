@@ -9,6 +9,9 @@ True
 
 from fastgo.board import (Board, Chain, Score, is_legal_position, zobrist_key, EMPTY_ as EMPTY,
                           BLACK_ as BLACK, WHITE_ as WHITE)
+from fastgo.count import (count_legal_positions, count_legal_positions_brute,
+                          count_legal_positions_stats, legal_position_mask,
+                          estimate_legal_fraction)
 from fastgo.coords import (point_to_rowcol, rowcol_to_point, point_to_vertex, vertex_to_point,
                            star_points)
 from fastgo.errors import IllegalMoveError, ConsistencyError
@@ -20,4 +23,6 @@ __version__ = "0.1.0"
 __all__ = ["Board", "Chain", "Score", "Rules", "PRESETS", "IllegalMoveError", "ConsistencyError",
            "EMPTY", "BLACK", "WHITE", "is_legal_position", "zobrist_key", "point_to_rowcol",
            "rowcol_to_point", "point_to_vertex", "vertex_to_point", "star_points", "playouts", "simulate",
-           "Playouts"]
+           "Playouts",
+           "count_legal_positions", "count_legal_positions_brute", "count_legal_positions_stats",
+           "legal_position_mask", "estimate_legal_fraction"]

@@ -62,6 +62,45 @@ def cmd_demo(args):
     return 0
 
 
+def cmd_count(args):
+    """Exact count of legal positions (transfer-matrix sweep), or a Monte Carlo estimate."""
+    import resource
+    from fastgo import count as fc
+    w, h = args.width, args.height
+    if args.estimate is not None:
+        t0 = time.perf_counter()
+        e = fc.estimate_legal_fraction(w, h, args.estimate, seed=args.seed,
+                                       confidence=args.confidence, threads=args.threads)
+        dt = time.perf_counter() - t0
+        total = 3 ** (w * h)
+        print(f"legal positions on {w}x{h}, Monte Carlo: {e.legal:,} of {e.samples:,} uniformly "
+              f"random colourings legal (seed {e.seed})")
+        print(f"fraction {e.fraction:.5%}; {e.confidence:.4g} Wilson score interval "
+              f"[{e.low:.5%}, {e.high:.5%}]")
+        print(f"count about {e.fraction * total:.4e} in [{e.low * total:.4e}, "
+              f"{e.high * total:.4e}] of 3^{w * h} colourings")
+        threads = args.threads or fc.default_threads()
+        print(f"{dt:.2f} s, {e.samples / dt:,.0f} boards/s on {threads} thread(s)")
+        return 0
+    if args.brute:
+        t0 = time.perf_counter()
+        n = fc.count_legal_positions_brute(w, h, threads=args.threads)
+        dt = time.perf_counter() - t0
+        print(f"legal positions on {w}x{h}: {n:,} (brute force over all 3^{w * h} = "
+              f"{3 ** (w * h):,} colourings, {dt:.2f} s)")
+        return 0
+    s = fc.count_legal_positions_stats(w, h, threads=args.threads)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024       # KiB on Linux
+    print(f"legal positions on {w}x{h}: {s.count:,}")
+    print(f"fraction of the 3^{w * h} colourings: {s.count / 3 ** (w * h):.6g}")
+    print(f"transfer-matrix sweep along the {s.frontier}-point side, {w * h} points: border states "
+          f"peak {s.peak_states:,}, summed over the points {s.total_states:,} (a state and its "
+          f"colour swap counted once)")
+    print(f"{s.seconds:.3f} s on {s.threads} thread(s); state tables at most "
+          f"{s.table_bytes / 2 ** 20:.1f} MiB; process peak RSS {rss:.0f} MiB")
+    return 0
+
+
 def _thread_counts(text):
     """"1,all" -> [1, cores]; duplicates dropped, order kept."""
     out = []
@@ -153,6 +192,26 @@ def main(argv=None):
     demo.add_argument("--komi", type=float, default=None)
     demo.add_argument("--seed", type=int, default=0)
     demo.set_defaults(func=cmd_demo)
+    count = sub.add_parser("count", help="count legal positions exactly, or estimate the fraction")
+    count.add_argument("width", type=int)
+    count.add_argument("height", type=int)
+    count.add_argument("--estimate", type=int, metavar="N", default=None,
+                       help="Monte Carlo estimate from N random boards instead of the exact count")
+    count.add_argument("--seed", type=int, default=0, help="seed of the estimate (default 0)")
+    count.add_argument("--confidence", type=float, default=0.95,
+                       help="confidence of the estimate's interval (default 0.95)")
+    count.add_argument("--brute", action="store_true",
+                       help="count by testing every colouring (at most 20 points)")
+    count.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
+    count.set_defaults(func=cmd_count)
+    from fastgo import gtp as _gtp, sgf as _sgf    # pure Python, cheap to import
+    gtp = sub.add_parser("gtp", help="speak GTP v2 on stdin/stdout (a Monte Carlo demo player)")
+    _gtp.add_arguments(gtp)
+    gtp.set_defaults(func=_gtp.run_from_args)
+    replay = sub.add_parser("replay", help="replay an SGF record, checking every move; print the "
+                            "final position and the score")
+    _sgf.add_arguments(replay)
+    replay.set_defaults(func=_sgf.run_replay)
     args = parser.parse_args(argv)
     if hasattr(args, "rules_name"):
         try:
