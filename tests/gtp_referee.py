@@ -15,6 +15,7 @@ counted stone by stone; then GNU Go's ``final_score`` is compared with fastgo's 
 """
 
 import argparse
+import importlib.util
 import os
 import queue
 import shutil
@@ -24,7 +25,11 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SRC = os.path.join(os.path.dirname(HERE), "src")
+# where the fastgo that `python -m fastgo` in a subprocess must run lives: the one this Python
+# finds (installed, or src/ on PYTHONPATH), else the checkout's src/
+_SPEC = importlib.util.find_spec("fastgo")
+SRC = (os.path.dirname(os.path.dirname(_SPEC.origin)) if _SPEC and _SPEC.origin
+       else os.path.join(os.path.dirname(HERE), "src"))
 
 
 def find_gnugo():

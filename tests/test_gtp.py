@@ -12,7 +12,8 @@ import fastgo
 from fastgo.gtp import Engine, free_handicap_points
 from fastgo.player import MonteCarloPlayer, RavePlayer, TreePlayer
 
-SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+# the directory holding the fastgo these tests import (src/ or site-packages): subprocesses get it
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(fastgo.__file__)))
 
 
 def transcript(engine, pairs):

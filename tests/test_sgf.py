@@ -13,7 +13,8 @@ from fastgo import sgf
 from fastgo.cli import random_game
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+# the directory holding the fastgo these tests import (src/ or site-packages): subprocesses get it
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(fastgo.__file__)))
 
 
 def data(name):
