@@ -170,6 +170,18 @@ def test_playouts_continue_a_game_and_leave_the_board_alone():
     assert np.array_equal(res.ownership, np.mean(owners, axis=0))
 
 
+@pytest.mark.parametrize("width,height", [(1, 1), (2, 1), (3, 2), (5, 5), (7, 4), (9, 9), (25, 3)])
+@pytest.mark.parametrize("rules", ["tromp-taylor", "japanese"])
+def test_both_scorers_agree_with_the_replayed_board(width, height, rules):
+    # the kernel counts the final area one way without ownership and another way with it
+    b = Board(width, height, rules=rules)
+    plain = playouts(b, 40, seed=width * height, record=40)
+    owned = playouts(b, 40, seed=width * height, ownership=True)
+    assert np.array_equal(plain.scores, owned.scores)
+    for i, moves in zip(plain.recorded, plain.moves):
+        assert plain.scores[i] == replay_board(b, moves.tolist()).score().margin
+
+
 def test_a_pass_that_ended_the_history_counts():
     # Black's only empty points are its own eyes, and White's plays there are one-stone suicides
     eyes = """

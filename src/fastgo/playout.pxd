@@ -268,7 +268,10 @@ cdef inline void playout_run(PlayoutScratch* s, const BoardState* start, const P
         turns += 1
     out.turns = turns
     out.capped = passes < 2
-    board_ownership(b.color, b, owner, owned, territory)    # the copy is not used again
+    if owner == NULL:                   # the copy is not used again
+        board_area_counts(b, owned, territory)
+    else:
+        board_ownership(b.color, b, owner, owned, territory)
     if g.territory:
         black = territory[BLACK] + b.captures[BLACK]
         white = territory[WHITE] + b.captures[WHITE]
