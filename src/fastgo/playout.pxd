@@ -157,9 +157,8 @@ cdef inline bint is_own_eye(const BoardState* b, int p, int colour) noexcept nog
     # p - s - 1 is -1 for the point A1 (the padding shares one wall column between rows)
     bad = ((p - s - 1 >= 0 and c[p - s - 1] == opp) + (c[p - s + 1] == opp) +
            (c[p + s - 1] == opp) + (c[p + s + 1] == opp))
-    if c[p - s] == WALL or c[p - 1] == WALL or c[p + 1] == WALL or c[p + s] == WALL:
-        return bad == 0
-    return bad < 2
+    # on the edge (a wall beside it) no opponent diagonal is allowed, elsewhere one; no branches
+    return bad < 2 - ((c[p - s] == WALL) | (c[p - 1] == WALL) | (c[p + 1] == WALL) | (c[p + s] == WALL))
 
 cdef inline uint64_t superko_key(int ko_rule, uint64_t h, int to_move) noexcept nogil:
     """What superko remembers of colouring h with to_move to play (as Board._key)."""
