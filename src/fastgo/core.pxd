@@ -293,8 +293,8 @@ cdef inline int stones_next_to(const BoardState* b, int p, int h) noexcept nogil
 
 cdef inline bint takes_last_liberty(const BoardState* b, int p, int h) noexcept nogil:
     """A stone at the empty point p leaves the chain headed by h without liberties: every
-    pseudo-liberty of the chain is a pair with p (p has four neighbours, hence the quick test)."""
-    return b.plibs[h] <= 4 and b.plibs[h] == stones_next_to(b, p, h)
+    pseudo-liberty of the chain is a pair with p."""
+    return b.plibs[h] == stones_next_to(b, p, h)
 
 cdef inline int chain_liberties(const BoardState* b, int h) noexcept nogil:
     """Exact liberties of the chain headed by h: its distinct empty neighbours. Each empty

@@ -154,8 +154,9 @@ cdef inline bint is_own_eye(const BoardState* b, int p, int colour) noexcept nog
     # mover's bit
     if not (c[p - s] & c[p - 1] & c[p + 1] & c[p + s] & colour):
         return False
-    # p - s - 1 is -1 for the point A1 (the padding shares one wall column between rows)
-    bad = ((p - s - 1 >= 0 and c[p - s - 1] == opp) + (c[p - s + 1] == opp) +
+    # p - s - 1 is -1 for the point A1 (the padding shares one wall column between rows): read
+    # the wall at 0 instead, without a branch
+    bad = ((c[(p - s - 1) * (p - s - 1 > 0)] == opp) + (c[p - s + 1] == opp) +
            (c[p + s - 1] == opp) + (c[p + s + 1] == opp))
     # on the edge (a wall beside it) no opponent diagonal is allowed, elsewhere one; no branches
     return bad < 2 - ((c[p - s] == WALL) | (c[p - 1] == WALL) | (c[p + 1] == WALL) | (c[p + s] == WALL))
