@@ -119,10 +119,11 @@ class GtpClient:
 
 
 def fastgo_engine(playouts=2000, seed=0, extra=()):
-    """A ``python -m fastgo.gtp`` process run from this checkout's src/."""
+    """A ``fastgo gtp`` process (``python -m fastgo gtp``, the command line that the ``fastgo``
+    script runs) from this checkout's src/."""
     env = dict(os.environ)
     env["PYTHONPATH"] = SRC + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    argv = [sys.executable, "-m", "fastgo.gtp", "--playouts", str(playouts), "--seed", str(seed),
+    argv = [sys.executable, "-m", "fastgo", "gtp", "--playouts", str(playouts), "--seed", str(seed),
             "--threads", "1", *extra]
     return GtpClient(argv, "fastgo", env=env)
 
@@ -153,6 +154,12 @@ def parse_score(text):
         raise ValueError(f"bad score {text!r}")
     margin = float(value)
     return margin if side == "B" else -margin
+
+
+def _stats_seconds(stats):
+    """The search time in ``fastgo-stats``' first line ("move E5 winrate ... seconds 0.351")."""
+    words = stats.split("\n", 1)[0].split()
+    return float(words[words.index("seconds") + 1])
 
 
 def _legal(engine, colour):
@@ -189,10 +196,14 @@ def play_game(fastgo, gnugo, fastgo_colour="black", size=9, komi=7.5, handicap=0
     main_moves = None
     phase = "genmove"
     cleanup_left = None
+    think = []
     while True:
         mover = engines[colour]
         other = gnugo if mover is fastgo else fastgo
         move = mover.ask(f"{phase} {colour}").upper()
+        if mover is fastgo and phase == "genmove":
+            # fastgo's own thinking time for the move (read only: the game is not changed)
+            think.append(_stats_seconds(fastgo.ask("fastgo-stats")))
         if move == "RESIGN":
             resigned = colour
             break
@@ -225,7 +236,7 @@ def play_game(fastgo, gnugo, fastgo_colour="black", size=9, komi=7.5, handicap=0
     result = {"moves": moves, "resigned": resigned, "cleaned_up": phase != "genmove",
               "legal_checks": legal_checks, "handicap": handicap, "komi": komi, "size": size,
               "main_moves": len(moves) if main_moves is None else main_moves,
-              "fastgo_colour": fastgo_colour, "passes": passes}
+              "fastgo_colour": fastgo_colour, "passes": passes, "fastgo_seconds": think}
     if resigned:
         winner = "white" if resigned == "black" else "black"
         result["winner"] = winner
@@ -289,6 +300,7 @@ def main(argv=None):
         return 2
     wins = losses = ties = 0
     margins = []
+    think = []
     counted = agreed = 0
     t0 = time.monotonic()
     for i in range(args.games):
@@ -306,6 +318,7 @@ def main(argv=None):
         if args.sgf_dir:
             with open(os.path.join(args.sgf_dir, f"game-{i + 1:02d}.sgf"), "w") as f:
                 f.write(game_sgf(r, f"fastgo ({args.playouts} playouts/move)", f"GNU Go level {args.level}"))
+        think += r["fastgo_seconds"]
         if not r["resigned"]:
             counted += 1
             agreed += r["fastgo_area"] == r["gnugo_score"] and not r["gnugo_dead"]
@@ -328,6 +341,9 @@ def main(argv=None):
           f"{ties} ties in {n} games; average margin for fastgo "
           f"{(sum(margins) / len(margins)) if margins else float('nan'):+.1f} over the "
           f"{len(margins)} games counted; {time.monotonic() - t0:.0f} s")
+    if think:
+        print(f"fastgo's search time (fastgo-stats) over its {len(think)} genmove answers: "
+              f"mean {sum(think) / len(think):.3f} s, max {max(think):.3f} s")
     if margins:
         ms = sorted(margins)
         print(f"fastgo's margins: median {ms[len(ms) // 2] if len(ms) % 2 else (ms[len(ms) // 2 - 1] + ms[len(ms) // 2]) / 2:+g}, "

@@ -4,6 +4,7 @@ every error case, the protocol's input rules, and the engine run as a process.""
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -118,6 +119,7 @@ def test_every_error_case_transcript():
         ("loadsgf a b c", "? syntax error"),
         ("loadsgf /nonexistent/game.sgf", "? cannot load file: No such file or directory"),
         ("loadsgf game.sgf x", "? syntax error"),
+        ("loadsgf game.sgf 0", "? syntax error"),     # move numbers count from 1
         ("printsgf a b", "? syntax error"),
         ("printsgf /nonexistent/dir/out.sgf", "? cannot save file: No such file or directory"),
         ("time_settings 10 0", "? syntax error"),
@@ -126,9 +128,12 @@ def test_every_error_case_transcript():
         ("kgs-time_settings", "? syntax error"),
         ("kgs-time_settings sundial 5", "? syntax error"),
         ("kgs-time_settings absolute", "? syntax error"),
+        ("kgs-time_settings absolute -5", "? syntax error"),
         ("time_left b 10", "? syntax error"),
         ("time_left green 10 0", "? syntax error"),
         ("time_left b ten 0", "? syntax error"),
+        ("time_left b 10 -1", "? syntax error"),
+        ("time_left b nan 0", "? syntax error"),
         ("kgs-rules", "? syntax error"),
         ("kgs-rules calvinball", "? unknown rules"),
         ("list_stones", "? syntax error"),
@@ -360,23 +365,111 @@ def test_loadsgf_and_printsgf_round_trip(tmp_path):
 def test_time_settings_shape_the_budget():
     e = engine()
     e.player.seconds = None
-    assert e._time_budget(1) is None                   # no clock, no limit
-    transcript(e, [("time_settings 300 30 5", "= "), ("time_left b 20 4", "= ")])
-    assert e._time_budget(1) == pytest.approx(0.85 * 20 / 4 - 0.05)     # byo-yomi: 4 stones
+    assert e.time_budget(1) is None                    # no clock, no limit
+    transcript(e, [("time_settings 300 30 5", "= ")])
+    # both clocks start at the main time: 300 s over max(10, 81 empty // 2 = 40) moves, plus
+    # half a byo-yomi stone's share
+    assert e.time_budget(1) == pytest.approx(0.85 * (300 / 40 + 0.5 * 30 / 5) - 0.05)
+    transcript(e, [("time_left b 20 4", "= ")])
+    assert e.time_budget(1) == pytest.approx(0.85 * 20 / 4 - 0.05)      # byo-yomi: 4 stones
     transcript(e, [("time_left w 90 0", "= ")])
-    # main time: 90 s over max(10, 81 empty // 2 = 40) moves, plus half a byo-yomi stone's share
-    assert e._time_budget(2) == pytest.approx(0.85 * (90 / 40 + 0.5 * 30 / 5) - 0.05)
+    assert e.time_budget(2) == pytest.approx(0.85 * (90 / 40 + 0.5 * 30 / 5) - 0.05)
+    transcript(e, [("time_left b 0.5 1", "= ")])
+    assert e.time_budget(1) == pytest.approx(0.85 * 0.5 - 0.05)
+    transcript(e, [("time_left b 0.1 3", "= ")])
+    # the share (0.85 * 0.1 / 3 - 0.05 < 0.05) is raised to 0.05 s, but that would leave too
+    # little of the period's 0.1 s: 0.85 * 0.1 - 0.05 = 0.035 s
+    assert e.time_budget(1) == pytest.approx(0.035)
     transcript(e, [("time_left b 0 1", "= ")])
-    assert e._time_budget(1) == 0.05                   # never less than a token search
+    assert e.time_budget(1) == 0                       # out of time: one batch of playouts
     transcript(e, [("fastgo-seconds 0.5", "= "), ("fastgo-seconds", "= 0.5")])
-    assert e._time_budget(2) == 0.5                    # the per-move cap still holds
+    assert e.time_budget(2) == 0.5                     # the per-move cap still holds
     transcript(e, [("time_settings 0 1 0", "= ")])     # GTP: byo-yomi without stones = no limit
-    assert e._time_budget(1) == 0.5
-    transcript(e, [("kgs-time_settings byoyomi 0 10 5", "= "), ("fastgo-seconds 0", "= "),
-                   ("time_left b 10 1", "= ")])
-    assert e._time_budget(1) == pytest.approx(0.85 * 10 - 0.05)
+    assert e.time_budget(1) == 0.5 and e.clock == {}
+    transcript(e, [("kgs-time_settings byoyomi 0 10 5", "= "), ("fastgo-seconds 0", "= ")])
+    assert e.clock == {1: (10, 1), 2: (10, 1)}         # no main time: the first period runs
+    assert e.time_budget(1) == pytest.approx(0.85 * 10 - 0.05)
     transcript(e, [("kgs-time_settings none", "= ")])
-    assert e._time_budget(1) is None
+    assert e.time_budget(1) is None
+    transcript(e, [("time_left w 60 0", "= ")])        # a clock without time_settings: absolute
+    assert e.time_budget(2) == pytest.approx(0.85 * 60 / 40 - 0.05) and e.time_budget(1) is None
+
+
+def test_own_clock_runs_down_between_time_lefts():
+    e = engine()
+    transcript(e, [("time_settings 10 6 3", "= ")])
+    e._spend(1, 4.0)
+    assert e.clock[1] == (6.0, 0)                      # main time
+    e._spend(1, 7.0)
+    assert e.clock[1] == (5.0, 2)                      # main ran out: 1 s into the first period
+    e._spend(1, 1.0)
+    assert e.clock[1] == (4.0, 1)
+    e._spend(1, 1.5)
+    assert e.clock[1] == (6.0, 3)                      # the period's stones played: a new one
+    e._spend(1, 7.0)
+    assert e.clock[1] == (0.0, 2)                      # overtime: lost on time, the clock stays 0
+    assert e.clock[2] == (10.0, 0)                     # the other clock did not move
+    transcript(e, [("time_left b 3 2", "= ")])         # the controller's word wins
+    assert e.clock[1] == (3.0, 2)
+    transcript(e, [("time_settings 5 0 0", "= ")])     # absolute time
+    e._spend(2, 7.0)
+    assert e.clock[2] == (0.0, 0)
+    assert e.time_budget(2) == 0
+
+
+def _timed_game(e, max_moves=400):
+    """Alternate genmove b / genmove w until the game ends; the wall time of each answer by
+    colour (from outside the engine: search, bookkeeping and the answer together)."""
+    spent = {"b": [], "w": []}
+    colour = "b"
+    while not e.board.is_over and len(spent["b"]) + len(spent["w"]) < max_moves:
+        t0 = time.perf_counter()
+        ans = e.handle(f"genmove {colour}")
+        spent[colour].append(time.perf_counter() - t0)
+        assert ans.startswith("= ") and ans.strip() != "= resign", ans
+        colour = "w" if colour == "b" else "b"
+    return spent
+
+
+def test_genmove_stays_within_its_clock_in_absolute_time():
+    # real playouts, a budget no move reaches: only the clock stops the search
+    e = Engine(playouts=10**9, rules="chinese", resign=0, size=7)
+    transcript(e, [("time_settings 1.5 0 0", "? syntax error"),    # GTP: whole seconds
+                   ("time_settings 2 0 0", "= ")])
+    spent = _timed_game(e)
+    assert e.board.is_over                             # the game ended with two passes
+    for colour, times in spent.items():
+        assert len(times) >= 10
+        assert sum(times) < 2.0, (colour, sum(times), len(times))
+        assert max(times) < 0.2                        # no move took a big slice of the 2 s
+        assert sum(times) > 0.5                        # and the clock was used, not ignored
+    # the engine's own clocks saw the same: time left on both
+    assert all(0 < left < 2 and stones == 0 for left, stones in e.clock.values())
+
+
+def test_genmove_stays_within_byo_yomi_periods():
+    # no main time, Canadian byo-yomi: 1 s for every 4 moves; the engine keeps the clock itself
+    e = Engine(playouts=10**9, rules="chinese", resign=0, size=9)
+    transcript(e, [("time_settings 0 1 4", "= ")])
+    spent = _timed_game(e, max_moves=16)
+    for colour, times in spent.items():
+        assert len(times) == 8
+        for period in (times[:4], times[4:]):
+            assert sum(period) < 1.0, (colour, period)
+            assert sum(period) > 0.4, (colour, period)     # most of each period is used
+    # a controller that says 0.6 s are left for one stone: the move takes most of it, not more
+    transcript(e, [("clear_board", "= "), ("time_left b 0.6 1", "= ")])
+    t0 = time.perf_counter()
+    assert e.handle("genmove b").startswith("= ")
+    took = time.perf_counter() - t0
+    assert 0.3 < took < 0.6, took
+    assert e.clock[1] == (1.0, 4)                      # the period was played out: a new one
+    # reg_genmove thinks on the same budget (0.85 * 1 / 4 - 0.05 s) but plays and spends nothing
+    t0 = time.perf_counter()
+    assert e.handle("reg_genmove w").startswith("= ")
+    assert time.perf_counter() - t0 < 0.25
+    assert e.clock[1] == (1.0, 4) and e.clock[2] == (1.0, 4)
+    assert len(e.board.history) == 1
 
 
 class Stub:
@@ -415,7 +508,22 @@ def test_ucb_finds_the_winning_move_and_spends_the_budget_on_it():
     assert pulls[12] > 0.5 * d.playouts                  # the best arm gets most pulls
     assert pulls[7] >= max(n for pt, n, _ in d.arms if pt not in (12, 7))
     assert min(pulls.values()) >= 10                     # every arm was tried
-    assert set(pulls) == set(range(26))                  # 25 points and pass
+    assert set(pulls) == set(range(25))    # the 25 points; no pass: komi, Black loses as it stands
+
+
+def test_pass_is_a_candidate_only_when_the_position_already_wins():
+    stub = Stub({})
+    p = MonteCarloPlayer(400, batch=10, playout_fn=stub, resign_threshold=0)
+    b = fastgo.Board(5, komi=0.5)
+    b.play("C3")                                        # White to move, behind by 24.5
+    assert 25 not in {pt for pt, _, _ in p.choose(b).arms}
+    b = fastgo.Board.from_diagram("""
+        . . . . .
+        . . . . .
+        . . X . .
+        . . . . .
+        . . . . .""", komi=0.5)                           # Black to move, ahead: may pass
+    assert 25 in {pt for pt, _, _ in p.choose(b).arms}
 
 
 def test_player_passes_only_when_passing_wins():
@@ -512,6 +620,56 @@ def test_process_ends_cleanly_at_end_of_input():
     assert r.stdout.decode() == "= fastgo\n\n= \n\n= \n\n"
     r = run_engine(b"", "--size", "19", "--rules", "japanese")
     assert r.returncode == 0 and r.stdout == b""
+
+
+def test_process_input_robustness_crlf_tabs_comments_long_lines_and_bytes():
+    lines = [b"1 name\r\n",                                    # CRLF
+             b"2\tprotocol_version\t# a comment\r\n",          # tabs and a comment
+             b"# a line with only a comment\n",                 # no answer
+             b"\r\n", b"   \t \n",                              # empty lines: no answer
+             b"3 " + b"x" * 2_000_000 + b"\n",                   # a very long line
+             b"4 boardsize \xff\xfe\n",                          # not UTF-8
+             b"5 play b e5\r\n",
+             b"6 play w " + b"9" * 100_000 + b"\n",
+             b"\x00\x01\x02\n",                                  # control characters only
+             b"7 list_stones black\r\n",
+             b"8 komi 6.5\r\n",
+             b"9 fastgo-rules\n"]
+    r = run_engine(b"".join(lines), "--playouts", "50")
+    assert r.returncode == 0 and r.stderr == b""
+    assert r.stdout.decode() == ("=1 fastgo\n\n=2 2\n\n?3 unknown command\n\n?4 syntax error\n\n"
+                                 "=5 \n\n?6 syntax error\n\n=7 E5\n\n=8 \n\n"
+                                 "=9 tromp-taylor ko=positional suicide=allowed scoring=area "
+                                 "komi=6.5\n\n")
+
+
+@pytest.mark.parametrize("kw, error", [
+    (dict(playouts=0), ValueError), (dict(playouts=2.5), TypeError),
+    (dict(seconds=0), ValueError), (dict(seconds=float("nan")), ValueError),
+    (dict(resign=1), ValueError), (dict(resign=-0.1), ValueError), (dict(threads=0), ValueError),
+    (dict(size=26), ValueError), (dict(size="9"), TypeError), (dict(rules="calvinball"), ValueError),
+    (dict(rules=3), TypeError), (dict(search="alphabeta"), ValueError),
+    (dict(exploration=-1), ValueError),
+])
+def test_engine_options_are_validated(kw, error):
+    with pytest.raises(error):
+        Engine(**kw)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--playouts", "0"], "playouts must be in [1, 1e+09], not 0"),
+    (["--threads", "0"], "threads must be in [1, 1024], not 0"),
+    (["--resign", "2"], "resign must be in [0, 1), not 2.0"),
+    (["--size", "30"], "board size 30x30 out of range"),
+    (["--rules", "calvinball"], "unknown rules preset 'calvinball'"),
+    (["--komi", "inf"], "komi must be finite"),
+    (["--search", "minimax"], "invalid choice: 'minimax'"),
+])
+def test_bad_command_line_options_exit_with_a_message_and_no_answer(args, message):
+    r = run_engine(b"name\n", *args)
+    assert r.returncode == 2 and r.stdout == b""
+    err = r.stderr.decode()
+    assert message in err and "Traceback" not in err, err
 
 
 class RootStub(Stub):

@@ -133,7 +133,8 @@ MALFORMED = [
     ("(;SZ[9]((;B[aa])))", "a game tree must start with a node", 1, 9),
     ("(;1[aa])", "unexpected '1'", 1, 3),
     ("(;GM[2]SZ[8])", "not a Go game record", 1, 5),
-    ("(;SZ[30])", "board size SZ[30] not supported", 1, 5),
+    ("(;SZ[53])", "board size SZ[53] not supported: SGF boards are 1..52", 1, 5),
+    ("(;SZ[52:0])", "board size SZ[52:0] not supported", 1, 5),
     ("(;SZ[0:9])", "board size SZ[0:9] not supported", 1, 5),
     ("(;SZ[9:x])", "bad board size", 1, 5),
     ("(;SZ[9]KM[abc])", "bad komi", 1, 10),
@@ -146,6 +147,11 @@ MALFORMED = [
     ("(;SZ[9];B[aa][bb])", "move B with 2 values", 1, 14),
     ("(;SZ[9]PL[X])", "bad player", 1, 10),
     ("(;SZ[9]AB[aa:zz])", "point 'zz' is off the 9x9 board", 1, 10),
+    ("(;SZ[9]AB[aa:bb]AE[bb])", "point 'bb' is in both AB and AE of one node", 1, 19),
+    ("(;SZ[9]AB[cc]\nAW[dd][cc])", "point 'cc' is in both AB and AW of one node", 2, 7),
+    ("(;SZ[9]HA[-1])", "bad handicap", 1, 10),
+    ("(;SZ[19:20];B[tt])", "point 'tt' is off the 19x20 board", 1, 14),   # a pass only to 19x19
+    ("(;SZ[9];PL[Q];B[aa])", "bad player PL[Q]", 1, 11),
 ]
 
 
@@ -227,6 +233,127 @@ def test_games_to_sgf_from_recorded_playouts_replay_to_their_scores():
         sgf.games_to_sgf([[3, 3]], 9)
 
 
+def test_big_boards_up_to_52_are_read_and_written_but_not_replayed():
+    text = "(;FF[4]GM[1]SZ[52:30]KM[6.5]AB[Zd][aB:bC]AW[aa]\n;B[tt];W[Zc];B[];W[tt])"
+    g = sgf.read_game(text)
+    assert (g.width, g.height, g.komi) == (52, 30, 6.5)
+    # "Zd": column 51 ("Z" is the 52nd letter), fourth row from the top (row 26 from the
+    # bottom); "aB:bC": columns 0-1, rows 27-28 from the top ("B" is the 28th letter); "tt" is
+    # the point (19, 19) here, not a pass; points are row * width + col, row 0 at the bottom
+    assert g.setup[26, 51] == fastgo.BLACK and g.setup[29, 0] == fastgo.WHITE
+    assert g.setup[1:3, 0:2].tolist() == [[1, 1], [1, 1]]         # aB:bC, rows 27 and 28 from the top
+    assert np.count_nonzero(g.setup) == 6
+    assert g.moves == [(1, 10 * 52 + 19), (2, 27 * 52 + 51), (1, 52 * 30), (2, 10 * 52 + 19)]
+    assert sgf.read_game(sgf.to_sgf(g)) == g                      # round trip
+    with pytest.raises(sgf.SgfError) as e:
+        g.board()
+    assert str(e.value) == ("cannot replay a 52x30 board: fastgo boards are 1..25 points a side "
+                            "(line 1, column 15)")
+    g = sgf.read_game("(;SZ[52];B[ZZ])")
+    assert g.moves == [(1, 51)] and sgf.to_sgf(g).endswith("SZ[52]\n;B[ZZ])\n")
+    # up to 19x19 "tt" is a pass, and written passes are always "[]"
+    g = sgf.read_game("(;SZ[19:13];B[tt];W[aa])")
+    assert g.moves == [(1, 19 * 13), (2, 12 * 19)]
+    assert sgf.to_sgf(g).endswith(";B[];W[aa])\n")
+
+
+def test_setup_with_ae_pl_and_escaped_text():
+    text = ("(;GM[1]FF[4]SZ[5]AB[aa:ae]AW[ee]AE[cc]PL[W]KM[-3.5]HA[0]RE[B+R]RU[AGA]"
+            r"C[a \\ backslash, a \] bracket, a \\\] both]GN[x\\]" "\n;W[cc])")
+    g = sgf.read_game(text)
+    assert g.to_move == fastgo.WHITE and g.komi == -3.5 and g.handicap == 0
+    assert g.result == "B+R" and g.rules == fastgo.PRESETS["aga"]
+    assert np.count_nonzero(g.setup == fastgo.BLACK) == 5 and g.setup[0, 4] == fastgo.WHITE
+    assert g.info["GN"] == "x\\"
+    assert sgf.parse(text)[0].get("C") == r"a \ backslash, a ] bracket, a \] both"
+    b = g.board()
+    assert b.history == [fastgo.vertex_to_point("C3", 5, 5)] and b.rules.komi == -3.5
+    again = sgf.read_game(sgf.to_sgf(g))
+    assert again == g and again.info["GN"] == "x\\"
+    assert "RU[AGA]KM[-3.5]" in sgf.to_sgf(g) and "RE[B+R]" in sgf.to_sgf(g)
+
+
+def test_public_functions_validate_their_arguments():
+    g = sgf.read_game("(;SZ[5];B[aa];W[bb])")
+    with pytest.raises(ValueError, match="upto must be at least 1"):
+        g.board(upto=0)
+    with pytest.raises(TypeError, match="upto must be an int"):
+        g.board(upto="2")
+    with pytest.raises(ValueError, match="unknown rules preset"):
+        g.board(rules="calvinball")
+    with pytest.raises(TypeError, match="SGF text must be a str"):
+        sgf.parse(b"(;SZ[5])")
+    with pytest.raises(TypeError, match="index must be an int"):
+        sgf.read_game("(;SZ[5])", "0")
+    with pytest.raises(ValueError, match="must be 1..52"):
+        sgf.Game(width=60, height=5)
+    with pytest.raises(ValueError, match="shape"):
+        sgf.Game(width=5, height=5, setup=np.zeros((4, 4), dtype=np.int8))
+    with pytest.raises(ValueError, match="upper-case letters"):
+        sgf.board_to_sgf(fastgo.Board(5), pb="me")
+    with pytest.raises(ValueError, match="no games to write"):
+        sgf.games_to_sgf(fastgo.simulate(3, 5, seed=1, threads=1).moves, 5)
+    with pytest.raises(TypeError, match="move_lists"):
+        sgf.games_to_sgf(7, 5)
+    with pytest.raises(TypeError, match="start must be"):
+        sgf.games_to_sgf([[1]], start="board")
+    with pytest.raises(fastgo.IllegalMoveError, match="game 1, turn 2: .*occupied"):
+        sgf.games_to_sgf([[0, 1], [2, 2]], 5)
+
+
+def test_games_to_sgf_takes_a_playouts_result_and_leaves_capped_games_without_a_result():
+    b = fastgo.Board(5, rules="chinese")
+    b.play("C3")
+    res = fastgo.playouts(b, 4, seed=2, threads=1, record=[1, 3], max_moves=6)
+    assert res.capped[[1, 3]].all()
+    games = sgf.read_games(sgf.games_to_sgf(res, start=b))
+    assert [len(g.moves) for g in games] == [1 + len(m) for m in res.moves] == [7, 7]
+    assert all(g.result is None for g in games)
+    res = fastgo.playouts(b, 4, seed=2, threads=1, record=4)
+    games = sgf.read_games(sgf.games_to_sgf(res, start=b))
+    for g, score, capped in zip(games, res.scores, res.capped):
+        assert not capped and g.result == sgf.result_text(g.board().score())
+        assert g.board().score().margin == score
+
+
+def test_replay_command_on_several_files_and_collections(tmp_path):
+    env = dict(os.environ, PYTHONPATH=SRC)
+    r = subprocess.run([sys.executable, "-m", "fastgo", "replay", data("collection.sgf"),
+                        data("ko_illegal.sgf"), data("wall.sgf")],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 1                               # one file had an illegal move
+    heads = [line for line in r.stdout.splitlines() if line.startswith("== ")]
+    assert heads == [f"== {data('collection.sgf')}, game 1 of 2",
+                     f"== {data('collection.sgf')}, game 2 of 2",
+                     f"== {data('ko_illegal.sgf')}", f"== {data('wall.sgf')}"]
+    assert "13x13, rules Tromp-Taylor (no RU[] in the record), komi 6.5; 1 move replayed" in r.stdout
+    assert "12 moves replayed, all legal; game over: True" in r.stdout   # wall.sgf still ran
+    assert r.stderr == (f"fastgo replay: {data('ko_illegal.sgf')}: move 10 (W C3) is illegal: "
+                        "ko (line 4, column 3)\n")
+    r = subprocess.run([sys.executable, "-m", "fastgo", "replay", "--game", "2",
+                        data("collection.sgf")], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0 and "== " not in r.stdout and r.stdout.count("x13, rules") == 1
+    for args, message in [(["--game", "3"], "no game 3: the file holds 2 game(s)"),
+                          (["--game", "0"], "--game must be at least 1"),
+                          (["--upto", "0"], "--upto must be at least 1"),
+                          (["--rules", "calvinball"], "unknown rules preset"),
+                          (["--komi", "nan"], "komi must be finite")]:
+        r = subprocess.run([sys.executable, "-m", "fastgo", "replay", *args, data("collection.sgf")],
+                           capture_output=True, text=True, env=env, timeout=120)
+        assert r.returncode in (1, 2) and message in r.stderr and "Traceback" not in r.stderr, r.stderr
+    big = tmp_path / "big.sgf"
+    big.write_text("(;SZ[30]\n;B[aa])")
+    junk = tmp_path / "junk.sgf"
+    junk.write_bytes(b"\x00\xff(;SZ[9];B[ee]\xfe)")
+    r = subprocess.run([sys.executable, "-m", "fastgo", "replay", str(big), str(junk),
+                        str(tmp_path)], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 1 and r.stdout.count("== ") == 3 and "Traceback" not in r.stderr
+    err = r.stderr.splitlines()
+    assert err[0] == f"fastgo replay: {big}: cannot replay a 30x30 board: fastgo boards are 1..25 points a side (line 1, column 5)"
+    assert err[1].startswith(f"fastgo replay: {junk}: unexpected ") and "(line 1, column" in err[1]
+    assert err[2].startswith(f"fastgo replay: {tmp_path}: cannot read it: ")
+
+
 def test_replay_command(tmp_path):
     env = dict(os.environ, PYTHONPATH=SRC)
 
@@ -252,7 +379,7 @@ def test_replay_command(tmp_path):
     r = run(str(tmp_path / "missing.sgf"))
     assert r.returncode == 1 and "No such file" in r.stderr
     r = run(data("rect_setup.sgf"), "--upto", "2", "--rules", "japanese")
-    assert r.returncode == 0 and "1 moves replayed" in r.stdout and "rules Japanese" in r.stdout
+    assert r.returncode == 0 and "1 move replayed" in r.stdout and "rules Japanese" in r.stdout
 
 
 @pytest.mark.parametrize("kw", [dict(rules="japanese", handicap=2), dict(rules="aga", komi=0.5),

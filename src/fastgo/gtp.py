@@ -23,10 +23,13 @@ Semantics worth knowing:
   superko memory of the earlier turns is dropped). ``undo`` takes back such steps as one.
 - ``genmove`` is a demo player (``fastgo.player``): UCT with RAVE over random playouts by
   default, plain UCT or flat UCB1 over the root moves as options. Its budget is
-  ``fastgo-playouts`` playouts per move, cut short by ``fastgo-seconds`` and by the clock of
-  ``time_settings``/``time_left``. It resigns below ``fastgo-resign``'s win rate (0: never);
-  ``kgs-genmove_cleanup`` captures the stones it judges dead before it passes. ``final_score`` and ``final_status_list`` judge dead stones by playout
-  ownership (no seki detection: ``seki`` lists are empty); ``fastgo-score`` scores as it stands.
+  ``fastgo-playouts`` playouts per move, cut short by ``fastgo-seconds`` and by the clock:
+  ``time_settings`` starts one per colour, ``time_left`` sets it, and the engine runs its own
+  clock down by its thinking time between them (see ``Engine.time_budget``). It resigns below
+  ``fastgo-resign``'s win rate (0: never); ``kgs-genmove_cleanup`` captures the stones it
+  judges dead before it passes. ``final_score`` and ``final_status_list`` judge dead stones by
+  playout ownership (no seki detection: ``seki`` lists are empty); ``fastgo-score`` scores as
+  it stands.
 """
 
 import sys
@@ -54,6 +57,18 @@ SEARCHES = {"rave": RavePlayer, "uct": TreePlayer, "flat": MonteCarloPlayer}
 
 class GtpError(Exception):
     """A command failed: the message is the GTP error text."""
+
+
+def _check_number(name, value, low, high, integer=False, low_open=False, high_open=False):
+    """ValueError/TypeError unless `value` is a (finite, integer if asked) number in range."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    if integer and not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if not np.isfinite(value) or value < low or value > high or (low_open and value == low) \
+            or (high_open and value == high):
+        lo, hi = "(" if low_open else "[", ")" if high_open else "]"
+        raise ValueError(f"{name} must be in {lo}{low:g}, {high:g}{hi}, not {value}")
 
 
 def _colour(text):
@@ -100,17 +115,27 @@ class Engine:
     def __init__(self, *, playouts=10000, seconds=None, resign=0.03, seed=0, threads=1,
                  rules="tromp-taylor", size=9, exploration=None, search="rave", player=None):
         self.rules = Rules.preset(rules) if isinstance(rules, str) else rules
-        self.width = self.height = size
+        if not isinstance(self.rules, Rules):
+            raise TypeError(f"rules must be a preset name or a Rules, not {type(rules).__name__}")
+        self.width, self.height = check_size(size, size)
         if search not in SEARCHES:
             raise ValueError(f"search must be one of {sorted(SEARCHES)}, not {search!r}")
+        _check_number("playouts", playouts, 1, 10**9, integer=True)
+        if seconds is not None:
+            _check_number("seconds", seconds, 0, 86400, low_open=True)
+        _check_number("resign", resign, 0, 1, high_open=True)
+        _check_number("threads", threads, 1, 1024, integer=True)
+        _check_number("seed", seed, -2**63, 2**63 - 1, integer=True)
+        if exploration is not None:
+            _check_number("exploration", exploration, 0, 1e6)
         self.player = player or SEARCHES[search](playouts, seconds, resign_threshold=resign,
                                                  seed=seed, threads=threads)
         if exploration is not None:
             self.player.exploration = exploration
         self.quit_requested = False
         self.last_search = None            # (Decision, width, height) of the last genmove
-        self.time_settings = None          # (main, byo-yomi time, byo-yomi stones)
-        self.time_left = {}                # colour -> (seconds, stones)
+        self.time_settings = None          # (main, byo-yomi time, byo-yomi stones); None: no limit
+        self.clock = {}                    # colour -> (seconds, stones) left, as time_left says
         self._clear()
         self.commands = {
             "protocol_version": self.cmd_protocol_version,
@@ -354,7 +379,7 @@ class Engine:
         record = self._bring_to_move(colour)
         t0 = time.monotonic()
         try:
-            decision = self.player.choose(self.board, seconds=self._time_budget(colour),
+            decision = self.player.choose(self.board, seconds=self.time_budget(colour),
                                           cleanup=cleanup)
         except BaseException:
             self._revert(record)             # leave no inserted pass behind
@@ -460,6 +485,8 @@ class Engine:
         if not 1 <= len(args) <= 2:
             raise GtpError("syntax error")
         upto = _int_arg(args[1]) if len(args) == 2 else None
+        if upto is not None and upto < 1:
+            raise GtpError("syntax error")
         try:
             game = sgf.load(args[0])
         except OSError as e:
@@ -497,58 +524,97 @@ class Engine:
             raise GtpError("syntax error")
         # GTP: byo-yomi time > 0 with 0 stones means no time limit (and all zeros can mean
         # nothing else sensible)
-        self.time_settings = None if (stones == 0 and (byo > 0 or main == 0)) else (main, byo, stones)
-        self.time_left = {}
+        no_limit = stones == 0 and (byo > 0 or main == 0)
+        self._set_clock(None if no_limit else (main, byo, stones))
         return ""
 
     def cmd_kgs_time_settings(self, args):
         if not args:
             raise GtpError("syntax error")
         kind, rest = args[0].lower(), [_int_arg(a) for a in args[1:]]
+        if any(v < 0 for v in rest):
+            raise GtpError("syntax error")
         if kind == "none" and not rest:
-            self.time_settings = None
+            settings = None
         elif kind == "absolute" and len(rest) == 1:
-            self.time_settings = (rest[0], 0, 0)
+            settings = (rest[0], 0, 0)
         elif kind == "byoyomi" and len(rest) == 3:
-            self.time_settings = (rest[0], rest[1], 1)  # each period covers one move
+            settings = (rest[0], rest[1], 1)   # each period covers one move
         elif kind == "canadian" and len(rest) == 3:
-            self.time_settings = (rest[0], rest[1], rest[2])
+            settings = (rest[0], rest[1], rest[2])
         else:
             raise GtpError("syntax error")
-        self.time_left = {}
+        if settings is not None and settings[1] > 0 and settings[2] == 0:
+            settings = None
+        self._set_clock(settings)
         return ""
+
+    def _set_clock(self, settings):
+        """New time settings: both clocks start (main time, or the first byo-yomi period when
+        there is none)."""
+        self.time_settings = settings
+        self.clock = {}
+        if settings is not None:
+            main, byo, stones = settings
+            start = (float(main), 0) if main > 0 or not (byo > 0 and stones > 0) else (float(byo), stones)
+            self.clock = {BLACK: start, WHITE: start}
 
     def cmd_time_left(self, args):
         if len(args) != 3:
             raise GtpError("syntax error")
         colour = _colour(args[0])
         seconds, stones = _float_arg(args[1]), _int_arg(args[2])
-        self.time_left[colour] = (seconds, stones)
+        if stones < 0:
+            raise GtpError("syntax error")
+        self.clock[colour] = (max(0.0, seconds), stones)
         return ""
 
-    def _time_budget(self, colour):
-        """Seconds genmove may think for `colour` under the clock, or None (no clock)."""
-        if self.time_settings is None:
-            return self.player.seconds
-        main, byo, stones = self.time_settings
-        left, period_stones = self.time_left.get(colour, (float(main), 0))
+    def time_budget(self, colour):
+        """Seconds ``genmove`` may think for `colour`: the per-move cap (``--seconds``,
+        ``fastgo-seconds``; None: none) and, when there is a clock, a share of it. A clock comes
+        from ``time_settings`` (or a ``time_left`` alone, read as absolute time).
+
+        In main time: what is left over the moves still to play (at least 10, or half the empty
+        points), plus half a byo-yomi stone's time when byo-yomi follows; in a byo-yomi period:
+        its time over its stones. Of that share 85% less 0.05 s (at least 0.05 s), and never
+        more than 85% less 0.05 s of the time this move may still take (what is left, plus one
+        byo-yomi period if one follows main time), so that the search's last batch and the
+        answer's way back fit and the clock does not run out."""
+        cap = self.player.seconds
+        if colour not in self.clock:
+            return cap
+        main, byo, stones = self.time_settings or (0, 0, 0)
+        left, period_stones = self.clock[colour]
         if period_stones > 0:                  # in byo-yomi: share the period's time
-            budget = left / period_stones
+            share, hard = left / period_stones, left
         else:
             empties = int(np.count_nonzero(self.board.stones() == 0))
-            moves_left = max(10, empties // 2)
-            budget = left / moves_left
-            if byo > 0 and stones > 0:
-                budget += 0.5 * byo / stones     # byo-yomi follows: some of it can go now
-        budget = max(0.05, 0.85 * budget - 0.05)   # leave a margin for the answer's way back
-        cap = self.player.seconds
+            share, hard = left / max(10, empties // 2), left
+            if byo > 0 and stones > 0:         # byo-yomi follows: some of it can go now
+                share += 0.5 * byo / stones
+                hard += byo                    # running into the first period is allowed
+        budget = min(max(0.05, 0.85 * share - 0.05), max(0.0, 0.85 * hard - 0.05))
         return budget if cap is None else min(cap, budget)
 
     def _spend(self, colour, seconds):
-        """Count our own thinking time until the controller sends time_left again."""
-        if colour in self.time_left:
-            left, stones = self.time_left[colour]
-            self.time_left[colour] = (max(0.0, left - seconds), max(0, stones - 1) if stones else 0)
+        """Run our own clock down by a genmove's time (until the controller's next time_left):
+        main time first, then byo-yomi periods (a period ends, and a new one begins, when its
+        stones are played)."""
+        if colour not in self.clock:
+            return
+        main, byo, stones = self.time_settings or (0, 0, 0)
+        left, period_stones = self.clock[colour]
+        left -= seconds
+        if period_stones == 0:
+            if left < 0 and byo > 0 and stones > 0:   # main time ran out: this move opens byo-yomi
+                left, period_stones = byo + left, stones - 1
+                if period_stones == 0:
+                    left, period_stones = float(byo), stones
+        else:
+            period_stones -= 1
+            if period_stones == 0 and left >= 0:     # the period's stones are played: a new one
+                left, period_stones = float(byo), stones
+        self.clock[colour] = (max(0.0, left), period_stones)
 
     def cmd_kgs_rules(self, args):
         if len(args) != 1:
@@ -709,6 +775,12 @@ def main(argv=None):
         return run_from_args(parser.parse_args(argv))
     except ValueError as e:
         parser.error(str(e))
+
+
+def add_command(parser):
+    """Make `parser` (an ``argparse`` subcommand's) the ``fastgo gtp`` command."""
+    add_arguments(parser)
+    parser.set_defaults(func=lambda args: sgf.report_usage_errors(parser, run_from_args, args))
 
 
 def add_arguments(parser):

@@ -18,11 +18,15 @@ Passing: when the opponent has just passed, passing ends the game, so it is judg
 instead of searched: the player passes if the position as it stands wins for it under the
 rules' scoring (area unless the rules say territory) and still wins with the stones the playouts
 call dead removed; otherwise pass is left out
-and it plays on. Else pass is an ordinary move. Resigning: when the best root move's win rate is
+and it plays on. Else pass is a candidate only when the position as it stands already wins for
+the mover: a pass gets no all-moves-as-first samples, and on a small budget the search would
+otherwise pass on an empty board and hand the opponent a free move. Resigning: when the best root move's win rate is
 below ``resign_threshold`` after at least ``resign_min_playouts`` playouts (0 disables
 resigning); with resigning disabled, a position that hopeless (below 2%) after an opponent's pass
 is passed, ending the game.
 """
+
+from __future__ import annotations  # `int | None` fields on Python 3.9
 
 import math
 import time
@@ -166,7 +170,8 @@ class MonteCarloPlayer:
             if not points:
                 return self._done(Decision(pass_move, float("nan"), 0, time.perf_counter() - t0,
                                            [], "no move left"))
-            arms = points + [pass_move]
+            # pass only where the position as it stands wins already (see the module docstring)
+            arms = points + [pass_move] if board.score().winner == me else points
         pulls, wins, total = self._search(board, arms, me, budget, deadline, base_seed)
         rates = np.where(pulls > 0, wins / np.maximum(pulls, 1), -1.0)
         # most pulled; ties by win rate, then a point before pass (pass is the last arm)

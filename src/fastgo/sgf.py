@@ -2,7 +2,8 @@
 
 Reading: ``parse(text)`` gives the collection's game trees as ``Node`` trees; ``read_game(text)``
 (or ``load(path)``) takes the main line (first variation at every branch) of one game tree into a
-``Game``: board size (``SZ[19]`` or rectangular ``SZ[19:13]``), komi (``KM``), handicap (``HA``),
+``Game``: board size (``SZ[19]`` or rectangular ``SZ[19:13]``, 1..52 a side), komi (``KM``),
+handicap (``HA``),
 set-up stones of the root (``AB``/``AW``/``AE``, compressed ``aa:cc`` rectangles included), player
 to move (``PL``), moves (``B``/``W``, passes as ``[]`` or, on boards up to 19x19, ``[tt]``),
 result (``RE``) and rules (``RU``). ``Game.board()`` replays it under the rules, checking every
@@ -12,21 +13,27 @@ Writing: ``to_sgf(game)``, ``board_to_sgf(board)`` and ``games_to_sgf(move_lists
 FF[4] records; reading what they write gives the same game.
 
 Why a parser of our own rather than sgfmill: sgfmill handles square boards only (``SZ[w:h]`` is
-refused), and we want errors that give the line and column in the file; the format is small.
+refused) up to 26, and we want errors that give the line and column in the file; the format is
+small.
 
 Not supported (a clear ``SgfError`` or ``ReplayError`` says so): set-up properties after the
 root node, two moves of one colour in a row (fastgo games alternate; a record needs a pass
-between them), boards over 25 points a side. Not interpreted (kept in ``Game.info``): comments,
-markup, time, game information other than the above.
+between them, or ``board(insert_passes=True)``), one point in two of AB/AW/AE of a node (FF[4]
+forbids it), and replaying a board over 25 points a side (fastgo's ``Board`` stops there; such
+records up to SGF's 52 are read and written). Not interpreted (some kept in ``Game.info``):
+comments, markup, time, game information other than the above.
 """
 
+from __future__ import annotations  # `int | None` fields on Python 3.9
+
 import re
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from fastgo.board import Board
-from fastgo.coords import check_size, point_to_vertex
+from fastgo.coords import MAX_SIDE, check_size, point_to_vertex
 from fastgo.errors import IllegalMoveError
 from fastgo.rules import PRESETS, Rules
 
@@ -34,6 +41,8 @@ EMPTY, BLACK, WHITE = 0, 1, 2
 
 #: SGF coordinate letters: a..z then A..Z (FF[4] boards up to 52x52); "aa" is the top left.
 LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+#: The largest board side SGF can write (and this module reads); ``Board`` goes up to 25.
+SGF_MAX_SIDE = len(LETTERS)
 
 #: How fastgo's presets are named in RU[] when written; reading accepts these and the aliases.
 RU_NAMES = {"chinese": "Chinese", "japanese": "Japanese", "aga": "AGA", "new-zealand": "NZ",
@@ -238,10 +247,20 @@ class Game:
     info: dict = field(default_factory=dict)
     text: str | None = field(default=None, repr=False, compare=False)
     offsets: list = field(default_factory=list, repr=False, compare=False)
+    size_offset: int | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
+        for name in ("width", "height"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise TypeError(f"Game.{name} must be an int, not {type(v).__name__}")
+            if not 1 <= v <= SGF_MAX_SIDE:
+                raise ValueError(f"Game.{name} must be 1..{SGF_MAX_SIDE}, not {v}")
         if self.setup is None:
             self.setup = np.zeros((self.height, self.width), dtype=np.int8)
+        elif np.shape(self.setup) != (self.height, self.width):
+            raise ValueError(f"Game.setup must have shape ({self.height}, {self.width}), not "
+                             f"{np.shape(self.setup)}")
 
     def __eq__(self, other):
         if not isinstance(other, Game):
@@ -267,7 +286,19 @@ class Game:
 
         Two moves of one colour in a row are an error, unless `insert_passes`: then a pass of
         the other colour is played between them, as GTP engines read such a sequence, provided
-        it does not end the game (the turn before was not a pass)."""
+        it does not end the game (the turn before was not a pass).
+
+        A record of a board over 25 points a side (fastgo's largest) raises ``SgfError``."""
+        if upto is not None:
+            if isinstance(upto, bool) or not isinstance(upto, (int, np.integer)):
+                raise TypeError(f"upto must be an int or None, not {type(upto).__name__}")
+            if upto < 1:
+                raise ValueError(f"upto must be at least 1 (1: the set-up only), not {upto}")
+        try:
+            check_size(self.width, self.height)
+        except ValueError:
+            raise SgfError(f"cannot replay a {self.width}x{self.height} board: fastgo boards are "
+                           f"1..{MAX_SIDE} points a side", self.text, self.size_offset) from None
         b = Board.from_array(self.setup, to_move=self.to_move, rules=self.effective_rules(rules))
         moves = self.moves if upto is None else self.moves[:max(0, upto - 1)]
         for k, (colour, point) in enumerate(moves):
@@ -362,11 +393,11 @@ def game_from_tree(root, text=None):
             width = height = int(size)
     except ValueError:
         raise SgfError(f"bad board size SZ[{size}]", text, where(root, "SZ")) from None
-    try:
-        width, height = check_size(width, height)
-    except ValueError as e:
-        raise SgfError(f"board size SZ[{size}] not supported: {e}", text, where(root, "SZ")) from None
-    game = Game(width=width, height=height, text=text)
+    if not (1 <= width <= SGF_MAX_SIDE and 1 <= height <= SGF_MAX_SIDE):
+        raise SgfError(f"board size SZ[{size}] not supported: SGF boards are 1..{SGF_MAX_SIDE} "
+                       "points a side", text, where(root, "SZ"))
+    game = Game(width=width, height=height, text=text,
+                size_offset=where(root, "SZ") if "SZ" in root.props else root.offset)
     km = root.get("KM")
     if km is not None and km.strip():
         try:
@@ -381,6 +412,8 @@ def game_from_tree(root, text=None):
             game.handicap = int(ha)
         except ValueError:
             raise SgfError(f"bad handicap HA[{ha}]", text, where(root, "HA")) from None
+        if game.handicap < 0:
+            raise SgfError(f"bad handicap HA[{ha}]", text, where(root, "HA"))
     game.rules_name = root.get("RU")
     game.rules = rules_from_name(game.rules_name)
     game.result = root.get("RE")
@@ -389,11 +422,17 @@ def game_from_tree(root, text=None):
         if ident in root.props:
             game.info[ident] = root.props[ident][0]
     grid = game.setup.reshape(-1)
-    for ident, colour in (("AE", EMPTY), ("AB", BLACK), ("AW", WHITE)):
+    placed = {}                                    # point -> the property that set it up
+    for ident, colour in (("AB", BLACK), ("AW", WHITE), ("AE", EMPTY)):
         if ident in root.props:
-            for p in _point_list(root.props[ident], root.value_offsets[ident], width, height, text):
-                grid[p] = colour
-    pl = root.get("PL")
+            for value, off in zip(root.props[ident], root.value_offsets[ident]):
+                for p in _point_list([value], [off], width, height, text):
+                    if placed.setdefault(p, ident) != ident:
+                        raise SgfError(f"point {_sgf_point(p, width, height)!r} is in both "
+                                       f"{placed[p]} and {ident} of one node (FF[4] forbids it)",
+                                       text, off)
+                    grid[p] = colour
+    pl, pl_at = root.get("PL"), where(root, "PL")
     for k, node in enumerate(root.main_line()):
         if k > 0:
             for ident in ("AB", "AW", "AE"):
@@ -402,7 +441,7 @@ def game_from_tree(root, text=None):
                                    "replays a set-up followed by alternating moves)",
                                    text, where(node, ident))
             if "PL" in node.props and not game.moves:
-                pl = node.get("PL")
+                pl, pl_at = node.get("PL"), where(node, "PL")
         if "B" in node.props and "W" in node.props:
             raise SgfError("a node with both a black and a white move", text, node.offset)
         for ident, colour in (("B", BLACK), ("W", WHITE)):
@@ -417,7 +456,7 @@ def game_from_tree(root, text=None):
     if pl is not None:
         side = pl.strip().upper()
         if side not in ("B", "W", "BLACK", "WHITE"):
-            raise SgfError(f"bad player PL[{pl}]", text, where(root, "PL"))
+            raise SgfError(f"bad player PL[{pl}]", text, pl_at)
         game.to_move = BLACK if side.startswith("B") else WHITE
     elif game.moves:
         game.to_move = game.moves[0][0]
@@ -428,6 +467,8 @@ def game_from_tree(root, text=None):
 
 def read_game(text, index=0):
     """The ``Game`` of the main line of game tree `index` of an SGF text."""
+    if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+        raise TypeError(f"index must be an int, not {type(index).__name__}")
     trees = parse(text)
     if not -len(trees) <= index < len(trees):
         raise SgfError(f"the collection has {len(trees)} game tree(s); no game {index}")
@@ -493,6 +534,8 @@ def to_sgf(game, application="fastgo"):
     if game.handicap:
         root.append(f"HA[{game.handicap}]")
     for ident, value in game.info.items():
+        if not (isinstance(ident, str) and ident.isascii() and ident.isalpha() and ident.isupper()):
+            raise ValueError(f"SGF property identifiers are upper-case letters, not {ident!r}")
         root.append(f"{ident}[{_escape(value)}]")
     if game.result is not None:
         root.append(f"RE[{_escape(game.result)}]")
@@ -559,76 +602,157 @@ def board_to_sgf(board, result=None, **info):
 
 def games_to_sgf(move_lists, width=9, height=None, *, rules=None, komi=None, handicap=0,
                  start=None, **info):
-    """One SGF collection of several games played from the same start, e.g. the recorded
-    playouts (``res.moves``) of ``fastgo.playouts``.
+    """One SGF collection (str) of several games played from the same start: the games that
+    ``fastgo.simulate`` or ``fastgo.playouts`` recorded (``record=N``), e.g.
+    ``games_to_sgf(res.moves, 9, rules="chinese")`` after ``res = simulate(100, 9,
+    rules="chinese", record=100)``, or ``games_to_sgf(res.moves, start=board)`` after
+    ``res = playouts(board, 100, record=100)``. A ``Playouts`` result may be passed for its
+    ``moves``.
 
     Each move list holds points (pass = width * height); each game is replayed through
-    ``Board.play`` (so an illegal list raises ``IllegalMoveError``) and gets RE[] from its score
-    when it ended with two passes. `start` is a ``Board`` the games continue (its own turns are
+    ``Board.play``, so a list the rules refuse raises ``IllegalMoveError`` naming the game (from
+    0) and the turn (from 1); playouts run with another ``ko`` than the board's rule may hold
+    such moves. A game gets RE[] from its score when it ended with two passes (a playout stopped
+    by ``max_moves`` gets none). `start` is a ``Board`` the games continue (its own turns are
     written first); otherwise an empty `width` x `height` board under `rules`, `komi`,
-    `handicap`.
+    `handicap`. `info` adds root properties to every game, e.g. ``PB="random"``.
     """
+    if hasattr(move_lists, "moves") and hasattr(move_lists, "recorded"):
+        move_lists = move_lists.moves                      # a Playouts result
+    if isinstance(move_lists, (str, bytes)) or not hasattr(move_lists, "__iter__"):
+        raise TypeError(f"move_lists must be a sequence of move lists, not "
+                        f"{type(move_lists).__name__}")
+    move_lists = list(move_lists)
+    if not move_lists:
+        raise ValueError("no games to write (an SGF collection needs at least one game): record "
+                         "them with simulate(..., record=N) or playouts(..., record=N)")
     if start is None:
         start = Board(width, height, rules=rules, komi=komi, handicap=handicap)
+    elif not isinstance(start, Board):
+        raise TypeError(f"start must be a fastgo.Board or None, not {type(start).__name__}")
     trees = []
-    for moves in move_lists:
+    for k, moves in enumerate(move_lists):
         b = start.copy()
-        for p in np.asarray(moves, dtype=np.int64).tolist():
-            b.play(p)
+        for j, p in enumerate(np.asarray(moves, dtype=np.int64).reshape(-1).tolist()):
+            try:
+                b.play(p)
+            except IllegalMoveError as e:
+                err = IllegalMoveError(e.move, e.vertex, e.reason)
+                err.args = (f"game {k}, turn {j + 1}: {e}",)
+                raise err from None
         trees.append(board_to_sgf(b, **info))
     return "".join(trees)
 
 
 # -- fastgo replay ------------------------------------------------------------------------------------
 
+def report_usage_errors(parser, run, args):
+    """``run(args)``, with a ``ValueError`` (a bad option value) reported by `parser` as a usage
+    error: the subcommand's usage line and the message on stderr, exit status 2."""
+    try:
+        return run(args)
+    except ValueError as e:
+        parser.error(str(e))
+
+
+def add_command(parser):
+    """Make `parser` (an ``argparse`` subcommand's) the ``fastgo replay`` command."""
+    add_arguments(parser)
+    parser.set_defaults(func=lambda args: report_usage_errors(parser, run_replay, args))
+
+
 def add_arguments(parser):
     """The options of ``fastgo replay``."""
-    parser.add_argument("file", help="an SGF file")
-    parser.add_argument("--rules", default=None,
+    parser.add_argument("files", nargs="+", metavar="FILE", help="SGF files")
+    parser.add_argument("--rules", default=None, metavar="PRESET",
                         help=f"rules preset to replay under: {', '.join(sorted(PRESETS))} "
                              "(default: the record's RU[], else tromp-taylor)")
-    parser.add_argument("--komi", type=float, default=None, help="komi (default: the record's KM[])")
-    parser.add_argument("--game", type=int, default=0, help="game tree of a collection (default 0)")
-    parser.add_argument("--upto", type=int, default=None,
-                        help="stop before this move number (default: replay every move)")
+    parser.add_argument("--komi", type=float, default=None, metavar="K",
+                        help="komi (default: the record's KM[])")
+    parser.add_argument("--game", type=int, default=None, metavar="N",
+                        help="replay only game N of each file (1: the first; default: every game "
+                             "of a collection)")
+    parser.add_argument("--upto", type=int, default=None, metavar="N",
+                        help="stop before this move number (1: the set-up only; default: replay "
+                             "every move)")
     parser.add_argument("--insert-passes", action="store_true",
                         help="play a pass between two moves of one colour (default: an error)")
 
 
 def run_replay(args):
-    """``fastgo replay FILE``: replay the main line checking every move; print the final
-    position and its score as it stands. Exit status 1 (and the reason on stderr) for an
-    unreadable or malformed file or an illegal move."""
-    import sys
-    try:
-        game = load(args.file, args.game)
-        if args.rules is not None:
-            rules = Rules.preset(args.rules)
-            komi = args.komi if args.komi is not None else game.komi
-            rules = rules.replace(komi=komi)
-        else:
-            rules = game.effective_rules()
-            if args.komi is not None:
-                rules = rules.replace(komi=args.komi)
-        board = game.board(rules=rules, upto=args.upto, insert_passes=args.insert_passes)
-    except OSError as e:
-        print(f"fastgo replay: cannot read {args.file}: {e.strerror or e}", file=sys.stderr)
-        return 1
-    except SgfError as e:
-        print(f"fastgo replay: {args.file}: {e}", file=sys.stderr)
-        return 1
+    """``fastgo replay FILE...``: replay the main line of every game of each file (or game
+    ``--game`` only), checking every move; print each final position and its score as it
+    stands. A bad option raises ``ValueError``. A file that cannot be read, a malformed file or
+    an illegal move is reported on stderr (the file, the game, the reason with its line and
+    column) and the other games go on; the exit status is then 1."""
+    if args.upto is not None and args.upto < 1:
+        raise ValueError(f"--upto must be at least 1 (1: the set-up only), not {args.upto}")
+    if args.game is not None and args.game < 1:
+        raise ValueError(f"--game must be at least 1 (1: the first game of a file), not {args.game}")
+    preset = Rules.preset(args.rules) if args.rules is not None else None
+    if args.komi is not None:
+        Rules(komi=args.komi)                  # ValueError for nan, inf
+    status = 0
+
+    def fail(where, message):
+        nonlocal status
+        status = 1
+        sys.stdout.flush()
+        print(f"fastgo replay: {where}: {message}", file=sys.stderr, flush=True)
+
+    many = len(args.files) > 1
+    for path in args.files:
+        try:
+            with open(path, "rb") as f:
+                text = decode(f.read())
+            trees = parse(text)
+        except (OSError, SgfError) as e:
+            if many:
+                print(f"== {path}", flush=True)
+            fail(path, f"cannot read it: {e.strerror or e}" if isinstance(e, OSError) else e)
+            continue
+        if args.game is not None and args.game > len(trees):
+            if many:
+                print(f"== {path}", flush=True)
+            fail(path, f"no game {args.game}: the file holds {len(trees)} game(s)")
+            continue
+        picked = [args.game - 1] if args.game is not None else range(len(trees))
+        for k in picked:
+            where = path if len(trees) == 1 else f"{path}, game {k + 1} of {len(trees)}"
+            if many or len(picked) > 1:
+                print(f"== {where}", flush=True)
+            try:
+                game = game_from_tree(trees[k], text)
+                if preset is not None:
+                    rules = preset.replace(komi=args.komi if args.komi is not None else game.komi)
+                else:
+                    rules = game.effective_rules()
+                    if args.komi is not None:
+                        rules = rules.replace(komi=args.komi)
+                board = game.board(rules=rules, upto=args.upto, insert_passes=args.insert_passes)
+            except (SgfError, ValueError) as e:
+                fail(where, e)
+                continue
+            _print_replay(game, board, rules, preset is None)
+            if many or len(picked) > 1:
+                print()
+    return status
+
+
+def _print_replay(game, board, rules, rules_from_record):
     score = board.score()
     print(board)
     print()
     name = rules_to_name(rules)
-    if args.rules is None and game.rules is None:
+    if rules_from_record and game.rules is None:
         name += (f" (the record's RU[{game.rules_name}] is not known; Tromp-Taylor used)"
                  if game.rules_name else " (no RU[] in the record)")
-    print(f"{game.width}x{game.height}, rules {name}, komi {rules.komi:g}; "
-          f"{len(board.history)} moves replayed, all legal; game over: {board.is_over}")
+    n = len(board.history)
+    print(f"{game.width}x{game.height}, rules {name}, komi {number_text(rules.komi)}; "
+          f"{n} move{'' if n == 1 else 's'} replayed, all legal; game over: {board.is_over}")
     print(f"captures: black {board.captures[0]}, white {board.captures[1]}")
     print(f"score as the position stands ({rules.scoring}, no dead stones removed): "
           f"black {score.black:g}, white {score.white:g} -> {result_text(score)}")
     if game.result is not None:
         print(f"the record's result: {game.result}")
-    return 0
+    sys.stdout.flush()
