@@ -206,12 +206,10 @@ def main(argv=None):
     count.set_defaults(func=cmd_count)
     from fastgo import gtp as _gtp, sgf as _sgf    # pure Python, cheap to import
     gtp = sub.add_parser("gtp", help="speak GTP v2 on stdin/stdout (a Monte Carlo demo player)")
-    _gtp.add_arguments(gtp)
-    gtp.set_defaults(func=_gtp.run_from_args)
-    replay = sub.add_parser("replay", help="replay an SGF record, checking every move; print the "
-                            "final position and the score")
-    _sgf.add_arguments(replay)
-    replay.set_defaults(func=_sgf.run_replay)
+    _gtp.add_command(gtp)                          # option errors: the subcommand's usage
+    replay = sub.add_parser("replay", help="replay SGF records, checking every move; print each "
+                            "final position and its score")
+    _sgf.add_command(replay)
     args = parser.parse_args(argv)
     if hasattr(args, "rules_name"):
         try:
