@@ -45,6 +45,12 @@ def boards_19():
     return np.random.default_rng(19).integers(0, 3, size=(BATCH, 19, 19), dtype=np.int8)
 
 
+@pytest.fixture(scope="module")
+def boards_9():
+    """100,000 uniformly random 9x9 colourings (int8), about 23% of them legal."""
+    return np.random.default_rng(9).integers(0, 3, size=(BATCH, 9, 9), dtype=np.int8)
+
+
 @pytest.mark.parametrize("threads", THREADS)
 def test_mask_19x19(benchmark, boards_19, threads):
     """Per-board time = median / 100,000; boards per second per core = 1e5 / median / threads."""
@@ -52,6 +58,16 @@ def test_mask_19x19(benchmark, boards_19, threads):
     out = benchmark.pedantic(legal_position_mask, args=(boards_19,),
                              kwargs=dict(threads=threads), rounds=10)
     assert 0.008 < out.mean() < 0.016
+    benchmark.extra_info["boards"] = BATCH
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_mask_9x9(benchmark, boards_9, threads):
+    """As for 19x19."""
+    benchmark.group = f"legal_position_mask, {BATCH:,} random 9x9 boards"
+    out = benchmark.pedantic(legal_position_mask, args=(boards_9,),
+                             kwargs=dict(threads=threads), rounds=10)
+    assert abs(out.mean() - SQUARE[9] / 3 ** 81) < 0.01      # 23.4% exactly
     benchmark.extra_info["boards"] = BATCH
 
 

@@ -9,6 +9,12 @@ only with FASTGO_SLOW=1 (seconds to a minute), 11x11 and 12x12 with FASTGO_SLOW=
 
 import itertools
 import os
+import signal
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -17,9 +23,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import fastgo
-from fastgo.count import (MAX_BRUTE_POINTS, MAX_FRONTIER, _sweep, count_legal_positions,
-                          count_legal_positions_brute, count_legal_positions_stats,
-                          estimate_legal_fraction, legal_position_mask, wilson_interval)
+from fastgo.count import (MAX_BRUTE_POINTS, MAX_FRONTIER, MAX_SWEEP_THREADS, _sweep,
+                          count_legal_positions, count_legal_positions_brute,
+                          count_legal_positions_stats, default_threads, estimate_legal_fraction,
+                          legal_position_mask, wilson_interval)
 
 SLOW = pytest.mark.skipif(not os.environ.get("FASTGO_SLOW"), reason="set FASTGO_SLOW=1")
 SLOWER = pytest.mark.skipif(os.environ.get("FASTGO_SLOW", "0") < "2",
@@ -401,6 +408,295 @@ def test_estimate_refuses_bad_input(kwargs, exc):
         estimate_legal_fraction(args.pop("width"), args.pop("height"), args.pop("samples"), **args)
 
 
+# A fuzz of the boundary: every argument of every entry point, of every wrong kind.
+
+NOT_INTEGERS = [2.0, np.float64(2), True, False, np.bool_(True), "2", b"2", None, [2], 2 + 0j,
+                Fraction(2), Decimal(2), object()]
+BAD_SIZES = [0, -1, -2 ** 70, 2 ** 31, 2 ** 63, 2 ** 64, 10 ** 30, np.int64(-3), np.uint64(2 ** 63)]
+BAD_SAMPLES = [0, -1, -2 ** 70, 10 ** 12 + 1, 2 ** 64, 10 ** 30, np.int64(-3), np.uint64(2 ** 63)]
+
+
+@pytest.mark.parametrize("value", NOT_INTEGERS, ids=lambda v: type(v).__name__)
+def test_fuzz_sizes_not_integers(value):
+    calls = [lambda: count_legal_positions(value, 2), lambda: count_legal_positions(2, value),
+             lambda: count_legal_positions_stats(value, 3),
+             lambda: count_legal_positions_brute(value, 2),
+             lambda: count_legal_positions_brute(2, value),
+             lambda: estimate_legal_fraction(value, 3, 10),
+             lambda: estimate_legal_fraction(3, value, 10),
+             lambda: estimate_legal_fraction(3, 3, value),
+             lambda: estimate_legal_fraction(3, 3, 10, seed=value),
+             lambda: wilson_interval(value, 10), lambda: wilson_interval(1, value)]
+    for call in calls:
+        with pytest.raises(TypeError, match="integer"):
+            call()
+
+
+@pytest.mark.parametrize("value", BAD_SIZES, ids=repr)
+def test_fuzz_sizes_out_of_range(value):
+    for call in [lambda: count_legal_positions(value, 2), lambda: count_legal_positions(3, value),
+                 lambda: count_legal_positions_brute(value, 2),
+                 lambda: count_legal_positions_brute(1, value),
+                 lambda: estimate_legal_fraction(value, 3, 10),
+                 lambda: estimate_legal_fraction(3, value, 10)]:
+        with pytest.raises(ValueError, match="range|positive"):
+            call()
+
+
+@pytest.mark.parametrize("value", BAD_SAMPLES, ids=repr)
+def test_fuzz_samples_and_seed_out_of_range(value):
+    with pytest.raises(ValueError, match="samples must"):
+        estimate_legal_fraction(3, 3, value)
+    if value < 0 or value >= 2 ** 64:
+        with pytest.raises(ValueError, match="seed must"):
+            estimate_legal_fraction(3, 3, 10, seed=value)
+
+
+@pytest.mark.parametrize("threads,exc", [
+    (0, ValueError), (-1, ValueError), (-2 ** 70, ValueError), (2 ** 31, ValueError),
+    (10 ** 30, ValueError), (True, TypeError), (False, TypeError), (np.bool_(True), TypeError),
+    (1.0, TypeError), (np.float64(2), TypeError), ("1", TypeError), ([2], TypeError),
+])
+def test_fuzz_threads(threads, exc):
+    for call in [lambda: count_legal_positions(3, 3, threads=threads),
+                 lambda: count_legal_positions_stats(3, 3, threads=threads),
+                 lambda: count_legal_positions_brute(2, 2, threads=threads),
+                 lambda: legal_position_mask(np.zeros((1, 2, 2), np.int8), threads=threads),
+                 lambda: estimate_legal_fraction(2, 2, 10, threads=threads)]:
+        with pytest.raises(exc, match="threads"):
+            call()
+
+
+def test_sweep_threads_default_and_limit():
+    # the exact sweep runs on one thread unless asked (README: two measured slower than one on
+    # a loaded machine); None is all cores, up to MAX_SWEEP_THREADS
+    assert count_legal_positions_stats(3, 3).threads == 1
+    assert count_legal_positions_stats(3, 3, threads=None).threads == \
+        min(default_threads(), MAX_SWEEP_THREADS)
+    assert count_legal_positions_stats(3, 3, threads=np.int8(MAX_SWEEP_THREADS)).threads == 64
+    with pytest.raises(ValueError, match="threads must be 1..64"):
+        count_legal_positions(3, 3, threads=MAX_SWEEP_THREADS + 1)
+    with pytest.raises(ValueError):
+        _sweep(3, 3, MAX_SWEEP_THREADS + 1)
+    for bad in [(0, 3, 1), (13, 3, 1), (3, 1001, 1), (3, 3, 0)]:
+        with pytest.raises(ValueError):
+            _sweep(*bad)
+
+
+@pytest.mark.parametrize("threads", [16, MAX_SWEEP_THREADS])
+def test_sweep_many_threads(threads):
+    # more threads than this machine has: the rounds shrink their slices (memory stays bounded)
+    # and the count is still exact
+    s = count_legal_positions_stats(8, 8, threads=threads)
+    assert s.count == SQUARE[7] and s.threads == threads
+
+
+@pytest.mark.parametrize("confidence,exc", [
+    (0, ValueError), (1, ValueError), (0.0, ValueError), (1.0, ValueError), (-0.5, ValueError),
+    (1.5, ValueError), (float("nan"), ValueError), (float("inf"), ValueError),
+    (-float("inf"), ValueError), (np.float64(1.0), ValueError), (Fraction(3, 2), ValueError),
+    ("0.9", TypeError), (b"0.9", TypeError), (None, TypeError), (True, TypeError),
+    (False, TypeError), (np.bool_(True), TypeError), ([0.9], TypeError), (0.9j, TypeError),
+])
+def test_fuzz_confidence(confidence, exc):
+    with pytest.raises(exc, match="confidence"):
+        estimate_legal_fraction(3, 3, 10, confidence=confidence)
+    with pytest.raises(exc, match="confidence"):
+        wilson_interval(1, 10, confidence)
+
+
+def test_confidence_accepts_real_numbers():
+    ref = estimate_legal_fraction(3, 3, 1000, seed=1, confidence=0.9)
+    for c in (np.float32(0.9), np.float64(0.9), Fraction(9, 10)):
+        e = estimate_legal_fraction(3, 3, 1000, seed=1, confidence=c)
+        assert e.legal == ref.legal and e.confidence == pytest.approx(0.9)
+        assert type(e.confidence) is float
+
+
+@pytest.mark.parametrize("successes,trials", [(-1, 10), (11, 10), (0, 0), (0, -5), (1, 0)])
+def test_wilson_refuses(successes, trials):
+    with pytest.raises(ValueError, match="successes"):
+        wilson_interval(successes, trials)
+
+
+# the mask: arrays of every kind, in every layout
+
+INT_DTYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+              np.dtype(">i4"), np.dtype(">u2"), bool]
+OTHER_DTYPES = [np.float16, np.float32, np.float64, np.complex64, object, "U1", "S1", "M8[s]",
+                "m8[s]", np.dtype([("a", np.int8)])]
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_mask_fuzz(data):
+    """Random dtype, number of dimensions, sides (0 included), values (out of 0..2 included),
+    and a view with random steps (negative, non-contiguous) on every axis: the answer is the
+    reference's, or the documented error."""
+    dtype = np.dtype(data.draw(st.sampled_from(INT_DTYPES + OTHER_DTYPES), label="dtype"))
+    ndim = data.draw(st.integers(0, 4), label="ndim")
+    shape = tuple(data.draw(st.lists(st.integers(0, 7), min_size=ndim, max_size=ndim),
+                            label="shape"))
+    low, high = data.draw(st.sampled_from([(0, 2), (0, 2), (0, 2), (-3, 2), (0, 5)]),
+                          label="values")
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 32 - 1), label="seed"))
+    values = np.asarray(rng.integers(low, high + 1, size=shape))
+    if dtype.kind == "b":
+        base = values.astype(bool)
+    elif dtype.kind in "iu":
+        base = values.astype(dtype)     # negative values wrap in unsigned dtypes: out of range
+    elif dtype.kind in "fc":
+        base = values.astype(dtype)
+    elif dtype.kind == "O":
+        base = values.astype(object)
+    elif dtype.kind in "USMm":
+        base = values.astype(dtype)
+    else:
+        base = np.zeros(shape, dtype)
+    steps = tuple(data.draw(st.sampled_from([1, 1, 2, -1, -2]), label="step") for _ in shape)
+    a = base[tuple(slice(None, None, k) for k in steps)] if ndim else base
+    if dtype.kind not in "iub":
+        with pytest.raises(TypeError, match="dtype"):
+            legal_position_mask(a)
+        return
+    if a.ndim != 3:
+        with pytest.raises(ValueError, match="3-D"):
+            legal_position_mask(a)
+        return
+    n, h, w = a.shape
+    if not (1 <= h <= 25 and 1 <= w <= 25):
+        with pytest.raises(ValueError, match="out of range"):
+            legal_position_mask(a)
+        return
+    as_int = a.astype(np.int64)
+    if a.size and (as_int.min() < 0 or as_int.max() > 2):
+        with pytest.raises(ValueError, match="only 0"):
+            legal_position_mask(a)
+        return
+    before = a.copy()
+    got = legal_position_mask(a, threads=data.draw(st.sampled_from([None, 1, 2, 3]),
+                                                   label="threads"))
+    assert got.dtype == bool and got.shape == (n,)
+    assert got.tolist() == [reference_legal(b.tolist()) for b in as_int]
+    assert (a == before).all()          # the input is never written
+
+
+def test_mask_odd_arrays():
+    b = np.array([[[1, 2, 0], [2, 1, 0], [0, 0, 0]]], np.int8)
+    expected = [reference_legal(b[0].tolist())]
+    ro = b.copy()
+    ro.flags.writeable = False
+    assert legal_position_mask(ro).tolist() == expected                 # read-only
+    assert legal_position_mask(np.broadcast_to(b, (4, 3, 3))).tolist() == expected * 4  # stride 0
+    assert legal_position_mask(b.astype(">i8")).tolist() == expected   # byte-swapped
+    assert legal_position_mask(b.transpose(0, 2, 1)).tolist() == expected  # the transpose
+    assert legal_position_mask(np.zeros((3, 25, 25), np.int8)).tolist() == [True] * 3
+    assert legal_position_mask(np.ones((2, 1, 1), np.uint8)).tolist() == [False] * 2
+    with pytest.raises(ValueError, match="only 0"):
+        legal_position_mask(np.full((1, 2, 2), 2 ** 63, np.uint64))
+    with pytest.raises(ValueError, match="only 0"):
+        legal_position_mask(np.full((1, 2, 2), -128, np.int8))
+    with pytest.raises(ValueError):
+        legal_position_mask([[[0, 1], [0]]])                            # ragged
+    with pytest.raises(TypeError):
+        legal_position_mask([[[0, 2 ** 70]]])                           # no integer dtype holds it
+    for bad in (None, "abc", object(), [], 1.5):
+        with pytest.raises(TypeError):
+            legal_position_mask(bad)
+    for bad in (5, [1, 2], [[1, 2]]):
+        with pytest.raises(ValueError, match="3-D"):
+            legal_position_mask(bad)
+    for shape in [(0, 0, 3), (0, 3, 0), (0, 26, 1), (2, 1, 26)]:
+        with pytest.raises(ValueError, match="out of range"):
+            legal_position_mask(np.zeros(shape, np.int8))
+    assert legal_position_mask(np.zeros((0, 25, 25), np.uint64)).shape == (0,)
+
+
+# Ctrl-C: every long call checks for signals as it goes, and frees what it holds.
+
+class Interrupted(Exception):
+    pass
+
+
+@pytest.mark.parametrize("name,call", [
+    # full runs here: 12x12 about 13 minutes; 20 points by brute force about 25 s on one thread;
+    # 10^10 samples hours. An interrupted call ends within a second or so.
+    ("sweep", lambda: count_legal_positions(12, 12)),
+    ("parallel sweep", lambda: count_legal_positions(12, 12, threads=2)),
+    ("brute", lambda: count_legal_positions_brute(5, 4, threads=1)),
+    ("estimate", lambda: estimate_legal_fraction(19, 19, 10 ** 10)),
+])
+def test_interruptible(name, call):
+    def handler(signum, frame):
+        raise Interrupted
+    old = signal.signal(signal.SIGALRM, handler)
+    t0 = time.perf_counter()
+    signal.setitimer(signal.ITIMER_REAL, 0.3)
+    try:
+        with pytest.raises(Interrupted):
+            call()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    # a loose bound, far below the full run: the signal was honoured inside the call
+    assert time.perf_counter() - t0 < 10
+    assert count_legal_positions(3, 3) == SQUARE[2]        # and the module still works
+
+
+# fork(): OpenMP's threads do not survive it; a forked child runs every kernel on one thread.
+
+def _child_counts(queue):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        boards = np.random.default_rng(5).integers(0, 3, size=(5000, 5, 5), dtype=np.int8)
+        queue.put((default_threads(),
+                   count_legal_positions_stats(8, 8, threads=2).count,
+                   count_legal_positions_brute(3, 4, threads=2),
+                   legal_position_mask(boards).tolist(),
+                   legal_position_mask(boards, threads=2).tolist(),
+                   estimate_legal_fraction(5, 5, 20000, seed=3).legal))
+
+
+def test_a_forked_child_counts():
+    import multiprocessing
+    boards = np.random.default_rng(5).integers(0, 3, size=(5000, 5, 5), dtype=np.int8)
+    expected = (1, SQUARE[7], THREE_BY[3], legal_position_mask(boards, threads=2).tolist(),
+                legal_position_mask(boards, threads=2).tolist(),
+                estimate_legal_fraction(5, 5, 20000, seed=3, threads=2).legal)
+    count_legal_positions(8, 8, threads=2)          # the parent's OpenMP threads now exist
+    count_legal_positions_brute(3, 3, threads=2)
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child_counts, args=(queue,))
+    child.start()
+    child.join(120)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+    assert not alive, "the forked child hung"
+    assert child.exitcode == 0
+    assert queue.get(timeout=5) == expected
+
+
+def test_forked_child_warns_about_threads():
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+
+    def child(q):
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            count_legal_positions(3, 3, threads=2)
+        q.put([str(w.message) for w in caught])
+    p = ctx.Process(target=child, args=(queue,))
+    p.start()
+    p.join(60)
+    assert p.exitcode == 0
+    assert any("one thread" in m for m in queue.get(timeout=5))
+
+
 def test_public_names():
     assert fastgo.count_legal_positions is count_legal_positions
     assert fastgo.legal_position_mask is legal_position_mask
@@ -434,11 +730,122 @@ def test_cli_brute(capsys):
     assert "12,675" in capsys.readouterr().out
 
 
-def test_cli_refuses_too_wide(capsys):
+def test_cli_count_output(capsys):
     from fastgo.cli import main
-    with pytest.raises(SystemExit):
-        main(["count", "13", "13"])
-    assert "out of range" in capsys.readouterr().err
+    assert main(["count", "6", "5"]) == 0
+    out = capsys.readouterr().out
+    s = count_legal_positions_stats(6, 5)
+    assert f"legal positions on 6x5: {s.count:,}\n" in out
+    assert f"border states peak {s.peak_states:,}, summed over the points {s.total_states:,}" in out
+    assert " s on 1 thread(s);" in out                 # the exact sweep's default: one thread
+    assert "peak RSS" in out
+
+
+def test_cli_prints_counts_of_any_length(capsys):
+    # Python refuses int -> text beyond sys.get_int_max_str_digits() (4300 by default; a 10 x 1000
+    # count has about 4600 digits): lower the limit to the minimum, 640, and print a 930-digit count
+    from fastgo.cli import main
+    expected = f"{count_legal_positions(2, 1000):,}"
+    assert len(expected.replace(",", "")) > 900
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(640)
+    try:
+        assert main(["count", "2", "1000"]) == 0
+        assert sys.get_int_max_str_digits() == 640      # restored
+    finally:
+        sys.set_int_max_str_digits(limit)
+    assert f"legal positions on 2x1000: {expected}\n" in capsys.readouterr().out
+
+
+def test_cli_estimate_output(capsys):
+    from fastgo.cli import main
+    assert main(["count", "9", "9", "--estimate", "5000", "--seed", "8", "--confidence", "0.99",
+                 "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    e = estimate_legal_fraction(9, 9, 5000, seed=8, confidence=0.99)
+    assert f"{e.legal:,} of 5,000" in out
+    assert f"0.99 Wilson score interval [{e.low:.5%}, {e.high:.5%}]" in out
+    assert "on 1 thread(s)" in out
+
+
+@pytest.mark.parametrize("argv,msg", [
+    (["13", "13"], "--estimate N"),
+    (["19", "19"], "--estimate N"),
+    (["0", "3"], "positive"),
+    (["3", "-2"], "positive"),
+    (["2", "1001"], "out of range"),
+    (["5", "5", "--brute"], "at most 20 points"),
+    (["26", "3", "--estimate", "10"], "out of range"),
+    (["3", "3", "--estimate", "0"], "samples"),
+    (["3", "3", "--estimate", "-5"], "samples"),
+    (["3", "3", "--estimate", "10", "--confidence", "1.5"], "confidence"),
+    (["3", "3", "--estimate", "10", "--confidence", "nan"], "confidence"),
+    (["3", "3", "--estimate", "10", "--seed", "-1"], "seed"),
+    (["3", "3", "--threads", "0"], "threads"),
+    (["3", "3", "--threads", "65"], "threads"),
+    (["3", "3", "--brute", "--threads", "-1"], "threads"),
+    (["3", "3", "--seed", "4"], "--estimate N only"),
+    (["3", "3", "--confidence", "0.9"], "--estimate N only"),
+    (["3", "3", "--brute", "--estimate", "10"], "not allowed with"),
+    (["3", "x"], "invalid int"),
+    (["3", "3", "--estimate", "1e3"], "invalid int"),
+    (["3"], "required"),
+])
+def test_cli_refuses(capsys, argv, msg):
+    from fastgo.cli import main
+    with pytest.raises(SystemExit) as exc:
+        main(["count"] + argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert msg in err and "Traceback" not in err
+    assert err.startswith("usage: fastgo count")
+
+
+def _child_env():
+    """The environment of a child Python that imports this fastgo."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(fastgo.__file__))] + sys.path))
+
+
+def test_cli_refuses_in_a_real_process():
+    # the installed entry point's path: exit status 2, a one-line reason, no traceback
+    r = subprocess.run([sys.executable, "-m", "fastgo", "count", "13", "13"], env=_child_env(),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stdout == ""
+    assert "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines()[-1] == (
+        "fastgo count: error: board size 13x13 out of range for the exact count: its shorter "
+        "side may be at most 12; estimate the fraction of legal positions with --estimate N")
+
+
+OUT_OF_MEMORY = """
+import sys
+from fastgo.cli import main
+from fastgo.count import count_legal_positions
+try:
+    count_legal_positions(11, 11)
+except MemoryError as e:
+    print("MemoryError:", e)
+print(count_legal_positions(5, 5))          # the module still works
+sys.exit(main(["count", "11", "11"]))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS as Linux has it")
+def test_out_of_memory_is_an_exception():
+    # 11x11 needs 640 MiB of state tables: under a 400 MiB address-space limit a malloc of the
+    # sweep fails after a few seconds, which must give a MemoryError (the CLI: a message and
+    # exit status 1), never a crash
+    def limit():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (400 * 2 ** 20, 400 * 2 ** 20))
+    r = subprocess.run([sys.executable, "-c", OUT_OF_MEMORY], env=_child_env(), preexec_fn=limit,
+                       capture_output=True, text=True, timeout=200)
+    assert "MemoryError: out of memory: a table of" in r.stdout
+    assert f"\n{SQUARE[4]}\n" in r.stdout
+    assert r.returncode == 1
+    assert r.stderr.startswith("fastgo count: out of memory: a table of")
+    assert "Traceback" not in r.stderr
 
 
 def test_module_doctests():

@@ -62,15 +62,46 @@ def cmd_demo(args):
     return 0
 
 
+def _big_int(n):
+    """n with thousands separators, however many digits (Python refuses to convert ints of more
+    than 4300 digits to text unless told; a 10 x 1000 count has about 4600)."""
+    get = getattr(sys, "get_int_max_str_digits", None)
+    if get is None:
+        return f"{n:,}"
+    limit = get()
+    sys.set_int_max_str_digits(0)
+    try:
+        return f"{n:,}"
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
 def cmd_count(args):
     """Exact count of legal positions (transfer-matrix sweep), or a Monte Carlo estimate."""
+    try:
+        return _count(args)
+    except (ValueError, TypeError) as e:
+        args.count_parser.error(str(e))     # usage and reason on stderr, exit status 2
+    except MemoryError as e:
+        print(f"fastgo count: {e or 'out of memory'}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("fastgo count: interrupted", file=sys.stderr)
+        return 130
+
+
+def _count(args):
     import resource
     from fastgo import count as fc
     w, h = args.width, args.height
+    if args.estimate is None and (args.seed is not None or args.confidence is not None):
+        raise ValueError("--seed and --confidence apply to --estimate N only")
     if args.estimate is not None:
         t0 = time.perf_counter()
-        e = fc.estimate_legal_fraction(w, h, args.estimate, seed=args.seed,
-                                       confidence=args.confidence, threads=args.threads)
+        e = fc.estimate_legal_fraction(w, h, args.estimate,
+                                       seed=0 if args.seed is None else args.seed,
+                                       confidence=0.95 if args.confidence is None else args.confidence,
+                                       threads=args.threads)
         dt = time.perf_counter() - t0
         total = 3 ** (w * h)
         print(f"legal positions on {w}x{h}, Monte Carlo: {e.legal:,} of {e.samples:,} uniformly "
@@ -87,11 +118,17 @@ def cmd_count(args):
         n = fc.count_legal_positions_brute(w, h, threads=args.threads)
         dt = time.perf_counter() - t0
         print(f"legal positions on {w}x{h}: {n:,} (brute force over all 3^{w * h} = "
-              f"{3 ** (w * h):,} colourings, {dt:.2f} s)")
+              f"{3 ** (w * h):,} colourings, {dt:.2f} s on "
+              f"{args.threads or fc.default_threads()} thread(s))")
         return 0
-    s = fc.count_legal_positions_stats(w, h, threads=args.threads)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024       # KiB on Linux
-    print(f"legal positions on {w}x{h}: {s.count:,}")
+    if min(w, h) > fc.MAX_FRONTIER:
+        raise ValueError(f"board size {w}x{h} out of range for the exact count: its shorter side "
+                         f"may be at most {fc.MAX_FRONTIER}; estimate the fraction of legal "
+                         f"positions with --estimate N")
+    s = fc.count_legal_positions_stats(w, h, threads=1 if args.threads is None else args.threads)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss /= 2 ** 20 if sys.platform == "darwin" else 2 ** 10        # bytes there, KiB on Linux
+    print(f"legal positions on {w}x{h}: {_big_int(s.count)}")
     print(f"fraction of the 3^{w * h} colourings: {s.count / 3 ** (w * h):.6g}")
     print(f"transfer-matrix sweep along the {s.frontier}-point side, {w * h} points: border states "
           f"peak {s.peak_states:,}, summed over the points {s.total_states:,} (a state and its "
@@ -192,18 +229,24 @@ def main(argv=None):
     demo.add_argument("--komi", type=float, default=None)
     demo.add_argument("--seed", type=int, default=0)
     demo.set_defaults(func=cmd_demo)
-    count = sub.add_parser("count", help="count legal positions exactly, or estimate the fraction")
+    count = sub.add_parser("count", help="count legal positions exactly, or estimate the fraction",
+                           description="Count the legal positions of a WIDTH x HEIGHT board "
+                           "exactly (a transfer-matrix sweep; shorter side at most 12), by brute "
+                           "force, or estimate their fraction by Monte Carlo.")
     count.add_argument("width", type=int)
     count.add_argument("height", type=int)
-    count.add_argument("--estimate", type=int, metavar="N", default=None,
-                       help="Monte Carlo estimate from N random boards instead of the exact count")
-    count.add_argument("--seed", type=int, default=0, help="seed of the estimate (default 0)")
-    count.add_argument("--confidence", type=float, default=0.95,
+    how = count.add_mutually_exclusive_group()
+    how.add_argument("--estimate", type=int, metavar="N", default=None,
+                     help="Monte Carlo estimate from N random boards instead of the exact count")
+    how.add_argument("--brute", action="store_true",
+                     help="count by testing every colouring (at most 20 points)")
+    count.add_argument("--seed", type=int, default=None, help="seed of the estimate (default 0)")
+    count.add_argument("--confidence", type=float, default=None,
                        help="confidence of the estimate's interval (default 0.95)")
-    count.add_argument("--brute", action="store_true",
-                       help="count by testing every colouring (at most 20 points)")
-    count.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
-    count.set_defaults(func=cmd_count)
+    count.add_argument("--threads", type=int, default=None,
+                       help="threads (default: 1 for the exact sweep, all cores for --estimate "
+                       "and --brute)")
+    count.set_defaults(func=cmd_count, count_parser=count)
     from fastgo import gtp as _gtp, sgf as _sgf    # pure Python, cheap to import
     gtp = sub.add_parser("gtp", help="speak GTP v2 on stdin/stdout (a Monte Carlo demo player)")
     _gtp.add_command(gtp)                          # option errors: the subcommand's usage

@@ -9,6 +9,8 @@ MAX_FRONTIER: int
 MAX_LENGTH: int
 MAX_BRUTE_POINTS: int
 MAX_SAMPLES: int
+MAX_SWEEP_THREADS: int
+MAX_THREADS: int
 
 class CountStats(NamedTuple):
     count: int
@@ -35,9 +37,10 @@ class LegalFractionEstimate(NamedTuple):
     seed: int
 
 def default_threads() -> int: ...
-def count_legal_positions(width: int, height: int, *, threads: Optional[int] = ...) -> int: ...
+# the exact sweep: threads defaults to 1 (None: all cores)
+def count_legal_positions(width: int, height: int, *, threads: Optional[int] = 1) -> int: ...
 def count_legal_positions_stats(width: int, height: int, *,
-                                threads: Optional[int] = ...) -> CountStats: ...
+                                threads: Optional[int] = 1) -> CountStats: ...
 def count_legal_positions_brute(width: int, height: int, *,
                                 threads: Optional[int] = ...) -> int: ...
 def legal_position_mask(boards: npt.ArrayLike, *,

@@ -13,11 +13,14 @@ it is play no part.
 - ``estimate_legal_fraction(width, height, samples)``: a Monte Carlo estimate of the legal
   fraction with a Wilson score confidence interval, for boards beyond exact counting.
 
-Every kernel runs without the GIL over OpenMP threads (``threads=`` defaults to all cores).
+Every kernel runs without the GIL over OpenMP threads. ``threads=None`` means all cores (or
+OMP_NUM_THREADS), the default of the brute force, the mask and the estimate; the exact sweep
+defaults to one thread (its parallel rounds meet at barriers, and on a loaded machine two threads
+measured slower than one). A process forked from one that has run OpenMP code runs every kernel on
+one thread (OpenMP's thread pool does not survive fork()).
 """
 
 cimport cython
-cimport openmp
 from cython.parallel cimport parallel, prange
 from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport int64_t, uint8_t, uint64_t
@@ -25,8 +28,10 @@ from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
 
 import math
+import numbers
 import statistics
 import time
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -43,6 +48,10 @@ MAX_FRONTIER = 12
 MAX_LENGTH = 1000
 #: Most points the brute force takes: 3^20 = 3.5e9 colourings, about a minute on 2 cores.
 MAX_BRUTE_POINTS = 20
+#: Most threads of the exact sweep (each round holds a buffer per pair of threads).
+MAX_SWEEP_THREADS = 64
+#: Most threads of the other kernels.
+MAX_THREADS = 1024
 #: Most samples of one estimate: board i draws from its own block of 2^20 random words of a
 #: splitmix64 stream, so blocks stay disjoint up to 2^44 boards.
 MAX_SAMPLES = 10 ** 12
@@ -57,6 +66,9 @@ cdef enum:
     EST_BATCH = 1 << 18 # boards per nogil batch of an estimate (signals are checked between)
     PARALLEL_STATES = 1 << 14   # fewer source states than this: one thread sweeps the point
     ROUND_SLICE = 1 << 18       # source slots a worker expands per round of a parallel point
+    MIN_SLICE = 1 << 12         # ... at least, with many threads (see sweep_point)
+    SWEEP_THREADS_MAX = 64      # = MAX_SWEEP_THREADS
+    THREADS_MAX = 1024          # = MAX_THREADS
 
 cdef uint64_t NO_KEY = 0xFFFFFFFFFFFFFFFF   # never a state: keys use 60 bits at most
 cdef uint64_t GOLDEN = 0x9E3779B97F4A7C15
@@ -69,17 +81,21 @@ cdef inline uint64_t mix64(uint64_t z) noexcept nogil:
     return z ^ (z >> 31)
 
 
-def default_threads():
-    """OpenMP's thread count (all cores, or OMP_NUM_THREADS)."""
-    return max(1, openmp.omp_get_max_threads())
+# one fork guard for the package: fastgo.playout's (a forked child runs on one thread)
+from fastgo import playout as _playout
+from fastgo.playout import default_threads
 
 
-cdef int _threads(threads) except -1:
+cdef int _threads(threads, int most) except -1:
+    """A validated thread count: None is all cores (at most `most`); 1..most otherwise."""
     if threads is None:
-        return default_threads()
+        return min(default_threads(), most)
     t = _index(threads, "threads")
-    if not 1 <= t <= 1024:
-        raise ValueError(f"threads must be 1..1024, got {t}")
+    if not 1 <= t <= most:
+        raise ValueError(f"threads must be 1..{most} (or None for all cores), got {t}")
+    if _playout._forked and t > 1:
+        warnings.warn("fastgo.count runs on one thread in a forked process", RuntimeWarning)
+        return 1
     return t
 
 
@@ -397,10 +413,13 @@ cdef int sweep_point(const Table* src, int nsrc, Table* dst, int nt, int f, int 
     """One point of the sweep on nt threads, each owning table dst[t] (the successors whose hash
     bits pick t). In rounds of nt slices of the source, worker t expands slice t into nt
     buffers, one per table; then worker p adds the buffers bound for table p. So every state is
-    expanded once, and no two threads ever write the same table or buffer. Returns -1 when out
+    expanded once, and no two threads ever write the same table or buffer. A round buffers up
+    to 3 successors of 16 bytes per source slot: the slices shrink with more than two threads,
+    so that a round holds about 2 * ROUND_SLICE slots (25 MiB) whatever nt. Returns -1 when out
     of memory."""
     cdef int t, s, failed = 0
     cdef int64_t base, lo, hi, slice_
+    cdef int64_t most = max(<int64_t>MIN_SLICE, min(<int64_t>ROUND_SLICE, 2 * ROUND_SLICE // nt))
     cdef Buffer* bufs
     if nt == 1:
         return expand(src, nsrc, dst, 0, 1, f, r, c, last_row)
@@ -408,7 +427,7 @@ cdef int sweep_point(const Table* src, int nsrc, Table* dst, int nt, int f, int 
     if bufs == NULL:
         return -1
     for t in range(nt * nt):
-        bufs[t].cap = 3 * ROUND_SLICE // nt + 64   # the expected share; grows when larger
+        bufs[t].cap = 3 * most // nt + 64   # the expected share; grows when larger
         bufs[t].items = <Moved*>malloc(<size_t>bufs[t].cap * sizeof(Moved))
         if bufs[t].items == NULL:
             failed = 1
@@ -416,7 +435,7 @@ cdef int sweep_point(const Table* src, int nsrc, Table* dst, int nt, int f, int 
     while s < nsrc and not failed:
         base = 0
         # small tables: split them evenly rather than leave workers without a slice
-        slice_ = min(<int64_t>ROUND_SLICE, (src[s].cap + nt - 1) // nt)
+        slice_ = min(most, (src[s].cap + nt - 1) // nt)
         while base < src[s].cap and not failed:
             for t in prange(nt, num_threads=nt, schedule="static", chunksize=1):
                 lo = min(base + t * slice_, src[s].cap)
@@ -444,17 +463,17 @@ last point; table_bytes: the most memory the state tables held at once; limbs: 6
 count; seconds: wall time of the sweep."""
 
 
-def count_legal_positions_stats(width, height, *, threads=None):
+def count_legal_positions_stats(width, height, *, threads=1):
     """``count_legal_positions`` with the figures of the sweep, as a ``CountStats``."""
     w, h = _sides(width, height, MAX_FRONTIER, MAX_LENGTH, "the exact count")
-    s = _sweep(min(w, h), max(w, h), _threads(threads))
+    s = _sweep(min(w, h), max(w, h), _threads(threads, SWEEP_THREADS_MAX))
     return s._replace(width=w, height=h)
 
 
 def _sweep(int f, int length, int nt):
     """Sweep a board of `length` rows of `f` points on nt threads, whichever side is shorter
     (the tests use it to sweep along the longer side); a CountStats with width f."""
-    if not (1 <= f <= MAX_FRONTIER and 1 <= length <= MAX_LENGTH and 1 <= nt <= 1024):
+    if not (1 <= f <= MAX_FRONTIER and 1 <= length <= MAX_LENGTH and 1 <= nt <= MAX_SWEEP_THREADS):
         raise ValueError(f"_sweep({f}, {length}, {nt}) out of range")
     cdef int w = f, h = length
     cdef int limbs = ((<object>3) ** (w * h)).bit_length() // 64 + 1
@@ -465,6 +484,9 @@ def _sweep(int f, int length, int nt):
     cdef int64_t states, cap, peak = 1, total = 0, peak_bytes = 0, nbytes
     cdef uint64_t[::1] one
     cdef bint last_row
+    cdef int64_t i, final
+    cdef int j
+    cdef uint64_t key
     if src == NULL or dst == NULL:
         free(src)
         free(dst)
@@ -494,7 +516,8 @@ def _sweep(int f, int length, int nt):
                     cap *= 2
                 for t in range(parts):
                     if table_init(&dst[t], cap, limbs) != 0:
-                        raise MemoryError()
+                        raise MemoryError(f"out of memory: a table of {cap:,} states for point "
+                                          f"({r}, {c}) of {w}x{h}")
                 with nogil:
                     failed = sweep_point(src, nsrc, dst, parts, f, r, c, last_row)
                 if failed:
@@ -527,8 +550,8 @@ def _sweep(int f, int length, int nt):
                 final += 1
                 if _has_label(key, f):
                     continue
-                for j in range(limbs):
-                    count += slot_val(&src[t], i)[j] << (64 * j)
+                for j in range(limbs):      # (a Python int shift: the count has many limbs)
+                    count += (<object>slot_val(&src[t], i)[j]) << (64 * j)
         return CountStats(count, f, length, f, peak, total, final, peak_bytes, limbs, nt,
                           time.perf_counter() - t0)
     finally:
@@ -539,7 +562,7 @@ def _sweep(int f, int length, int nt):
         free(dst)
 
 
-cdef bint _has_label(uint64_t key, int f):
+cdef bint _has_label(uint64_t key, int f) noexcept nogil:
     cdef int i
     for i in range(f):
         if ((key >> (CELL_BITS * i)) & CELL_MASK) >= LAB:
@@ -547,14 +570,17 @@ cdef bint _has_label(uint64_t key, int f):
     return False
 
 
-def count_legal_positions(width, height, *, threads=None):
+def count_legal_positions(width, height, *, threads=1):
     """The exact number of legal positions on a ``width x height`` board, as a Python int.
 
     A position (each point empty, black or white) is legal when every chain touches an empty
     point. The count comes from a transfer-matrix sweep along the shorter side (at most
     ``MAX_FRONTIER`` = 12; the longer side at most ``MAX_LENGTH``), with exact integer counts.
-    Time and memory grow about 5x per unit of the shorter side (7x7 takes well under a second,
-    9x9 about a minute, see the README). ``threads`` defaults to all cores.
+    Border states grow about 4x per unit of the shorter side and time a little faster (on the
+    README's 2-core machine 7x7 takes under 0.1 s, 9x9 a few seconds, 11x11 about 3 minutes).
+    ``threads`` (1..``MAX_SWEEP_THREADS``, None: all cores) defaults to 1: the parallel sweep
+    meets at a barrier twice per round of every point, and it pays only on an idle machine.
+    Ctrl-C interrupts it between points.
 
     >>> count_legal_positions(2, 2), count_legal_positions(3, 3)
     (57, 12675)
@@ -614,18 +640,27 @@ def count_legal_positions_brute(width, height, *, threads=None):
     if w * h > MAX_BRUTE_POINTS:
         raise ValueError(f"board size {w}x{h} out of range for the brute force: at most "
                          f"{MAX_BRUTE_POINTS} points (3^{MAX_BRUTE_POINTS} colourings)")
-    cdef int nt = _threads(threads), cw = w, n = w * h
+    cdef int nt = _threads(threads, THREADS_MAX), cw = w, n = w * h
     cdef uint64_t full = (<uint64_t>1 << n) - 1, not_left = 0, not_right = 0
-    cdef int64_t black, total = 0, blacks = <int64_t>1 << n
+    cdef int64_t black, total = 0, part, blacks = <int64_t>1 << n
+    # about 64 blocks of black sets, with a check for Ctrl-C between them (3^20 colourings take
+    # about a minute)
+    cdef int64_t lo = 0, hi, block = max(<int64_t>1 << 12, blacks >> 6)
     cdef int p
     for p in range(n):
         if p % cw != 0:
             not_left |= <uint64_t>1 << p
         if p % cw != cw - 1:
             not_right |= <uint64_t>1 << p
-    with nogil:
-        for black in prange(blacks, num_threads=nt, schedule="dynamic", chunksize=64):
-            total += legal_with_black(<uint64_t>black, not_left, not_right, full, cw)
+    while lo < blacks:
+        hi = min(blacks, lo + block)
+        part = 0
+        with nogil:
+            for black in prange(lo, hi, num_threads=nt, schedule="dynamic", chunksize=64):
+                part += legal_with_black(<uint64_t>black, not_left, not_right, full, cw)
+        total += part
+        lo = hi
+        PyErr_CheckSignals()
     return int(total)
 
 
@@ -718,7 +753,7 @@ def legal_position_mask(boards, *, threads=None):
     n, h, w = a.shape
     if not (1 <= w <= MAX_SIDE and 1 <= h <= MAX_SIDE):
         raise ValueError(f"board size {w}x{h} out of range: width and height must be 1..{MAX_SIDE}")
-    cdef int nt = _threads(threads)
+    cdef int nt = _threads(threads, THREADS_MAX)
     if a.itemsize == 1:
         # the kernel refuses any byte above 2, which includes every negative int8
         a = np.ascontiguousarray(a).view(np.uint8)
@@ -805,6 +840,17 @@ is the Wilson score interval for a binomial proportion at the given confidence. 
 3**(width*height) for the count."""
 
 
+def _confidence(value):
+    """A confidence level as a float strictly between 0 and 1 (real numbers only: not a string,
+    not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"confidence must be a real number, not {type(value).__name__}")
+    c = float(value)
+    if not 0 < c < 1:
+        raise ValueError(f"confidence must be strictly between 0 and 1, got {c}")
+    return c
+
+
 def wilson_interval(successes, trials, confidence=0.95):
     """The Wilson score interval (low, high) for a binomial proportion: the proportions p for
     which the observed successes lie within z standard errors, sqrt(p(1-p)/trials), of p, where
@@ -814,9 +860,7 @@ def wilson_interval(successes, trials, confidence=0.95):
     k = _index(successes, "successes")
     if n < 1 or not 0 <= k <= n:
         raise ValueError(f"need 0 <= successes <= trials and trials >= 1, got {k} of {n}")
-    confidence = float(confidence)
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
+    confidence = _confidence(confidence)
     z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2)
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
@@ -844,8 +888,8 @@ def estimate_legal_fraction(width, height, samples, *, seed=0, confidence=0.95, 
     s = _index(seed, "seed")
     if not 0 <= s < 2 ** 64:
         raise ValueError(f"seed must be 0 .. 2**64 - 1, got {s}")
-    wilson_interval(0, 1, confidence)           # validates confidence before the long part
-    cdef int nt = _threads(threads)
+    confidence = _confidence(confidence)        # validated before the long part
+    cdef int nt = _threads(threads, THREADS_MAX)
     cdef uint64_t key = mix64(<uint64_t>s)      # nearby seeds start far apart in the stream
     cdef int64_t start = 0, stop, got, legal = 0, total = n
     cdef int cw = w, ch = h
@@ -859,4 +903,4 @@ def estimate_legal_fraction(width, height, samples, *, seed=0, confidence=0.95, 
         start = stop
         PyErr_CheckSignals()
     low, high = wilson_interval(legal, n, confidence)
-    return LegalFractionEstimate(w, h, n, int(legal), legal / n, low, high, float(confidence), s)
+    return LegalFractionEstimate(w, h, n, int(legal), legal / n, low, high, confidence, s)

@@ -86,8 +86,9 @@ os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def default_threads():
-    """The number of threads a run uses by default: OpenMP's (all cores, or OMP_NUM_THREADS);
-    1 in a process forked from one that has run playouts (OpenMP cannot follow a fork)."""
+    """The number of threads a run (of playouts, or of fastgo.count's kernels) uses by default:
+    OpenMP's (all cores, or OMP_NUM_THREADS); 1 in a forked child process (OpenMP's threads do
+    not survive fork: a child that starts a parallel region after its parent ran one hangs)."""
     return 1 if _forked else max(1, openmp.omp_get_max_threads())
 
 
