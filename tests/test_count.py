@@ -853,3 +853,9 @@ def test_module_doctests():
     import fastgo.count
     result = doctest.testmod(fastgo.count)
     assert result.attempted >= 4 and result.failed == 0
+
+
+def test_a_confidence_whose_quantile_is_infinite_is_refused_by_name():
+    for c in (0.9999999999999999, 1.0, 0.0):
+        with pytest.raises(ValueError, match="confidence"):
+            estimate_legal_fraction(3, 3, 10, confidence=c)

@@ -500,3 +500,32 @@ def test_a_forked_child_runs_playouts():
         child.kill()
     assert not alive, "the forked child hung"
     assert queue.get(timeout=5) == float(playouts(Board(5), 64, seed=2).scores.sum())
+
+
+# -- the command-line benchmark -------------------------------------------------------------------
+
+def test_bench_json_rows_agree_with_a_direct_run(capsys):
+    import json
+    from fastgo.cli import main
+    assert main(["bench", "--size", "5", "--count", "300", "--threads", "1,2", "--seed", "3",
+                 "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["threads"] for r in rows] == [1, 2]
+    direct = playouts(Board(5), 300, seed=3, threads=1)
+    for r in rows:
+        assert r["size"] == 5 and r["playouts"] == 300 and r["same_results_as_first_run"]
+        assert r["mean_moves"] == pytest.approx(direct.lengths.mean())
+        assert r["playouts_per_second"] == pytest.approx(300 / r["seconds"])
+        assert r["ended_by_passes"] == 1 - direct.capped.mean()
+
+
+@pytest.mark.parametrize("argv", [["--seconds", "inf"], ["--seconds", "nan"], ["--seconds", "0"],
+                                  ["--threads", "abc"], ["--threads", "0"], ["--count", "0"],
+                                  ["--count", str(2**31)], ["--size", "26"], ["--rules", "foo"]])
+def test_bench_refuses_bad_options_with_its_usage(argv, capsys):
+    from fastgo.cli import main
+    with pytest.raises(SystemExit) as e:
+        main(["bench"] + argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "usage:" in err and "Traceback" not in err

@@ -43,6 +43,8 @@ def random_game(board, rng, max_turns=None):
 
 
 def cmd_demo(args):
+    if args.seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
     rules = args.rules.replace(komi=args.komi)
     board = Board(args.size, args.height, rules=rules)
     rng = np.random.default_rng(args.seed)
@@ -143,9 +145,12 @@ def _thread_counts(text):
     out = []
     for part in text.split(","):
         part = part.strip().lower()
+        if part != "all" and not (part.isascii() and part.isdigit()):
+            raise ValueError(f"--threads takes thread counts and 'all', separated by commas, "
+                             f"not {text!r}")
         n = default_threads() if part == "all" else int(part)
-        if n < 1:
-            raise ValueError(f"thread counts must be >= 1, got {n}")
+        if not 1 <= n <= 1024:
+            raise ValueError(f"--threads: thread counts must be 1..1024, got {n}")
         if n not in out:
             out.append(n)
     return out
@@ -153,18 +158,36 @@ def _thread_counts(text):
 
 def cmd_bench(args):
     """Run the same seeded playouts once per thread count and report the rates."""
+    try:
+        return _bench(args)
+    except MemoryError:
+        print("fastgo bench: out of memory (try a smaller --count)", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("fastgo bench: interrupted", file=sys.stderr)
+        return 130
+
+
+def _bench(args):
+    if not (math.isfinite(args.seconds) and 0 < args.seconds <= 86400):
+        raise ValueError(f"--seconds must be a number of seconds in (0, 86400], got {args.seconds}")
+    if args.count is not None and not 1 <= args.count <= 2**31 - 1:
+        raise ValueError(f"--count must be 1..{2**31 - 1}, got {args.count}")
     rules = args.rules.replace(komi=args.komi)
     board = Board(args.size, args.height, rules=rules)
     ko = rules.ko if args.ko == "rules" else args.ko
     threads = _thread_counts(args.threads)
     playouts(board, 200, seed=args.seed + 1, threads=max(threads), ko=args.ko)    # warm up
     count = args.count
-    if count is not None and count < 1:
-        raise ValueError(f"--count must be at least 1, got {count}")
-    if count is None:       # calibrate: about args.seconds on one thread
-        probe = playouts(board, 2000 if board.num_points <= 100 else 500, seed=args.seed + 2,
-                         threads=1, ko=args.ko)
-        count = max(1000, int(math.ceil(args.seconds * len(probe) / max(probe.seconds, 1e-9) / 1000)) * 1000)
+    if count is None:       # calibrate: about args.seconds on one thread, from a probe of 0.2 s
+        n = 500
+        while True:
+            probe = playouts(board, n, seed=args.seed + 2, threads=1, ko=args.ko)
+            if probe.seconds >= min(0.2, args.seconds / 4) or n >= 2**24:
+                break
+            n *= 4
+        rate = n / max(probe.seconds, 1e-9)
+        count = min(2**31 - 1, max(1000, int(math.ceil(args.seconds * rate / 1000)) * 1000))
     if not args.json:
         print(f"fastgo bench: {board.width}x{board.height}, {args.rules_name} rules, komi {rules.komi:g}, "
               f"ko in playouts: {ko}, {count:,} playouts per run, seed {args.seed}")
@@ -224,7 +247,7 @@ def main(argv=None):
     demo = sub.add_parser("demo", help="play and score a random game")
     demo.add_argument("--size", type=int, default=9, help="board width (default 9)")
     demo.add_argument("--height", type=int, default=None, help="board height (default: width)")
-    demo.add_argument("--rules", default="tromp-taylor", type=Rules.preset,
+    demo.add_argument("--rules", dest="rules_name", default="tromp-taylor",
                       help=f"rules preset: {', '.join(sorted(PRESETS))} (default tromp-taylor)")
     demo.add_argument("--komi", type=float, default=None)
     demo.add_argument("--seed", type=int, default=0)

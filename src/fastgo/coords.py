@@ -41,9 +41,10 @@ def check_size(width, height):
 def rowcol_to_point(row, col, width, height=None):
     """The point ``row * width + col`` of (row, col); row 0 is the bottom row."""
     row, col, width = _index(row, "row"), _index(col, "col"), _index(width, "width")
+    board = f"a board {width} wide" if height is None else f"a {width}x{_index(height, 'height')} board"
     height = MAX_SIDE if height is None else _index(height, "height")
     if not (0 <= col < width and 0 <= row < height):
-        raise ValueError(f"(row, col) = ({row}, {col}) is off a {width}x{height} board")
+        raise ValueError(f"(row, col) = ({row}, {col}) is off {board}")
     return row * width + col
 
 

@@ -846,8 +846,9 @@ def _confidence(value):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"confidence must be a real number, not {type(value).__name__}")
     c = float(value)
-    if not 0 < c < 1:
-        raise ValueError(f"confidence must be strictly between 0 and 1, got {c}")
+    if not (0 < c < 1 and 0.5 + c / 2 < 1):    # so close to 1 that its quantile is infinite
+        raise ValueError(f"confidence must be strictly between 0 and 1 (and below 1 - 2e-16), "
+                         f"got {c!r}")
     return c
 
 
