@@ -664,6 +664,9 @@ def test_engine_options_are_validated(kw, error):
     (["--rules", "calvinball"], "unknown rules preset 'calvinball'"),
     (["--komi", "inf"], "komi must be finite"),
     (["--search", "minimax"], "invalid choice: 'minimax'"),
+    # huge ints are range errors, not a np.isfinite TypeError traceback
+    (["--seed", "99999999999999999999999"], "seed must be in [-9223372036854775808, 9223372036854775807], not 99999999999999999999999"),
+    (["--playouts", "1" + "0" * 30], "playouts must be in [1, 1e+09], not 1000000000000000000000000000000"),
 ])
 def test_bad_command_line_options_exit_with_a_message_and_no_answer(args, message):
     r = run_engine(b"name\n", *args)
@@ -785,3 +788,121 @@ def test_random_command_lines_always_get_one_well_formed_answer(seed, tmp_path, 
         assert "internal error" not in ans, (line, ans)
         e.board.check_consistency()
         assert (e.board.width, e.board.height) == (e.width, e.height)
+
+
+# -- regressions from the new-user review ------------------------------------------------------------
+
+def test_prisoners_carry_over_when_the_game_resumes_after_two_passes(tmp_path):
+    # Japanese rules, komi 0. Black captures A1 (1 prisoner); A1 is then Black's territory (its
+    # neighbours A2 and B1 are black); the rest of the board touches both colours: B+2 by hand,
+    # before and after the game resumes with B J9 (J9's region touches E5's white stone too).
+    e = engine()
+    transcript(e, [("kgs-rules japanese", "= "), ("komi 0", "= "), ("play b B1", "= "),
+                   ("play w A1", "= "), ("play b A2", "= "), ("play w E5", "= "),
+                   ("fastgo-score", "= B+2"), ("play b pass", "= "), ("play w pass", "= "),
+                   ("play b J9", "= "), ("play w pass", "= "), ("play b pass", "= "),
+                   ("fastgo-score", "= B+2")])
+    assert "captures: black 1, white 0; turns 9; game over" in e.handle("showboard")
+    # final_score: the part's territory count with the stones playouts call dead removed, plus
+    # the first part's prisoner (the player's dead-stone judgement is seeded: deterministic)
+    dead = e.player.dead_stones(e.board, 400)
+    margin = e.board.score(dead=dead).margin + 1
+    want = "0" if margin == 0 else f"{'B' if margin > 0 else 'W'}+{abs(margin):g}"
+    assert e.handle("final_score") == f"= {want}\n\n"
+    record = ("(;FF[4]GM[1]CA[UTF-8]AP[fastgo]SZ[9]RU[Japanese]KM[0]RE[B+2]\n"
+              ";B[bi];W[ai];B[ah];W[ee];B[];W[];B[ia];W[];B[])\n")
+    assert e.handle("printsgf") == "= " + record + "\n"        # every part's turns, prisoners in RE
+    path = tmp_path / "resumed.sgf"
+    path.write_text(record)
+    f = engine()
+    transcript(f, [(f"loadsgf {path}", "= white"), ("fastgo-score", "= B+2")])
+    assert "captures: black 1, white 0; turns 9; game over" in f.handle("showboard")
+    assert f.handle("printsgf") == "= " + record + "\n"
+    # undo goes back into the first part, prisoners and all
+    transcript(e, [("undo", "= "), ("undo", "= "), ("undo", "= ")])
+    assert "captures: black 1, white 0; turns 6; game over" in e.handle("showboard")
+    transcript(e, [("undo", "= "), ("undo", "= "), ("fastgo-score", "= B+2")])
+    assert "captures: black 1, white 0; turns 4\n" in e.handle("showboard")
+    # without E5 every empty point (81 - 2 stones) is Black's, plus the prisoner
+    transcript(e, [("undo", "= "), ("fastgo-score", "= B+80")])
+
+
+def test_out_of_turn_after_a_pass_resumes_and_printsgf_reloads_it(tmp_path):
+    e = engine(size=5)
+    transcript(e, [("play b C3", "= "), ("play w pass", "= "), ("play w B2", "= "),
+                   ("list_stones b", "= C3"), ("list_stones w", "= B2")])
+    text = e.handle("printsgf")[2:-1]
+    assert ";B[cc];W[];W[bd]" in text and "HA[" not in text and "AB[" not in text
+    path = tmp_path / "g.sgf"
+    path.write_text(text)
+    f = engine(size=5)
+    transcript(f, [(f"loadsgf {path}", "= black"), ("list_stones b", "= C3"), ("list_stones w", "= B2"),
+                   ("undo", "= "), ("list_stones w", "= "), ("undo", "= "), ("list_stones b", "= C3")])
+
+
+def test_loadsgf_resumes_play_after_two_passes(tmp_path):
+    path = tmp_path / "g.sgf"
+    path.write_text("(;SZ[9]RU[Japanese];B[ee];W[];B[];W[cc];B[dd])")
+    e = engine()
+    transcript(e, [(f"loadsgf {path}", "= white"), ("list_stones b", "= E5 D6"),
+                   ("list_stones w", "= C7")])
+
+
+@pytest.mark.parametrize("change", ["komi 6.5", "kgs-rules chinese", "fastgo-rules ko=simple"])
+def test_undo_keeps_its_grouping_across_rule_and_komi_changes(change):
+    e = engine()
+    # the second play inserted a white pass: one undo takes back both turns
+    transcript(e, [("play b E5", "= "), ("play b D5", "= "), (change, "= "), ("undo", "= "),
+                   ("list_stones b", "= E5"), ("undo", "= "), ("list_stones b", "= "),
+                   ("undo", "? cannot undo")])
+    assert e.board.history == []
+
+
+def test_undo_across_a_rule_change_in_a_resumed_game():
+    e = engine(size=5)
+    transcript(e, [("play b C3", "= "), ("play w pass", "= "), ("play b pass", "= "),
+                   ("play w B2", "= "), ("komi 2", "= "), ("list_stones w", "= B2"),
+                   ("undo", "= "), ("list_stones w", "= "), ("undo", "= "), ("undo", "= "),
+                   ("undo", "= "), ("list_stones b", "= "), ("undo", "? cannot undo")])
+
+
+@pytest.mark.parametrize("kw, name", [(dict(seed=2**64), "seed"), (dict(playouts=10**30), "playouts"),
+                                      (dict(resign=10**400), "resign"), (dict(exploration=10**400), "exploration"),
+                                      (dict(seconds=10**400), "seconds"), (dict(threads=10**400), "threads")])
+def test_huge_ints_are_range_errors_naming_the_option(kw, name):
+    with pytest.raises(ValueError, match=f"^{name} must be in"):
+        Engine(**kw)
+
+
+def test_bad_search_and_handle_arguments_are_clear_errors():
+    with pytest.raises(ValueError, match="search must be one of"):
+        Engine(search=[1])
+    with pytest.raises(TypeError, match="line must be a str or bytes, not NoneType"):
+        Engine().handle(None)
+
+
+def test_extra_arguments_to_commands_that_take_none_are_a_syntax_error():
+    e = engine()
+    for name in ("name", "version", "protocol_version", "list_commands", "clear_board", "showboard",
+                 "final_score", "fastgo-score", "fastgo-legal_moves", "fastgo-stats", "undo"):
+        assert e.handle(f"7 {name} x") == "?7 syntax error\n\n", name
+    e.handle("play b E5")
+    assert e.handle("clear_board now") == "? syntax error\n\n"
+    assert e.handle("list_stones b") == "= E5\n\n"             # the refused command did nothing
+    assert e.handle("quit now") == "= \n\n" and e.quit_requested   # quit always quits
+
+
+@pytest.mark.parametrize("command", ["boardsize 1_9", "boardsize \u0661\u0669", "boardsize \uff11\uff19",
+                                     "komi \u0663", "komi 6_5", "komi 0x10", "komi 1e", "time_left b 1_0 0",
+                                     "fastgo-playouts \u0665\u0660\u0660", "komi infinity", "komi 1.5.5"])
+def test_numbers_are_ascii_only(command):
+    e = engine()
+    assert e.handle(command) == "? syntax error\n\n"
+    assert e.rules.komi == 7.5 and e.board.width == 9
+
+
+def test_ascii_number_forms_are_accepted():
+    e = engine()
+    transcript(e, [("komi -.5", "= "), ("fastgo-rules", "= tromp-taylor ko=positional suicide=allowed scoring=area komi=-0.5"),
+                   ("komi +2.5e0", "= "), ("komi 7.", "= "), ("boardsize 019", "= ")])
+    assert e.rules.komi == 7 and e.board.width == 19

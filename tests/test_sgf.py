@@ -94,9 +94,15 @@ def test_insert_passes_between_moves_of_one_colour():
     b = g.board(insert_passes=True)
     assert [fastgo.point_to_vertex(p, 5, 5) for p in b.history] == ["A5", "B4", "C3", "pass", "D2", "E1"]
     assert len(g.board(upto=4, insert_passes=True).history) == 3
-    # a pass right before would end the game: still an error, with the record's move number
+    # a pass right before would end the game: without insert_passes an error with the record's
+    # move number; with it the game resumes from the stones as a new set-up (as GTP play does)
+    g = sgf.read_game("(;SZ[5];B[aa];W[];W[bb])")
     with pytest.raises(sgf.ReplayError, match=r"move 3 \(W B4\) is illegal: not this colour's turn"):
-        sgf.read_game("(;SZ[5];B[aa];W[];W[bb])").board(insert_passes=True)
+        g.board()
+    first, second = g.segments(insert_passes=True)
+    assert [fastgo.point_to_vertex(p, 5, 5) for p in first.history] == ["A5", "pass"]
+    assert [fastgo.point_to_vertex(p, 5, 5) for p in second.history] == ["B4"]
+    assert second.first_player == fastgo.WHITE and second.start_position()[4, 0] == fastgo.BLACK
     b = sgf.read_game("(;SZ[5]PL[B];W[aa];W[bb])").board(insert_passes=True)
     assert [fastgo.point_to_vertex(p, 5, 5) for p in b.history] == ["pass", "A5", "pass", "B4"]
 
@@ -393,3 +399,83 @@ def test_games_to_sgf_from_simulate(kw):
         b = g.board()
         assert b.history == list(map(int, moves))
         assert b.score().margin == score                  # the kernel's count, replayed
+
+
+# -- regressions from the new-user review ------------------------------------------------------------
+
+def test_play_after_two_passes_resumes_with_insert_passes_and_keeps_the_prisoners():
+    g = sgf.read_game("(;SZ[9]RU[Japanese];B[ee];W[];B[];W[cc];B[dd])")
+    with pytest.raises(sgf.ReplayError, match=r"move 4 \(W C7\) is illegal: game over"):
+        g.board()                                   # strict by default
+    first, second = g.segments(insert_passes=True)
+    assert first.is_over and len(first.history) == 3
+    assert second.first_player == fastgo.WHITE and len(second.history) == 2
+    assert g.board(insert_passes=True) == second
+    assert second.color_at("E5") == second.color_at("D6") == fastgo.BLACK
+    assert second.color_at("C7") == fastgo.WHITE
+    # prisoners of the first part count in the score (territory scoring) and in the record:
+    # Japanese, komi 0: B B1, W A1, B A2 takes A1; W E5; both pass; B J9; both pass. A1 is
+    # Black's territory (1) plus 1 prisoner, the rest touches both colours: B+2 by hand
+    g = sgf.read_game("(;SZ[9]RU[Japanese]KM[0];B[bi];W[ai];B[ah];W[ee];B[];W[];B[ia];W[];B[])")
+    parts = g.segments(insert_passes=True)
+    assert len(parts) == 2 and parts[-1].captures == (0, 0)
+    assert sgf.prisoners(parts[:-1]) == (1, 0)
+    s = sgf.score(parts[-1], parts[:-1])
+    assert (s.black, s.white, s.margin, s.winner) == (2, 0, 2, fastgo.BLACK)
+    assert parts[-1].score().margin == 1          # the part alone misses the prisoner
+    text = sgf.board_to_sgf(parts[-1], earlier=parts[:-1])
+    assert "RE[B+2]" in text and ";B[bi];W[ai];B[ah];W[ee];B[];W[];B[ia];W[];B[]" in text
+    again = sgf.read_game(text).segments(insert_passes=True)
+    assert [p.history for p in again] == [p.history for p in parts]
+
+
+def test_replay_command_resumes_with_insert_passes(tmp_path):
+    path = tmp_path / "resumed.sgf"
+    path.write_text("(;SZ[9]RU[Japanese]KM[0];B[bi];W[ai];B[ah];W[ee];B[];W[];B[ia];W[];B[])")
+    r = subprocess.run([sys.executable, "-m", "fastgo", "replay", "--insert-passes", str(path)],
+                       capture_output=True, env={**os.environ, "PYTHONPATH": SRC})
+    out = r.stdout.decode()
+    assert r.returncode == 0, r.stderr
+    assert "9 moves replayed, all legal (resumed 1 time after the game ended)" in out
+    assert "captures: black 1, white 0" in out and "-> B+2" in out
+
+
+def test_handicap_is_written_only_for_a_handicap_placement():
+    b = fastgo.Board(9, handicap=2)
+    assert "HA[2]" in sgf.board_to_sgf(b)
+    # the same count of black stones as a diagram set-up, White to move: no handicap claimed
+    d = fastgo.Board.from_diagram("\n".join(["........."] * 7 + ["X........", ".X......."]), to_move=2)
+    text = sgf.board_to_sgf(d)
+    assert "HA[" not in text and "AB[" in text and "PL[W]" in text
+    g = sgf.read_game(text)
+    assert g.handicap == 0 and g.board() == d
+    free = fastgo.Board(5, handicap=["A1", "E5", "C3"])
+    assert "HA[" not in sgf.board_to_sgf(free) and "HA[3]" in sgf.board_to_sgf(free, handicap=3)
+    with pytest.raises(ValueError, match="handicap must be"):
+        sgf.board_to_sgf(free, handicap=-1)
+
+
+def test_charset_that_raises_unicode_error_falls_back_and_bad_paths_are_refused(tmp_path):
+    pun = tmp_path / "pun.sgf"
+    pun.write_bytes(b"(;CA[punycode]SZ[9]PB[J\xc3\xb6rg];B[ee])")
+    g = sgf.load(pun)                       # punycode cannot decode it: UTF-8, like other charsets
+    assert g.info["PB"] == "J\u00f6rg" and g.moves == [(fastgo.BLACK, 40)]
+    ok = tmp_path / "ok.sgf"
+    ok.write_text("(;SZ[5];B[cc])")
+    r = subprocess.run([sys.executable, "-m", "fastgo", "replay", str(pun), str(ok)],
+                       capture_output=True, env={**os.environ, "PYTHONPATH": SRC})
+    assert r.returncode == 0 and r.stdout.decode().count("1 move replayed") == 2, r.stderr
+    from fastgo.gtp import Engine
+    assert Engine(playouts=10).handle(f"loadsgf {pun}") == "= white\n\n"
+    for bad in (5, None, 2.5, ["a.sgf"]):
+        with pytest.raises(TypeError, match="path must be a str, bytes or os.PathLike"):
+            sgf.load(bad)
+
+
+def test_writers_name_a_bad_board_or_move_list():
+    with pytest.raises(TypeError, match="board must be a fastgo.Board, not NoneType"):
+        sgf.board_to_sgf(None)
+    with pytest.raises(TypeError, match="earlier"):
+        sgf.board_to_sgf(fastgo.Board(5), earlier=[None])
+    with pytest.raises(TypeError, match="game 0: a move list must hold int points"):
+        sgf.games_to_sgf([["E5"]], 9)

@@ -19,8 +19,13 @@ Semantics worth knowing:
   ``fastgo-why_illegal`` gives the reason.
 - fastgo games alternate. A ``play``/``genmove`` for the colour not to move inserts a pass for
   the other colour, unless that pass would end the game (the previous turn was a pass) or the
-  game is over; then the game continues from the current position as a new set-up (the ko and
-  superko memory of the earlier turns is dropped). ``undo`` takes back such steps as one.
+  game is over; then the game resumes from the current position as a new set-up (the ko and
+  superko memory of the earlier turns is dropped; the finished parts are kept in
+  ``Engine.earlier``, so their prisoners count in ``showboard``, ``fastgo-score``,
+  ``final_score`` and ``printsgf``, which writes every turn, resumed as ``loadsgf`` reads
+  it). ``undo`` takes back such steps as one, also across a change of komi or rules.
+- A command that takes no arguments answers ``syntax error`` to any (``quit`` quits anyway);
+  numbers are ASCII (ints ``[0-9]+``; floats decimal, optional sign and exponent).
 - ``genmove`` is a demo player (``fastgo.player``): UCT with RAVE over random playouts by
   default, plain UCT or flat UCB1 over the root moves as options. Its budget is
   ``fastgo-playouts`` playouts per move, cut short by ``fastgo-seconds`` and by the clock:
@@ -32,6 +37,7 @@ Semantics worth knowing:
   it stands.
 """
 
+import re
 import sys
 import time
 import traceback
@@ -55,6 +61,13 @@ _CONTROL[127] = None
 SEARCHES = {"rave": RavePlayer, "uct": TreePlayer, "flat": MonteCarloPlayer}
 
 
+#: Commands that take no arguments: extra ones are a syntax error. (``quit`` is not here: it
+#: quits whatever follows it, so that a controller's ``quit`` always ends the engine.)
+NO_ARGUMENTS = frozenset({"protocol_version", "name", "version", "list_commands", "clear_board",
+                          "showboard", "final_score", "fastgo-score", "fastgo-legal_moves",
+                          "fastgo-stats", "undo"})
+
+
 class GtpError(Exception):
     """A command failed: the message is the GTP error text."""
 
@@ -65,10 +78,15 @@ def _check_number(name, value, low, high, integer=False, low_open=False, high_op
         raise TypeError(f"{name} must be a number, not {type(value).__name__}")
     if integer and not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-    if not np.isfinite(value) or value < low or value > high or (low_open and value == low) \
+    # ints of any size compare exactly with floats (np.isfinite would refuse a huge int)
+    finite = isinstance(value, (int, np.integer)) or bool(np.isfinite(value))
+    if not finite or value < low or value > high or (low_open and value == low) \
             or (high_open and value == high):
         lo, hi = "(" if low_open else "[", ")" if high_open else "]"
-        raise ValueError(f"{name} must be in {lo}{low:g}, {high:g}{hi}, not {value}")
+        shown = str(value) if len(str(value)) <= 40 else f"{str(value)[:20]}...({len(str(value))} digits)"
+        def bound(x):
+            return str(x) if isinstance(x, int) and abs(x) >= 10**15 else f"{x:g}"
+        raise ValueError(f"{name} must be in {lo}{bound(low)}, {bound(high)}{hi}, not {shown}")
 
 
 def _colour(text):
@@ -80,18 +98,24 @@ def _colour(text):
     raise GtpError("syntax error")
 
 
+# GTP numbers are ASCII: int() and float() alone would take "1_9", Arabic-Indic digits, "inf"
+_INT = re.compile(r"-?[0-9]+")
+_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
 def _int_arg(text):
-    try:
-        return int(text)
-    except ValueError:
-        raise GtpError("syntax error") from None
+    """An int argument: ASCII digits (a leading minus is read, for the commands' own range
+    errors); anything else is a syntax error."""
+    if not _INT.fullmatch(text):
+        raise GtpError("syntax error")
+    return int(text)
 
 
 def _float_arg(text):
-    try:
-        v = float(text)
-    except ValueError:
-        raise GtpError("syntax error") from None
+    """A float argument: ASCII decimal, optional sign and exponent, finite."""
+    if not _FLOAT.fullmatch(text):
+        raise GtpError("syntax error")
+    v = float(text)
     if not np.isfinite(v):
         raise GtpError("syntax error")
     return v
@@ -118,7 +142,7 @@ class Engine:
         if not isinstance(self.rules, Rules):
             raise TypeError(f"rules must be a preset name or a Rules, not {type(rules).__name__}")
         self.width, self.height = check_size(size, size)
-        if search not in SEARCHES:
+        if not isinstance(search, str) or search not in SEARCHES:
             raise ValueError(f"search must be one of {sorted(SEARCHES)}, not {search!r}")
         _check_number("playouts", playouts, 1, 10**9, integer=True)
         if seconds is not None:
@@ -182,8 +206,10 @@ class Engine:
 
     def handle(self, line):
         """The answer to one input line (see the module docstring), or None if it is empty."""
-        if isinstance(line, bytes):
-            line = line.decode("utf-8", "replace")
+        if isinstance(line, (bytes, bytearray)):
+            line = bytes(line).decode("utf-8", "replace")
+        elif not isinstance(line, str):
+            raise TypeError(f"line must be a str or bytes, not {type(line).__name__}")
         line = line.translate(_CONTROL).split("#", 1)[0].replace("\t", " ")
         words = line.split()
         if not words:
@@ -198,6 +224,8 @@ class Engine:
         try:
             if handler is None:
                 raise GtpError("unknown command")
+            if args and name in NO_ARGUMENTS:
+                raise GtpError("syntax error")
             result = handler(args)
             ok = True
         except GtpError as e:
@@ -235,21 +263,38 @@ class Engine:
 
     # -- state ----------------------------------------------------------------------------------------
 
-    def _clear(self, board=None):
+    def _clear(self, board=None, earlier=(), handicap=0):
         self.board = board if board is not None else Board(self.width, self.height, rules=self.rules)
-        self.undo_stack = []               # ("undo", k) or ("restore", board before)
+        # the finished parts of a resumed game (see _bring_to_move), oldest first: their turns
+        # are in printsgf's record and their prisoners in the scores and showboard
+        self.earlier = list(earlier)
+        self.handicap = handicap           # HA of the game's set-up, for printsgf
+        self.undo_stack = []               # ("undo", k) or ("resume",)
 
     def _rebuild(self, rules):
-        """The game replayed under other rules (komi changes, kgs-rules mid-game)."""
-        setup, first = sgf.board_setup(self.board)
-        b = Board.from_array(setup, to_move=first, rules=rules)
-        for k, p in enumerate(self.board.history):
-            try:
-                b.play(p)
-            except IllegalMoveError as e:
-                raise GtpError(f"move {k + 1} of the game is illegal under those rules: {e.reason}") from None
+        """The game replayed under other rules (komi changes, kgs-rules mid-game). Every part of
+        a resumed game is replayed; the undo records stay valid (same turns, same parts)."""
+        parts, k = [], 0
+        for old in self.earlier + [self.board]:
+            setup, first = sgf.board_setup(old)
+            b = Board.from_array(setup, to_move=first, rules=rules)
+            for p in old.history:
+                k += 1
+                try:
+                    b.play(p)
+                except IllegalMoveError as e:
+                    raise GtpError(f"move {k} of the game is illegal under those rules: {e.reason}") from None
+            parts.append(b)
         self.rules = rules
-        self._clear(b)
+        self.earlier, self.board = parts[:-1], parts[-1]
+
+    def _prisoners(self):
+        """(black, white) stones captured in the whole game, earlier parts included."""
+        pb, pw = sgf.prisoners(self.earlier)
+        return self.board.captures[0] + pb, self.board.captures[1] + pw
+
+    def _score(self, dead=()):
+        return sgf.score(self.board, self.earlier, dead)
 
     def _vertex(self, point):
         return point_to_vertex(point, self.width, self.height)
@@ -271,9 +316,10 @@ class Engine:
         if not b.is_over and (not b.history or b.history[-1] != b.pass_move):
             b.play(b.pass_move)
             return ("undo", 1)
-        before = b.copy(True)
+        # resume: a new part from the stones as they stand; the finished one is kept
+        self.earlier.append(b)
         self.board = Board.from_array(b.stones(), to_move=colour, rules=self.rules)
-        return ("restore", before)
+        return ("resume",)
 
     def _play(self, colour, point):
         record = self._bring_to_move(colour)
@@ -288,12 +334,11 @@ class Engine:
             self.undo_stack.append(record)
 
     def _revert(self, record):
-        kind, value = record
-        if kind == "undo":
-            if value:
-                self.board.undo(value)
-        else:
-            self.board = value
+        if record[0] == "undo":
+            if record[1]:
+                self.board.undo(record[1])
+        else:                              # "resume": back to the finished part
+            self.board = self.earlier.pop()
 
     # -- required commands ---------------------------------------------------------------------------
 
@@ -405,6 +450,8 @@ class Engine:
             self._revert(self.undo_stack.pop())
         elif self.board.history:
             self.board.undo()               # a turn of a loaded game
+        elif self.earlier:
+            self.board = self.earlier.pop()   # a resumption of a loaded game
         else:
             raise GtpError("cannot undo")
         return ""
@@ -412,8 +459,9 @@ class Engine:
     def cmd_showboard(self, args):
         b = self.board
         side = "black" if b.to_move == BLACK else "white"
-        lines = [str(b), f"{side} to move; captures: black {b.captures[0]}, white {b.captures[1]}; "
-                         f"turns {len(b.history)}{'; game over' if b.is_over else ''}",
+        cb, cw = self._prisoners()
+        lines = [str(b), f"{side} to move; captures: black {cb}, white {cw}; "
+                         f"turns {sum(len(x.history) for x in self.earlier) + len(b.history)}{'; game over' if b.is_over else ''}",
                  f"rules: {self._rules_text()}"]
         return "\n" + "\n".join(lines)
 
@@ -421,7 +469,7 @@ class Engine:
         return self.player.dead_stones(self.board, 400)
 
     def cmd_final_score(self, args):
-        s = self.board.score(dead=self._dead())
+        s = self._score(self._dead())
         return _result((s.margin, s.winner))
 
     def cmd_final_status_list(self, args):
@@ -446,7 +494,7 @@ class Engine:
             board = Board(self.width, self.height, rules=self.rules, handicap=list(points))
         except ValueError:
             raise GtpError("bad vertex list") from None
-        self._clear(board)
+        self._clear(board, handicap=len(points))
         return " ".join(self._vertex(p) for p in points)
 
     def cmd_fixed_handicap(self, args):
@@ -496,17 +544,20 @@ class Engine:
         rules = game.effective_rules() if game.rules is not None else self.rules.replace(komi=game.komi)
         try:
             # as with play: two moves of one colour in a row mean the other colour passed
-            board = game.board(rules=rules, upto=upto, insert_passes=True)
+            # and a move after two passes resumes the game
+            parts = game.segments(rules=rules, upto=upto, insert_passes=True)
         except sgf.SgfError as e:
             raise GtpError(f"cannot load file: {e}") from None
         self.width, self.height, self.rules = game.width, game.height, rules
-        self._clear(board)
+        self._clear(parts[-1], parts[:-1], game.handicap)
+        board = self.board
         return "black" if board.to_move == BLACK else "white"
 
     def cmd_printsgf(self, args):
         if len(args) > 1:
             raise GtpError("syntax error")
-        text = sgf.board_to_sgf(self.board)
+        # a resumed game: every part's turns (loadsgf resumes them alike), prisoners in RE
+        text = sgf.board_to_sgf(self.board, earlier=self.earlier, handicap=self.handicap)
         if args:
             try:
                 with open(args[0], "w", encoding="utf-8") as f:
@@ -719,7 +770,7 @@ class Engine:
         return "\n".join(lines)
 
     def cmd_fastgo_score(self, args):
-        s = self.board.score()
+        s = self._score()
         return _result((s.margin, s.winner))
 
     def cmd_fastgo_why_illegal(self, args):

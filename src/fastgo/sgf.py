@@ -18,7 +18,9 @@ small.
 
 Not supported (a clear ``SgfError`` or ``ReplayError`` says so): set-up properties after the
 root node, two moves of one colour in a row (fastgo games alternate; a record needs a pass
-between them, or ``board(insert_passes=True)``), one point in two of AB/AW/AE of a node (FF[4]
+between them, or ``board(insert_passes=True)``), a move after the game ended with two passes
+(``board(insert_passes=True)`` resumes the game from the stones as they stand, as GTP's
+``play`` does; ``segments`` gives every part and ``score`` counts their prisoners), one point in two of AB/AW/AE of a node (FF[4]
 forbids it), and replaying a board over 25 points a side (fastgo's ``Board`` stops there; such
 records up to SGF's 52 are read and written). Not interpreted (some kept in ``Game.info``):
 comments, markup, time, game information other than the above.
@@ -26,6 +28,7 @@ comments, markup, time, game information other than the above.
 
 from __future__ import annotations  # `int | None` fields on Python 3.9
 
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -33,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fastgo.board import Board
-from fastgo.coords import MAX_SIDE, check_size, point_to_vertex
+from fastgo.coords import MAX_SIDE, check_size, point_to_vertex, star_points
 from fastgo.errors import IllegalMoveError
 from fastgo.rules import PRESETS, Rules
 
@@ -286,9 +289,20 @@ class Game:
 
         Two moves of one colour in a row are an error, unless `insert_passes`: then a pass of
         the other colour is played between them, as GTP engines read such a sequence, provided
-        it does not end the game (the turn before was not a pass).
+        it does not end the game (the turn before was not a pass). With `insert_passes`, a move
+        after the game ended (two passes), or one of the colour that just passed, resumes the
+        game as GTP's ``play`` does: play goes on from the stones as they stand as a new set-up
+        (ko and superko forget the earlier positions). The returned board is then that last
+        part; its ``captures`` count only the prisoners taken in it (``segments`` gives every
+        part, ``prisoners`` and ``score`` add the earlier ones).
 
         A record of a board over 25 points a side (fastgo's largest) raises ``SgfError``."""
+        return self.segments(rules, upto, insert_passes)[-1]
+
+    def segments(self, rules=None, upto=None, insert_passes=False):
+        """The replay of ``board`` as a list of boards: one per part of the game, each ended by
+        a resumption (see ``board``), the last the part still being played. Without resumption
+        the list holds one board."""
         if upto is not None:
             if isinstance(upto, bool) or not isinstance(upto, (int, np.integer)):
                 raise TypeError(f"upto must be an int or None, not {type(upto).__name__}")
@@ -299,13 +313,18 @@ class Game:
         except ValueError:
             raise SgfError(f"cannot replay a {self.width}x{self.height} board: fastgo boards are "
                            f"1..{MAX_SIDE} points a side", self.text, self.size_offset) from None
-        b = Board.from_array(self.setup, to_move=self.to_move, rules=self.effective_rules(rules))
+        rules = self.effective_rules(rules)
+        b = Board.from_array(self.setup, to_move=self.to_move, rules=rules)
+        parts = [b]
         moves = self.moves if upto is None else self.moves[:max(0, upto - 1)]
         for k, (colour, point) in enumerate(moves):
             offset = self.offsets[k] if k < len(self.offsets) else None
-            if (colour != b.to_move and insert_passes and not b.is_over
-                    and (not b.history or b.history[-1] != b.pass_move)):
-                b.play(b.pass_move)
+            if insert_passes and (b.is_over or colour != b.to_move):
+                if not b.is_over and (not b.history or b.history[-1] != b.pass_move):
+                    b.play(b.pass_move)
+                else:                           # resume, as GTP's play does
+                    b = Board.from_array(b.stones(), to_move=colour, rules=rules)
+                    parts.append(b)
             if colour != b.to_move:
                 raise ReplayError(k + 1, colour, point_to_vertex(point, self.width, self.height),
                                   "not this colour's turn (two moves of one colour in a row; "
@@ -315,7 +334,29 @@ class Game:
                 b.play(point)
             except IllegalMoveError as e:
                 raise ReplayError(k + 1, colour, e.vertex, e.reason, self.text, offset) from None
-        return b
+        return parts
+
+
+def prisoners(earlier):
+    """(black, white) prisoners taken in the boards `earlier` (the finished parts of a resumed
+    game, as ``Game.segments`` lists them before the last)."""
+    black = white = 0
+    for b in earlier:
+        black += b.captures[0]
+        white += b.captures[1]
+    return black, white
+
+
+def score(board, earlier=(), dead=()):
+    """``board.score(dead)`` with the prisoners of the `earlier` parts of a resumed game added
+    (they count under territory scoring only). Returns a ``fastgo.board.Score``."""
+    s = board.score(dead)
+    pb, pw = prisoners(earlier)
+    if board.rules.scoring == "area" or not (pb or pw):
+        return s
+    black, white = s.black + pb, s.white + pw
+    winner = BLACK if black > white else WHITE if white > black else EMPTY
+    return type(s)(black, white, black - white, winner, s.ownership)
 
 
 def _parse_point(value, width, height, text, offset, allow_pass):
@@ -481,20 +522,23 @@ def read_games(text):
 
 
 def decode(data):
-    """Text of SGF bytes: the charset of the first CA[] if it names one Python knows, else
-    UTF-8, else Latin-1 (which decodes anything)."""
+    """Text of SGF bytes: the charset of the first CA[] if it names one Python knows and it
+    decodes the bytes, else UTF-8, else Latin-1 (which decodes anything)."""
     m = re.search(rb"CA\s*\[([^\]]*)\]", data)
     encodings = ([m.group(1).decode("ascii", "replace").strip()] if m else []) + ["utf-8"]
     for enc in encodings:
         try:
             return data.decode(enc)
-        except (LookupError, UnicodeDecodeError):
+        except (LookupError, UnicodeError):   # UnicodeError: codecs such as punycode
             continue
     return data.decode("latin-1")
 
 
 def load(path, index=0):
-    """The ``Game`` of game tree `index` of the SGF file at `path`."""
+    """The ``Game`` of game tree `index` of the SGF file at `path` (a str, bytes or
+    ``os.PathLike`` path; a file descriptor number is refused)."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"path must be a str, bytes or os.PathLike, not {type(path).__name__}")
     with open(path, "rb") as f:
         return read_game(decode(f.read()), index)
 
@@ -571,6 +615,7 @@ def result_text(score, resigned=None):
 
 def board_setup(board):
     """(set-up stones int8 [height, width], colour that moved first) of a ``Board``."""
+    _check_board(board)
     # The Board keeps its set-up for pickling; __reduce__ is the public door to it.
     _, (cls, width, height, rules, setup, first, history) = board.__reduce__()
     if setup is None:
@@ -578,26 +623,60 @@ def board_setup(board):
     return np.array(setup, dtype=np.int8), int(first)
 
 
-def game_of_board(board, result=None, **info):
+def _check_board(board, name="board"):
+    if not isinstance(board, Board):
+        raise TypeError(f"{name} must be a fastgo.Board, not {type(board).__name__}")
+
+
+def game_of_board(board, result=None, *, earlier=(), handicap=None, **info):
     """The ``Game`` of a ``Board``: its set-up, turns and rules. `result` defaults to the score
     as the position stands when the game is over (else none); `info` adds root properties such
-    as ``PB="fastgo"``."""
-    setup, first = board_setup(board)
-    moves, colour = [], first
-    for p in board.history:
-        moves.append((colour, int(p)))
-        colour = 3 - colour
+    as ``PB="fastgo"``.
+
+    `earlier`: the finished parts of a resumed game (boards, oldest first, as
+    ``Game.segments`` lists them): the record then starts from the first one's set-up and holds
+    every part's turns, which ``Game.board(insert_passes=True)`` (and GTP's ``loadsgf``) resume
+    the same way; their prisoners count in the result. `handicap`: the HA[] to write. A
+    ``Board`` does not record how it was made, so by default HA[n] is written only when the
+    set-up is exactly the fixed star-point placement of n black stones with White to move
+    first (``Board(handicap=n)``); a set-up from ``from_array``/``from_diagram`` or a free
+    placement is written as AB/AW stones (and PL) without HA."""
+    _check_board(board)
+    if isinstance(earlier, Board) or not hasattr(earlier, "__iter__"):
+        raise TypeError(f"earlier must be a sequence of fastgo.Board, not {type(earlier).__name__}")
+    earlier = list(earlier)
+    for b in earlier:
+        _check_board(b, "earlier's items")
+    parts = earlier + [board]
+    setup, first = board_setup(parts[0])
+    moves = []
+    for part in parts:
+        colour = board_setup(part)[1]
+        for p in part.history:
+            moves.append((colour, int(p)))
+            colour = 3 - colour
     if result is None and board.is_over:
-        result = result_text(board.score())
-    handicap = int(np.count_nonzero(setup == BLACK)) if first == WHITE and not (setup == WHITE).any() else 0
+        result = result_text(score(board, earlier))
+    if handicap is None:
+        handicap = 0
+        n = int(np.count_nonzero(setup == BLACK))
+        if first == WHITE and n >= 2 and not (setup == WHITE).any():
+            try:
+                points = star_points(board.width, board.height, n)
+            except ValueError:
+                points = None
+            if points is not None and sorted(points) == np.flatnonzero(setup.reshape(-1) == BLACK).tolist():
+                handicap = n
+    elif isinstance(handicap, bool) or not isinstance(handicap, (int, np.integer)) or handicap < 0:
+        raise ValueError(f"handicap must be None or an int >= 0, not {handicap!r}")
     return Game(width=board.width, height=board.height, komi=board.rules.komi,
-                handicap=handicap if handicap >= 2 else 0, rules=board.rules, setup=setup,
+                handicap=int(handicap), rules=board.rules, setup=setup,
                 to_move=first, moves=moves, result=result, info=dict(info))
 
 
-def board_to_sgf(board, result=None, **info):
+def board_to_sgf(board, result=None, *, earlier=(), handicap=None, **info):
     """An FF[4] record of a ``Board``'s game (see ``game_of_board``)."""
-    return to_sgf(game_of_board(board, result, **info))
+    return to_sgf(game_of_board(board, result, earlier=earlier, handicap=handicap, **info))
 
 
 def games_to_sgf(move_lists, width=9, height=None, *, rules=None, komi=None, handicap=0,
@@ -633,7 +712,12 @@ def games_to_sgf(move_lists, width=9, height=None, *, rules=None, komi=None, han
     trees = []
     for k, moves in enumerate(move_lists):
         b = start.copy()
-        for j, p in enumerate(np.asarray(moves, dtype=np.int64).reshape(-1).tolist()):
+        try:
+            points = np.asarray(moves, dtype=np.int64).reshape(-1).tolist()
+        except (TypeError, ValueError):
+            raise TypeError(f"game {k}: a move list must hold int points (pass = width * height), "
+                            f"not {moves!r:.60}") from None
+        for j, p in enumerate(points):
             try:
                 b.play(p)
             except IllegalMoveError as e:
@@ -729,30 +813,32 @@ def run_replay(args):
                     rules = game.effective_rules()
                     if args.komi is not None:
                         rules = rules.replace(komi=args.komi)
-                board = game.board(rules=rules, upto=args.upto, insert_passes=args.insert_passes)
+                parts = game.segments(rules=rules, upto=args.upto, insert_passes=args.insert_passes)
             except (SgfError, ValueError) as e:
                 fail(where, e)
                 continue
-            _print_replay(game, board, rules, preset is None)
+            _print_replay(game, parts[-1], rules, preset is None, parts[:-1])
             if many or len(picked) > 1:
                 print()
     return status
 
 
-def _print_replay(game, board, rules, rules_from_record):
-    score = board.score()
+def _print_replay(game, board, rules, rules_from_record, earlier=()):
+    total = score(board, earlier)
     print(board)
     print()
     name = rules_to_name(rules)
     if rules_from_record and game.rules is None:
         name += (f" (the record's RU[{game.rules_name}] is not known; Tromp-Taylor used)"
                  if game.rules_name else " (no RU[] in the record)")
-    n = len(board.history)
+    n = len(board.history) + sum(len(b.history) for b in earlier)
+    resumed = f" (resumed {len(earlier)} time{'' if len(earlier) == 1 else 's'} after the game ended)" if earlier else ""
     print(f"{game.width}x{game.height}, rules {name}, komi {number_text(rules.komi)}; "
-          f"{n} move{'' if n == 1 else 's'} replayed, all legal; game over: {board.is_over}")
-    print(f"captures: black {board.captures[0]}, white {board.captures[1]}")
+          f"{n} move{'' if n == 1 else 's'} replayed, all legal{resumed}; game over: {board.is_over}")
+    pb, pw = prisoners(earlier)
+    print(f"captures: black {board.captures[0] + pb}, white {board.captures[1] + pw}")
     print(f"score as the position stands ({rules.scoring}, no dead stones removed): "
-          f"black {score.black:g}, white {score.white:g} -> {result_text(score)}")
+          f"black {total.black:g}, white {total.white:g} -> {result_text(total)}")
     if game.result is not None:
         print(f"the record's result: {game.result}")
     sys.stdout.flush()
