@@ -225,15 +225,20 @@ def _bench(args):
     return 0
 
 
+def _board_options(p):
+    """The board a subcommand plays on: size, height, rules preset (main() turns it into Rules)."""
+    p.add_argument("--size", type=int, default=9, help="board width (default 9)")
+    p.add_argument("--height", type=int, default=None, help="board height (default: width)")
+    p.add_argument("--rules", dest="rules_name", default="tromp-taylor",
+                   help=f"rules preset: {', '.join(sorted(PRESETS))} (default tromp-taylor)")
+    p.add_argument("--komi", type=float, default=None)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="fastgo", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     bench = sub.add_parser("bench", help="measure random playouts per second (the main job)")
-    bench.add_argument("--size", type=int, default=9, help="board width (default 9)")
-    bench.add_argument("--height", type=int, default=None, help="board height (default: width)")
-    bench.add_argument("--rules", dest="rules_name", default="tromp-taylor",
-                       help=f"rules preset: {', '.join(sorted(PRESETS))} (default tromp-taylor)")
-    bench.add_argument("--komi", type=float, default=None)
+    _board_options(bench)
     bench.add_argument("--ko", default="rules", choices=["rules", "simple", "positional", "situational"],
                        help="ko rule inside the playouts (default: the rules' own)")
     bench.add_argument("--count", type=int, default=None,
@@ -245,11 +250,7 @@ def main(argv=None):
     bench.add_argument("--json", action="store_true", help="one JSON object per run")
     bench.set_defaults(func=cmd_bench)
     demo = sub.add_parser("demo", help="play and score a random game")
-    demo.add_argument("--size", type=int, default=9, help="board width (default 9)")
-    demo.add_argument("--height", type=int, default=None, help="board height (default: width)")
-    demo.add_argument("--rules", dest="rules_name", default="tromp-taylor",
-                      help=f"rules preset: {', '.join(sorted(PRESETS))} (default tromp-taylor)")
-    demo.add_argument("--komi", type=float, default=None)
+    _board_options(demo)
     demo.add_argument("--seed", type=int, default=0)
     demo.set_defaults(func=cmd_demo)
     count = sub.add_parser("count", help="count legal positions exactly, or estimate the fraction",
