@@ -416,6 +416,21 @@ def rules_to_name(rules):
             f"scoring={rules.scoring}")
 
 
+def _root_number(root, key, what, convert, valid, text, default, where):
+    """The number of root property `key` (KM, HA) converted and checked, or `default` when absent
+    or blank; a bad one raises SgfError at its position (`where(root, key)`)."""
+    value = root.get(key)
+    if value is None or not value.strip():
+        return default
+    try:
+        n = convert(value)
+    except ValueError:
+        n = None
+    if n is None or not valid(n):
+        raise SgfError(f"bad {what} {key}[{value}]", text, where(root, key))
+    return n
+
+
 def game_from_tree(root, text=None):
     """The ``Game`` of a game tree's main line (see the module docstring for what is read)."""
     def where(node, ident, k=0):
@@ -439,22 +454,9 @@ def game_from_tree(root, text=None):
                        "points a side", text, where(root, "SZ"))
     game = Game(width=width, height=height, text=text,
                 size_offset=where(root, "SZ") if "SZ" in root.props else root.offset)
-    km = root.get("KM")
-    if km is not None and km.strip():
-        try:
-            game.komi = float(km)
-        except ValueError:
-            raise SgfError(f"bad komi KM[{km}]", text, where(root, "KM")) from None
-        if not np.isfinite(game.komi):
-            raise SgfError(f"bad komi KM[{km}]", text, where(root, "KM"))
-    ha = root.get("HA")
-    if ha is not None and ha.strip():
-        try:
-            game.handicap = int(ha)
-        except ValueError:
-            raise SgfError(f"bad handicap HA[{ha}]", text, where(root, "HA")) from None
-        if game.handicap < 0:
-            raise SgfError(f"bad handicap HA[{ha}]", text, where(root, "HA"))
+    game.komi = _root_number(root, "KM", "komi", float, np.isfinite, text, game.komi, where)
+    game.handicap = _root_number(root, "HA", "handicap", int, lambda n: n >= 0, text,
+                                 game.handicap, where)
     game.rules_name = root.get("RU")
     game.rules = rules_from_name(game.rules_name)
     game.result = root.get("RE")
