@@ -246,6 +246,22 @@ cdef inline void board_clear(BoardState* b, int width, int height) noexcept nogi
             b.empty[b.num_empty] = p
             b.num_empty += 1
 
+cdef inline size_t board_bytes(int width, int height) noexcept nogil:
+    """Bytes a width x height board needs. A BoardState lives only where board_new put it or in
+    a caller's buffer of board_bytes bytes at an 8-byte-aligned address, set up by board_clear and
+    copied by board_copy (never by value: the layout may depend on the size)."""
+    return sizeof(BoardState)
+
+cdef inline BoardState* board_new(int width, int height) noexcept nogil:
+    """An empty width x height board on the heap (free it with board_free); NULL when out of memory."""
+    cdef BoardState* b = <BoardState*>malloc(board_bytes(width, height))
+    if b != NULL:
+        board_clear(b, width, height)
+    return b
+
+cdef inline void board_free(BoardState* b) noexcept nogil:
+    free(b)
+
 cdef inline void board_copy(BoardState* dst, const BoardState* src) noexcept nogil:
     """Copy only what the board uses: a 9x9 board is about 2 KB, a 19x19 one about 8 KB."""
     cdef size_t n = <size_t>src.npad
