@@ -17,3 +17,12 @@ class IllegalMoveError(ValueError):
 
 class ConsistencyError(RuntimeError):
     """The incremental board state disagrees with a recomputation from scratch (a fastgo bug)."""
+
+
+class RecordsError(ValueError):
+    """An output directory that cannot take a simulation's shards: not writable, holding another
+    run's shards, or a resume whose spec differs from the one the directory was started with."""
+
+
+class ClusterError(ConnectionError):
+    """A cluster address that cannot be reached or understood (``fastgo.cluster``)."""
