@@ -126,11 +126,11 @@ class DaskEngine:
         submit = lambda ab: self.client.submit(chunk_task, spec, ab[0], ab[1], self.threads, out,
                                                key=f"fastgo-chunk-{ab[0]}-{ab[1]}-{run}", retries=3)
         live = {submit(ab) for ab in itertools.islice(todo, _WINDOW * self.slots)}
-        done = distributed.as_completed(list(live))
+        # with_results: the results come over in the background as tasks finish
+        done = distributed.as_completed(list(live), loop=self.client.loop, with_results=True)
         try:
-            for f in done:
+            for f, result in done:
                 live.discard(f)
-                result = f.result()
                 f.release()
                 for ab in itertools.islice(todo, 1):
                     g = submit(ab)
