@@ -38,8 +38,10 @@ from fastgo.errors import ClusterError
 from fastgo.playout import default_threads, playouts
 from fastgo.simulation import Simulation, Tally, play_chunk
 
-#: chunks in flight per task slot
-_WINDOW = 2
+#: chunks in flight per task slot, and at least: enough queued on each worker that it never
+#: waits for the round trip through this process (result in, next chunk out)
+_WINDOW = 4
+_MIN_IN_FLIGHT = 32
 
 
 def optional(module, extra):
@@ -123,23 +125,33 @@ class DaskEngine:
         distributed = optional("distributed", "dask")
         run = uuid.uuid4().hex[:12]         # keys of this run only: never another run's results
         todo = iter(chunks)
-        submit = lambda ab: self.client.submit(chunk_task, spec, ab[0], ab[1], self.threads, out,
-                                               key=f"fastgo-chunk-{ab[0]}-{ab[1]}-{run}", retries=3)
-        live = {submit(ab) for ab in itertools.islice(todo, _WINDOW * self.slots)}
+        spec_f = self.client.scatter(spec, broadcast=True, hash=False)
+
+        def submit(batch):                  # one message to the scheduler per batch
+            batch = list(batch)
+            if not batch:
+                return []
+            return self.client.map(chunk_task, [spec_f] * len(batch), [a for a, _ in batch],
+                                   [b for _, b in batch], [self.threads] * len(batch),
+                                   [out] * len(batch), retries=3,
+                                   key=[f"fastgo-chunk-{a}-{b}-{run}" for a, b in batch])
+        live = set(submit(itertools.islice(todo, max(_WINDOW * self.slots, _MIN_IN_FLIGHT))))
         # with_results: the results come over in the background as tasks finish
         done = distributed.as_completed(list(live), loop=self.client.loop, with_results=True)
         try:
-            for f, result in done:
-                live.discard(f)
-                f.release()
-                for ab in itertools.islice(todo, 1):
-                    g = submit(ab)
-                    live.add(g)
-                    done.add(g)
-                yield result
+            for batch in done.batches():
+                for f, _ in batch:
+                    live.discard(f)
+                    f.release()
+                more = submit(itertools.islice(todo, len(batch)))
+                live.update(more)
+                done.update(more)
+                for _, result in batch:
+                    yield result
         finally:
             if live:
                 self.client.cancel(list(live))
+            self.client.cancel([spec_f])
 
     def close(self):
         if self._owned:
@@ -179,13 +191,16 @@ class RayEngine:
         todo = iter(chunks)
         spec_ref = ray.put(spec)
         submit = lambda ab: self._task.remote(spec_ref, ab[0], ab[1], self.threads, out)
-        live = [submit(ab) for ab in itertools.islice(todo, _WINDOW * self.slots)]
+        live = [submit(ab) for ab in itertools.islice(todo, max(_WINDOW * self.slots, _MIN_IN_FLIGHT))]
         try:
             while live:
                 ready, live = ray.wait(live, num_returns=1)
-                result = ray.get(ready[0])
-                live.extend(submit(ab) for ab in itertools.islice(todo, 1))
-                yield result
+                if live:                    # and whatever else is ready by now
+                    more, live = ray.wait(live, num_returns=len(live), timeout=0)
+                    ready += more
+                results = ray.get(ready)
+                live.extend(submit(ab) for ab in itertools.islice(todo, len(ready)))
+                yield from results
         finally:
             for ref in live:
                 ray.cancel(ref, force=True)
