@@ -53,7 +53,8 @@ def main(argv=None):
     base, ref = simulate_rate(spec, w)
     row(f"simulate threads={w}", base, {})
     res = cluster.run(spec.replace(chunk=chunk * w), threads=w)
-    row("cluster local", res.timing["games_per_second"], {"chunks": res.timing["chunks"]})
+    row("cluster local", res.timing["games_per_second"], {"chunks": res.timing["chunks"],
+        "ratio_to_simulate": round(res.timing["games_per_second"] / base, 3)})
     engines = {}
     if "dask" in a.engines:
         from distributed import Client, LocalCluster
@@ -78,6 +79,9 @@ def main(argv=None):
             row(name, res.timing["games_per_second"],
                 {"chunks": res.timing["chunks"], "chunk_games": chunk,
                  "ratio_to_simulate": round(res.timing["games_per_second"] / base, 3),
+                 # the share of the task slots' wall time spent in the kernel
+                 "kernel_share": round(res.timing["kernel_seconds"] / (
+                     res.timing["run_seconds"] * res.timing["task_slots"]), 3),
                  "same_black_wins": same})
             tiny = cluster.run(Simulation.new(a.tiny_chunks * 20, a.size, chunk=20), target,
                                timeout=120)

@@ -49,8 +49,8 @@ def draw_ownership(ax, tally, spec):
 
 def draw_scores(ax, tally):
     """Games by final score (Black minus White, komi included)."""
-    values = np.array(list(tally.scores), np.float64)
-    counts = np.array(list(tally.scores.values()), np.int64)
+    values = np.array(list(tally.scores), np.float64).reshape(-1)
+    counts = np.array(list(tally.scores.values()), np.int64).reshape(-1)
     colours = np.where(values > 0, "#b2182b", np.where(values < 0, "#2166ac", "0.5"))
     ax.bar(values, counts, width=0.9, color=colours)
     ax.set_xlabel("score, Black minus White (komi included)")

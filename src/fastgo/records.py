@@ -130,6 +130,7 @@ class RunDirectory:
         self.resume = resume
         self.entries = {}
         self._saved = 0.0
+        self._took = 0.0            # seconds the last manifest rewrite took
 
     def prepare(self, choose_chunk):
         """Create or check the directory. Returns (spec, {chunk: Tally}) for the chunks already
@@ -211,20 +212,23 @@ class RunDirectory:
         return spec, done
 
     def record(self, entry):
-        """Note a finished shard; the manifest is rewritten at most once a second."""
+        """Note a finished shard; the manifest is rewritten at most once a second, and at most
+        2% of the time (a rewrite grows with the shards): a resume finds the shards the
+        manifest has not listed yet by reading them."""
         self.entries[shard_name(entry["start"], entry["stop"])] = entry
         self.save()
 
     def save(self, force=False, complete=False):
         now = time.monotonic()
-        if not force and now - self._saved < 1.0:
+        if not force and now - self._saved < max(1.0, 50 * self._took):
             return
-        self._saved = now
         from fastgo import __version__
         m = {"fastgo": __version__, "format": FORMAT, "fingerprint": self.spec.fingerprint(),
              "spec": self.spec.to_dict(), "chunks": len(self.spec.chunks()), "complete": complete,
              "shards": dict(sorted(self.entries.items()))}
         _write_atomic(os.path.join(self.out, MANIFEST), json.dumps(m, indent=1).encode())
+        self._saved = time.monotonic()
+        self._took = self._saved - now
 
 
 def _short(value):

@@ -178,7 +178,7 @@ class Tally:
     games         games counted
     wins          int64[3]: ties, Black's wins, White's wins
     capped        games stopped by the cap of turns
-    scores        {score: games}: Black minus White, komi included
+    scores        {score: games}: Black minus White, komi included (in no particular order)
     lengths       int64[cap + 1]: games by turns played, passes included
     ownership     int64[height, width]: the sum over games of +1 (Black owns the point at the
                   end) / -1 (White) / 0, or None when not asked for
@@ -220,10 +220,9 @@ class Tally:
         self.games += other.games
         self.wins = self.wins + other.wins
         self.capped += other.capped
-        scores = dict(self.scores)
+        scores = self.scores = dict(self.scores)
         for s, k in other.scores.items():
             scores[s] = scores.get(s, 0) + k
-        self.scores = dict(sorted(scores.items()))
         self.lengths = self.lengths + other.lengths
         if self.ownership is not None:
             self.ownership = self.ownership + other.ownership
@@ -246,9 +245,10 @@ class Tally:
 
     def to_arrays(self):
         """The tally as named numpy arrays (what a shard stores); ``from_arrays`` reads them."""
+        scores = sorted(self.scores.items())
         out = {"games": np.int64(self.games), "wins": self.wins, "capped": np.int64(self.capped),
-               "score_values": np.array(list(self.scores), np.float64),
-               "score_counts": np.array(list(self.scores.values()), np.int64),
+               "score_values": np.array([s for s, _ in scores], np.float64).reshape(-1),
+               "score_counts": np.array([k for _, k in scores], np.int64).reshape(-1),
                "lengths": self.lengths, "chunks": np.array(self.chunks, np.int64).reshape(-1, 2)}
         if self.ownership is not None:
             out["ownership"] = self.ownership
@@ -273,8 +273,9 @@ class Tally:
         z = NormalDist().inv_cdf((1 + confidence) / 2)
         n = self.games
         ties, black, white = (int(x) for x in self.wins)
-        values = np.array(list(self.scores), np.float64)
-        counts = np.array(list(self.scores.values()), np.float64)
+        scores = sorted(self.scores.items())
+        values = np.array([s for s, _ in scores], np.float64).reshape(-1)
+        counts = np.array([k for _, k in scores], np.float64).reshape(-1)
         turns = np.arange(len(self.lengths), dtype=np.float64)
         mean_score = float(values @ counts / n) if n else float("nan")
         mean_len = float(turns @ self.lengths / n) if n else float("nan")
@@ -290,7 +291,7 @@ class Tally:
             "score_stdev": float(math.sqrt(max(0.0, (values - mean_score) ** 2 @ counts / (n - 1))))
                            if n > 1 else float("nan"),
             "mean_length": mean_len,
-            "score_histogram": {f"{s:g}": k for s, k in self.scores.items()},
+            "score_histogram": {f"{s:g}": k for s, k in scores},
             "length_histogram": {str(t): int(k) for t, k in enumerate(self.lengths) if k},
         }
         if self.ownership is not None:
