@@ -63,10 +63,11 @@ def main(argv=None):
         engines["dask"] = (Client(lc), lambda c=lc: c.close())
     for name in a.engines.split(","):
         if name == "ray":
-            import ray
+            os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"    # servers on 127.0.0.1
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-            ray.init(num_cpus=w, include_dashboard=False, _node_ip_address="127.0.0.1",
-                     log_to_driver=False, configure_logging=False)
+            import ray
+            ray.init(num_cpus=w, include_dashboard=False, log_to_driver=False,
+                     configure_logging=False)
             engines["ray"] = ("ray", ray.shutdown)
         if name not in engines:
             continue

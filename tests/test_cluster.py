@@ -16,6 +16,12 @@ import pytest
 from fastgo import cluster
 from fastgo.simulation import Simulation
 
+# Ray turns 127.0.0.1 into the machine's outside address unless it thinks clusters are off (its
+# switch for laptops): then every Ray server listens on 127.0.0.1 only. Set before ray is imported
+# (and inherited by the processes it starts).
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+
 # chunks of about 0.1-0.3 s of one core: long enough to kill a worker in the middle of one
 SPEC = Simulation.new(24_000, 9, seed=14, records=True, first_moves=True, chunk=2_000)
 
@@ -123,10 +129,11 @@ def test_dask_client_object_and_sigkill_of_a_worker(dask_cluster, local_run, tmp
 @pytest.fixture(scope="module")
 def ray_cluster():
     ray = pytest.importorskip("ray")
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
-             log_to_driver=False, configure_logging=False)
+    from ray._private import ray_constants
+    ray_constants.ENABLE_RAY_CLUSTER = False      # in case ray was imported before this module
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
+        assert ray.get_runtime_context().gcs_address.startswith("127.0.0.1:")
         yield ray
     finally:
         ray.shutdown()
@@ -154,12 +161,15 @@ def test_ray_sigkill_of_a_worker(ray_cluster, local_run, tmp_path):
     killed = []
 
     def kill_a_busy_worker(done, total):
-        if killed or done == 0:
+        if killed or done == 0 or done > total // 2:
             return
-        busy = ray_workers_running("chunk_task")
-        if busy:
-            os.kill(busy[0], signal.SIGKILL)
-            killed.append(busy[0])
+        deadline = time.monotonic() + 10          # the other chunks are queued: one starts soon
+        while not killed and time.monotonic() < deadline:
+            busy = ray_workers_running("chunk_task")
+            if busy:
+                os.kill(busy[0], signal.SIGKILL)
+                killed.append(busy[0])
+            time.sleep(0.01)
 
     res = cluster.run(SPEC, "ray", out=tmp_path, progress=kill_a_busy_worker, timeout=60)
     assert killed, "no Ray worker was seen running a chunk"

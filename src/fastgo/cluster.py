@@ -125,13 +125,14 @@ class DaskEngine:
         distributed = optional("distributed", "dask")
         run = uuid.uuid4().hex[:12]         # keys of this run only: never another run's results
         todo = iter(chunks)
-        spec_f = self.client.scatter(spec, broadcast=True, hash=False)
 
         def submit(batch):                  # one message to the scheduler per batch
             batch = list(batch)
             if not batch:
                 return []
-            return self.client.map(chunk_task, [spec_f] * len(batch), [a for a, _ in batch],
+            # the spec travels with each task (about 2 KB): a scattered copy would be lost
+            # with the workers that held it
+            return self.client.map(chunk_task, [spec] * len(batch), [a for a, _ in batch],
                                    [b for _, b in batch], [self.threads] * len(batch),
                                    [out] * len(batch), retries=3,
                                    key=[f"fastgo-chunk-{a}-{b}-{run}" for a, b in batch])
@@ -151,7 +152,6 @@ class DaskEngine:
         finally:
             if live:
                 self.client.cancel(list(live))
-            self.client.cancel([spec_f])
 
     def close(self):
         if self._owned:
