@@ -103,12 +103,27 @@ _INT = re.compile(r"-?[0-9]+")
 _FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
+#: The largest magnitude an int argument may have (fastgo-seed's 2**63 - 1 fits): a longer
+#: number is a syntax error before Python converts it (over 4,300 digits it would refuse).
+_INT_DIGITS = 19
+#: GTP 2's int: 0 <= x <= 2**31 - 1; time values are read as such.
+GTP_INT_MAX = 2**31 - 1
+
+
 def _int_arg(text):
     """An int argument: ASCII digits (a leading minus is read, for the commands' own range
-    errors); anything else is a syntax error."""
-    if not _INT.fullmatch(text):
+    errors), at most 19 significant digits; anything else is a syntax error."""
+    if not _INT.fullmatch(text) or len(text.lstrip("-").lstrip("0")) > _INT_DIGITS:
         raise GtpError("syntax error")
     return int(text)
+
+
+def _time_args(args):
+    """Time values (seconds, stones) of time_settings and kgs-time_settings: GTP ints."""
+    values = [_int_arg(a) for a in args]
+    if any(not 0 <= v <= GTP_INT_MAX for v in values):
+        raise GtpError("syntax error")
+    return values
 
 
 def _float_arg(text):
@@ -384,6 +399,7 @@ class Engine:
 
     def cmd_clear_board(self, args):
         self._clear()
+        self._set_clock(self.time_settings)     # a new game: both clocks start again
         return ""
 
     def cmd_komi(self, args):
@@ -570,9 +586,7 @@ class Engine:
     def cmd_time_settings(self, args):
         if len(args) != 3:
             raise GtpError("syntax error")
-        main, byo, stones = (_int_arg(a) for a in args)
-        if min(main, byo, stones) < 0:
-            raise GtpError("syntax error")
+        main, byo, stones = _time_args(args)
         # GTP: byo-yomi time > 0 with 0 stones means no time limit (and all zeros can mean
         # nothing else sensible)
         no_limit = stones == 0 and (byo > 0 or main == 0)
@@ -582,9 +596,7 @@ class Engine:
     def cmd_kgs_time_settings(self, args):
         if not args:
             raise GtpError("syntax error")
-        kind, rest = args[0].lower(), [_int_arg(a) for a in args[1:]]
-        if any(v < 0 for v in rest):
-            raise GtpError("syntax error")
+        kind, rest = args[0].lower(), _time_args(args[1:])
         if kind == "none" and not rest:
             settings = None
         elif kind == "absolute" and len(rest) == 1:
@@ -614,9 +626,7 @@ class Engine:
         if len(args) != 3:
             raise GtpError("syntax error")
         colour = _colour(args[0])
-        seconds, stones = _float_arg(args[1]), _int_arg(args[2])
-        if stones < 0:
-            raise GtpError("syntax error")
+        seconds, (stones,) = _float_arg(args[1]), _time_args(args[2:])
         self.clock[colour] = (max(0.0, seconds), stones)
         return ""
 

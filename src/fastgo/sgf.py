@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fastgo.board import Board
+from fastgo.board import Board, is_legal_position
 from fastgo.coords import MAX_SIDE, check_size, point_to_vertex, star_points
 from fastgo.errors import IllegalMoveError
 from fastgo.rules import PRESETS, Rules
@@ -101,6 +101,37 @@ class Node:
         """The first value of a property, or `default`."""
         values = self.props.get(ident)
         return values[0] if values else default
+
+    # repr and == walk the tree with a stack of their own, not by recursion: a record may be
+    # thousands of nodes deep (parse reads it without recursion too)
+    def __repr__(self):
+        out, todo = [], [self]
+        while todo:
+            item = todo.pop()
+            if isinstance(item, str):
+                out.append(item)
+                continue
+            out.append(f"Node(props={item.props!r}, children=[")
+            todo.append(f"], offset={item.offset!r})")
+            for k in range(len(item.children) - 1, -1, -1):
+                todo.append(item.children[k])
+                if k:
+                    todo.append(", ")
+        return "".join(out)
+
+    def __eq__(self, other):
+        if not isinstance(other, Node):
+            return NotImplemented
+        todo = [(self, other)]
+        while todo:
+            a, b = todo.pop()
+            if (a.props != b.props or a.offset != b.offset or a.value_offsets != b.value_offsets
+                    or len(a.children) != len(b.children)):
+                return False
+            todo.extend(zip(a.children, b.children))
+        return True
+
+    __hash__ = None             # mutable
 
     def main_line(self):
         """This node and the first child of each node after it."""
@@ -251,6 +282,7 @@ class Game:
     text: str | None = field(default=None, repr=False, compare=False)
     offsets: list = field(default_factory=list, repr=False, compare=False)
     size_offset: int | None = field(default=None, repr=False, compare=False)
+    setup_offset: int | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         for name in ("width", "height"):
@@ -265,12 +297,21 @@ class Game:
             raise ValueError(f"Game.setup must have shape ({self.height}, {self.width}), not "
                              f"{np.shape(self.setup)}")
 
+    def _rules_key(self):
+        """What a record says of its rules: the options (RU; None when absent or unknown) and
+        the komi (KM, else the rules' komi), as ``to_sgf`` writes them. ``Game.rules``'s own
+        komi is not part of it: RU names options, and a preset read back (NZ for an Ing game)
+        carries the preset's komi, not the record's."""
+        r = self.rules
+        komi = self.komi if self.komi is not None else (r.komi if r is not None else None)
+        return (None if r is None else (r.ko, r.suicide, r.scoring), komi)
+
     def __eq__(self, other):
         if not isinstance(other, Game):
             return NotImplemented
-        return ((self.width, self.height, self.komi, self.handicap, self.rules, self.to_move,
+        return ((self.width, self.height, self._rules_key(), self.handicap, self.to_move,
                  self.moves, self.result) ==
-                (other.width, other.height, other.komi, other.handicap, other.rules,
+                (other.width, other.height, other._rules_key(), other.handicap,
                  other.to_move, other.moves, other.result)
                 and np.array_equal(self.setup, other.setup))
 
@@ -314,6 +355,9 @@ class Game:
             raise SgfError(f"cannot replay a {self.width}x{self.height} board: fastgo boards are "
                            f"1..{MAX_SIDE} points a side", self.text, self.size_offset) from None
         rules = self.effective_rules(rules)
+        if not is_legal_position(self.setup):
+            raise SgfError("the set-up (AB/AW/AE) leaves a chain without liberties", self.text,
+                           self.setup_offset)
         b = Board.from_array(self.setup, to_move=self.to_move, rules=rules)
         parts = [b]
         moves = self.moves if upto is None else self.moves[:max(0, upto - 1)]
@@ -392,6 +436,8 @@ def rules_from_name(name):
     """The ``Rules`` an RU[] value names (case, spaces, '-' and '_' ignored), or None."""
     if name is None:
         return None
+    if not isinstance(name, str):
+        raise TypeError(f"a rules name must be a str, not {type(name).__name__}")
     m = _FASTGO_RU.match(name.strip())
     if m:
         try:
@@ -414,6 +460,27 @@ def rules_to_name(rules):
             return RU_NAMES.get(key, key)
     return (f"fastgo:ko={rules.ko},suicide={'allowed' if rules.suicide else 'forbidden'},"
             f"scoring={rules.scoring}")
+
+
+# SGF numbers are ASCII: int() and float() alone would take "1_9", "٩", "inf", "1e5"
+_SGF_NUMBER = re.compile(r"[+-]?[0-9]+")
+_SGF_REAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)")
+
+
+def _sgf_number(text):
+    """An SGF Number ("[+-]digits", surrounding spaces allowed) as an int; ValueError else."""
+    text = text.strip()
+    if not _SGF_NUMBER.fullmatch(text):
+        raise ValueError(f"not an SGF number: {text!r:.40}")
+    return int(text)
+
+
+def _sgf_real(text):
+    """An SGF Real (a Number with an optional decimal fraction) as a float; ValueError else."""
+    text = text.strip()
+    if not _SGF_REAL.fullmatch(text):
+        raise ValueError(f"not an SGF real: {text!r:.40}")
+    return float(text)
 
 
 def _root_number(root, key, what, convert, valid, text, default, where):
@@ -444,9 +511,9 @@ def game_from_tree(root, text=None):
     try:
         if ":" in size:
             w, h = size.split(":", 1)
-            width, height = int(w), int(h)
+            width, height = _sgf_number(w), _sgf_number(h)
         else:
-            width = height = int(size)
+            width = height = _sgf_number(size)
     except ValueError:
         raise SgfError(f"bad board size SZ[{size}]", text, where(root, "SZ")) from None
     if not (1 <= width <= SGF_MAX_SIDE and 1 <= height <= SGF_MAX_SIDE):
@@ -454,8 +521,8 @@ def game_from_tree(root, text=None):
                        "points a side", text, where(root, "SZ"))
     game = Game(width=width, height=height, text=text,
                 size_offset=where(root, "SZ") if "SZ" in root.props else root.offset)
-    game.komi = _root_number(root, "KM", "komi", float, np.isfinite, text, game.komi, where)
-    game.handicap = _root_number(root, "HA", "handicap", int, lambda n: n >= 0, text,
+    game.komi = _root_number(root, "KM", "komi", _sgf_real, np.isfinite, text, game.komi, where)
+    game.handicap = _root_number(root, "HA", "handicap", _sgf_number, lambda n: n >= 0, text,
                                  game.handicap, where)
     game.rules_name = root.get("RU")
     game.rules = rules_from_name(game.rules_name)
@@ -464,6 +531,7 @@ def game_from_tree(root, text=None):
                   "US", "AN", "CP", "ON"):
         if ident in root.props:
             game.info[ident] = root.props[ident][0]
+    game.setup_offset = root.offset
     grid = game.setup.reshape(-1)
     placed = {}                                    # point -> the property that set it up
     for ident, colour in (("AB", BLACK), ("AW", WHITE), ("AE", EMPTY)):
@@ -531,8 +599,8 @@ def decode(data):
     for enc in encodings:
         try:
             return data.decode(enc)
-        except (LookupError, UnicodeError):   # UnicodeError: codecs such as punycode
-            continue
+        except (LookupError, ValueError):   # ValueError: a NUL in the name; UnicodeError
+            continue                        # (a ValueError): codecs such as punycode
     return data.decode("latin-1")
 
 
@@ -560,7 +628,12 @@ def _sgf_point(point, width, height):
 
 def number_text(x):
     """A float as SGF and GTP numbers are written: "7", "6.5", "-0.25", shortest exact form."""
-    x = float(x)
+    try:
+        x = float(x)
+    except OverflowError:
+        x = float("inf")                # an int too large for a float
+    if not np.isfinite(x):
+        raise ValueError(f"cannot write {x} as an SGF or GTP number: numbers are finite")
     return str(int(x)) if x == int(x) and abs(x) < 1e15 else repr(x)
 
 
@@ -576,7 +649,10 @@ def to_sgf(game, application="fastgo"):
         root.append(f"RU[{_escape(game.rules_name)}]")
     komi = game.komi if game.komi is not None else (rules.komi if rules is not None else None)
     if komi is not None:
-        root.append(f"KM[{number_text(komi)}]")
+        try:
+            root.append(f"KM[{number_text(komi)}]")
+        except ValueError as e:
+            raise ValueError(f"bad komi: {e}") from None
     if game.handicap:
         root.append(f"HA[{game.handicap}]")
     for ident, value in game.info.items():
@@ -715,11 +791,17 @@ def games_to_sgf(move_lists, width=9, height=None, *, rules=None, komi=None, han
     for k, moves in enumerate(move_lists):
         b = start.copy()
         try:
-            points = np.asarray(moves, dtype=np.int64).reshape(-1).tolist()
+            points = np.asarray(moves).reshape(-1).tolist()      # Python ints (or others)
         except (TypeError, ValueError):
+            points = None
+        if points is None or any(isinstance(p, (str, bytes)) for p in points):
             raise TypeError(f"game {k}: a move list must hold int points (pass = width * height), "
-                            f"not {moves!r:.60}") from None
+                            f"not {moves!r:.60}")
         for j, p in enumerate(points):
+            if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= b.pass_move:
+                raise ValueError(f"game {k}, turn {j + 1}: {p!r:.40} is not a point of a "
+                                 f"{b.width}x{b.height} board (moves are ints 0..{b.pass_move}, "
+                                 f"pass = width * height)")
             try:
                 b.play(p)
             except IllegalMoveError as e:
@@ -792,7 +874,7 @@ def run_replay(args):
             with open(path, "rb") as f:
                 text = decode(f.read())
             trees = parse(text)
-        except (OSError, SgfError) as e:
+        except (OSError, ValueError) as e:      # ValueError: SgfError and any other bad input
             if many:
                 print(f"== {path}", flush=True)
             fail(path, f"cannot read it: {e.strerror or e}" if isinstance(e, OSError) else e)
