@@ -341,9 +341,10 @@ class Game:
         return self.segments(rules, upto, insert_passes)[-1]
 
     def segments(self, rules=None, upto=None, insert_passes=False):
-        """The replay of ``board`` as a list of boards: one per part of the game, each ended by
-        a resumption (see ``board``), the last the part still being played. Without resumption
-        the list holds one board."""
+        """The replay of ``board`` as a list: one entry per part of the game, each ended by a
+        resumption (see ``board``): the finished parts as ``FinishedPart``s, the last, the part
+        still being played, as a ``Board``. Without resumption the list holds one board. A game
+        resumed more than ``MAX_RESUMPTIONS`` times raises ``SgfError``."""
         if upto is not None:
             if isinstance(upto, bool) or not isinstance(upto, (int, np.integer)):
                 raise TypeError(f"upto must be an int or None, not {type(upto).__name__}")
@@ -359,7 +360,7 @@ class Game:
             raise SgfError("the set-up (AB/AW/AE) leaves a chain without liberties", self.text,
                            self.setup_offset)
         b = Board.from_array(self.setup, to_move=self.to_move, rules=rules)
-        parts = [b]
+        earlier = []
         moves = self.moves if upto is None else self.moves[:max(0, upto - 1)]
         for k, (colour, point) in enumerate(moves):
             offset = self.offsets[k] if k < len(self.offsets) else None
@@ -367,8 +368,11 @@ class Game:
                 if not b.is_over and (not b.history or b.history[-1] != b.pass_move):
                     b.play(b.pass_move)
                 else:                           # resume, as GTP's play does
+                    try:
+                        finish_part(earlier, b)
+                    except ValueError as e:
+                        raise SgfError(str(e), self.text, offset) from None
                     b = Board.from_array(b.stones(), to_move=colour, rules=rules)
-                    parts.append(b)
             if colour != b.to_move:
                 raise ReplayError(k + 1, colour, point_to_vertex(point, self.width, self.height),
                                   "not this colour's turn (two moves of one colour in a row; "
@@ -378,7 +382,66 @@ class Game:
                 b.play(point)
             except IllegalMoveError as e:
                 raise ReplayError(k + 1, colour, e.vertex, e.reason, self.text, offset) from None
-        return parts
+        return earlier + [b]
+
+
+#: The most times one game may be resumed after two passes (``Game.segments``, GTP ``play``,
+#: ``genmove`` and ``loadsgf``): what one input may cost stays bounded (each finished part keeps
+#: its set-up, a few hundred bytes; real games resume a handful of times).
+MAX_RESUMPTIONS = 10_000
+
+
+class FinishedPart:
+    """A finished part of a resumed game (see ``Game.board``), kept compactly instead of as a
+    whole ``Board``: the set-up it started from (``start_position()``, read-only and shared
+    with the part before when equal, as in a run of passes), the colour that moved first, its
+    turns, the prisoners taken in it and its rules. ``board()`` replays it into a ``Board``.
+    It reads like the finished ``Board`` it was: ``history``, ``captures``, ``first_player``,
+    ``rules``, ``width``, ``height``, ``is_over``."""
+
+    __slots__ = ("_setup", "first_player", "_moves", "captures", "rules")
+
+    def __init__(self, board, like=None):
+        """The part `board` played; `like`: the part before, whose set-up array is reused when
+        it is the same position."""
+        _check_board(board)
+        setup, self.first_player = board_setup(board)
+        if like is not None and np.array_equal(like._setup, setup):
+            setup = like._setup
+        else:
+            setup.flags.writeable = False
+        self._setup = setup
+        self._moves = np.array(board.history, dtype=np.int16)
+        self.captures = board.captures
+        self.rules = board.rules
+
+    width = property(lambda self: self._setup.shape[1])
+    height = property(lambda self: self._setup.shape[0])
+    history = property(lambda self: self._moves.tolist(), doc="The part's turns, as points.")
+    is_over = property(lambda self: True)
+
+    def start_position(self):
+        return self._setup.copy()
+
+    def board(self):
+        """The part as a ``Board``: its set-up and turns replayed (all legal: they were)."""
+        b = Board.from_array(self._setup, to_move=self.first_player, rules=self.rules)
+        for p in self._moves.tolist():
+            b.play(p)
+        return b
+
+    def __repr__(self):
+        return (f"<fastgo.sgf.FinishedPart {self.width}x{self.height}, {len(self._moves)} turns, "
+                f"captures {self.captures}>")
+
+
+def finish_part(earlier, board):
+    """Append `board`, a finished part of a resumed game, to `earlier` as a ``FinishedPart``;
+    ValueError when the game was resumed ``MAX_RESUMPTIONS`` times already."""
+    if len(earlier) >= MAX_RESUMPTIONS:
+        raise ValueError(f"the game was resumed after two passes {MAX_RESUMPTIONS} times, "
+                         f"fastgo's limit")
+    earlier.append(FinishedPart(board, earlier[-1] if earlier else None))
 
 
 def prisoners(earlier):
@@ -692,7 +755,10 @@ def result_text(score, resigned=None):
 
 
 def board_setup(board):
-    """(set-up stones int8 [height, width], colour that moved first) of a ``Board``."""
+    """(set-up stones int8 [height, width], colour that moved first) of a ``Board`` or a
+    ``FinishedPart``."""
+    if isinstance(board, FinishedPart):
+        return board.start_position(), board.first_player
     _check_board(board)
     # The Board keeps its set-up for pickling; __reduce__ is the public door to it.
     _, (cls, width, height, rules, setup, first, history) = board.__reduce__()
@@ -711,8 +777,8 @@ def game_of_board(board, result=None, *, earlier=(), handicap=None, **info):
     as the position stands when the game is over (else none); `info` adds root properties such
     as ``PB="fastgo"``.
 
-    `earlier`: the finished parts of a resumed game (boards, oldest first, as
-    ``Game.segments`` lists them): the record then starts from the first one's set-up and holds
+    `earlier`: the finished parts of a resumed game (``FinishedPart``s or boards, oldest
+    first, as ``Game.segments`` lists them): the record then starts from the first one's set-up and holds
     every part's turns, which ``Game.board(insert_passes=True)`` (and GTP's ``loadsgf``) resume
     the same way; their prisoners count in the result. `handicap`: the HA[] to write. A
     ``Board`` does not record how it was made, so by default HA[n] is written only when the
@@ -724,7 +790,8 @@ def game_of_board(board, result=None, *, earlier=(), handicap=None, **info):
         raise TypeError(f"earlier must be a sequence of fastgo.Board, not {type(earlier).__name__}")
     earlier = list(earlier)
     for b in earlier:
-        _check_board(b, "earlier's items")
+        if not isinstance(b, FinishedPart):
+            _check_board(b, "earlier's items")
     parts = earlier + [board]
     setup, first = board_setup(parts[0])
     moves = []
