@@ -478,23 +478,6 @@ def _parse_point(value, width, height, text, offset, allow_pass):
     return (height - 1 - top) * width + col
 
 
-def _point_list(values, offsets, width, height, text):
-    """The points of a list of SGF points and compressed rectangles "aa:cc"."""
-    points = []
-    for value, off in zip(values, offsets):
-        if ":" in value:
-            a, b = value.split(":", 1)
-            pa = _parse_point(a, width, height, text, off, False)
-            pb = _parse_point(b, width, height, text, off, False)
-            (r1, c1), (r2, c2) = divmod(pa, width), divmod(pb, width)
-            for r in range(min(r1, r2), max(r1, r2) + 1):
-                for c in range(min(c1, c2), max(c1, c2) + 1):
-                    points.append(r * width + c)
-        else:
-            points.append(_parse_point(value, width, height, text, off, False))
-    return points
-
-
 def rules_from_name(name):
     """The ``Rules`` an RU[] value names (case, spaces, '-' and '_' ignored), or None."""
     if name is None:
@@ -595,17 +578,26 @@ def game_from_tree(root, text=None):
         if ident in root.props:
             game.info[ident] = root.props[ident][0]
     game.setup_offset = root.offset
-    grid = game.setup.reshape(-1)
-    placed = {}                                    # point -> the property that set it up
-    for ident, colour in (("AB", BLACK), ("AW", WHITE), ("AE", EMPTY)):
-        if ident in root.props:
-            for value, off in zip(root.props[ident], root.value_offsets[ident]):
-                for p in _point_list([value], [off], width, height, text):
-                    if placed.setdefault(p, ident) != ident:
-                        raise SgfError(f"point {_sgf_point(p, width, height)!r} is in both "
-                                       f"{placed[p]} and {ident} of one node (FF[4] forbids it)",
-                                       text, off)
-                    grid[p] = colour
+    # each value (a point or an "aa:cc" rectangle) is one slice of the grid: a file that
+    # repeats a 52x52 rectangle costs numpy's time per value, not Python's per point
+    placed = np.zeros((height, width), dtype=np.int8)     # 1 + index of the property that set
+    idents = ("AB", "AW", "AE")                           # each point up, 0: none
+    for code, (ident, colour) in enumerate(zip(idents, (BLACK, WHITE, EMPTY)), 1):
+        for value, off in zip(root.props.get(ident, ()), root.value_offsets.get(ident, ())):
+            a, _, b = value.partition(":")
+            pa = _parse_point(a, width, height, text, off, False)
+            pb = _parse_point(b, width, height, text, off, False) if ":" in value else pa
+            (r1, c1), (r2, c2) = divmod(pa, width), divmod(pb, width)
+            rows, cols = slice(min(r1, r2), max(r1, r2) + 1), slice(min(c1, c2), max(c1, c2) + 1)
+            clash = np.flatnonzero((placed[rows, cols] != 0) & (placed[rows, cols] != code))
+            if len(clash):
+                r, c = divmod(int(clash[0]), cols.stop - cols.start)
+                r, c = rows.start + r, cols.start + c
+                raise SgfError(f"point {_sgf_point(r * width + c, width, height)!r} is in both "
+                               f"{idents[placed[r, c] - 1]} and {ident} of one node (FF[4] "
+                               f"forbids it)", text, off)
+            placed[rows, cols] = code
+            game.setup[rows, cols] = colour
     pl, pl_at = root.get("PL"), where(root, "PL")
     for k, node in enumerate(root.main_line()):
         if k > 0:
