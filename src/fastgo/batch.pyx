@@ -96,6 +96,7 @@ cdef void encode_game(BoardBatch self, int64_t i, plane_t* out) noexcept nogil:
     cdef int8_t libcache[MAX_PAD]
     cdef uint64_t hh
     cdef const uint64_t* ko = &g.ko_hash if g.nturns >= 1 else NULL
+    cdef bint over = self.over(i)
     if enc == ENC_AGZ17:
         nplanes = 17
     elif enc == ENC_LZ18:
@@ -145,6 +146,8 @@ cdef void encode_game(BoardBatch self, int64_t i, plane_t* out) noexcept nogil:
                 out[q] = 1                              # 0: on the board
                 v = b.color[p + c]
                 if v == EMPTY:
+                    if over:
+                        continue
                     # 6: the ko rule (simple ko or superko) forbids the mover's play here now
                     status = judge_play(b, p + c, mover, self.ko_rule, self.suicide, ko,
                                         &g.seen, &hh)
