@@ -15,7 +15,7 @@ from fastgo.count import (count_legal_positions, count_legal_positions_brute,
 from fastgo.coords import (point_to_rowcol, rowcol_to_point, point_to_vertex, vertex_to_point,
                            star_points)
 from fastgo.errors import IllegalMoveError, IllegalActionError, ConsistencyError
-from fastgo.batch import BoardBatch, StepResult
+from fastgo.batch import BoardBatch, StepResult, random_actions
 from fastgo.playout import Playouts, playouts, simulate
 from fastgo.rules import Rules, PRESETS
 
@@ -27,4 +27,4 @@ __all__ = ["Board", "Chain", "Score", "Rules", "PRESETS", "IllegalMoveError", "C
            "Playouts",
            "count_legal_positions", "count_legal_positions_brute", "count_legal_positions_stats",
            "legal_position_mask", "estimate_legal_fraction",
-           "BoardBatch", "StepResult", "IllegalActionError"]
+           "BoardBatch", "StepResult", "IllegalActionError", "random_actions"]

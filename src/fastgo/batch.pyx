@@ -709,3 +709,44 @@ def _check_out(out, shape, dtype):
         raise ValueError(f"out must be a writeable C-contiguous {np.dtype(dtype)} array of "
                          f"shape {shape}, got {out.dtype} {out.shape}")
     return out
+
+
+def random_actions(mask, seed=0, out=None):
+    """For each row of a legal mask [n, points + 1], an action drawn uniformly among its legal
+    entries (the pass included), or the pass where none is legal (a finished game's ignored
+    action). Deterministic in `seed` (an int) and the mask: draws for row i use the splitmix64
+    stream of (seed, i). Returns int64 [n], or fills `out`."""
+    from fastgo.coords import _index
+    m = np.asarray(mask)
+    if m.dtype != np.bool_ or m.ndim != 2 or m.shape[1] < 1:
+        raise ValueError("mask must be a bool array [n, points + 1]")
+    m = np.ascontiguousarray(m)
+    cdef int64_t n = m.shape[0], P = m.shape[1], i, j, k, count
+    cdef uint64_t s = <uint64_t>(_index(seed, "seed") & 0xFFFFFFFFFFFFFFFF), r, x, t
+    out = _check_out(out, (n,), np.int64)
+    cdef const uint8_t* mk = <const uint8_t*>cnp.PyArray_DATA(m)
+    cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
+    with nogil:
+        for i in range(n):
+            count = 0
+            for j in range(P):
+                count += mk[i * P + j]
+            if count == 0:
+                o[i] = P - 1
+                continue
+            # exactly uniform in [0, count): Lemire's multiply-shift with rejection
+            r = mix64(mix64(s) ^ (<uint64_t>i * <uint64_t>0x9E3779B97F4A7C15ULL))
+            x = (r >> 32) * <uint64_t>count
+            if (x & <uint64_t>0xFFFFFFFFULL) < <uint64_t>count:
+                t = ((<uint64_t>1 << 32) - <uint64_t>count) % <uint64_t>count
+                while (x & <uint64_t>0xFFFFFFFFULL) < t:
+                    r = mix64(r + <uint64_t>0x9E3779B97F4A7C15ULL)
+                    x = (r >> 32) * <uint64_t>count
+            k = <int64_t>(x >> 32)
+            for j in range(P):
+                if mk[i * P + j]:
+                    if k == 0:
+                        o[i] = j
+                        break
+                    k -= 1
+    return out
