@@ -364,3 +364,15 @@ def test_plots_png_and_svg(tmp_path):
     assert "ownership" not in (tmp_path / "b.svg").read_text()
     with pytest.raises(ValueError, match="extension"):
         plot.save(res, tmp_path / "a.pdf")
+
+
+def test_playouts_first_index():
+    b = fastgo.Board(9)
+    whole = fastgo.playouts(b, 300, seed=5, threads=2, ownership=True, record=300)
+    part = fastgo.playouts(b, 100, seed=5, threads=1, first=200, record=[0, 99])
+    assert part.scores.tolist() == whole.scores[200:].tolist()
+    assert [m.tolist() for m in part.moves] == [whole.moves[200].tolist(), whole.moves[299].tolist()]
+    with pytest.raises(ValueError, match="first"):
+        fastgo.playouts(b, 1, first=-1)
+    with pytest.raises(TypeError, match="first"):
+        fastgo.playouts(b, 1, first=1.0)
