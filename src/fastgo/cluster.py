@@ -286,6 +286,9 @@ def run(spec, cluster=None, *, out=None, resume=False, threads=None, chunk_secon
     from fastgo.records import RunDirectory
     if not isinstance(spec, Simulation):
         raise TypeError(f"spec must be a fastgo.simulation.Simulation, not {type(spec).__name__}")
+    if not (isinstance(chunk_seconds, (int, float)) and math.isfinite(chunk_seconds)
+            and chunk_seconds > 0):
+        raise ValueError(f"chunk_seconds must be a positive number, got {chunk_seconds!r}")
     directory = None
     if out is not None:
         out = os.path.abspath(os.fspath(out))
