@@ -305,7 +305,7 @@ def test_cli_table_and_usage_errors(tmp_path):
     assert "black wins" in out.stdout and "games/s on local" in out.stdout
     assert "200/200 games" in out.stderr or "200/200" in out.stderr
     bad = fastgo_cli("--games", "-5")
-    assert bad.returncode == 2 and "games must be between" in bad.stderr
+    assert bad.returncode == 2 and "--games must be at least 1" in bad.stderr
     bad = fastgo_cli("--games", "10", "--plot", str(tmp_path / "x.jpg"))
     assert bad.returncode == 2 and ".png or .svg" in bad.stderr
     bad = fastgo_cli("--games", "10", "--cluster", "dask://127.0.0.1:1", "--timeout", "3")

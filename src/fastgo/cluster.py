@@ -419,6 +419,8 @@ def run_command(args):
     from fastgo.errors import RecordsError
     p = args.simulate_parser
     try:
+        if args.games < 1:
+            raise ValueError(f"--games must be at least 1, got {args.games}")
         spec = Simulation.new(args.games, args.size, args.height, rules=args.rules.replace(komi=args.komi),
                               handicap=args.handicap, seed=args.seed % 2**64, ko=args.ko,
                               max_moves=args.max_moves, ownership=not args.no_ownership,
