@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import fastgo
 from fastgo import cluster, records
@@ -376,3 +377,24 @@ def test_playouts_first_index():
         fastgo.playouts(b, 1, first=-1)
     with pytest.raises(TypeError, match="first"):
         fastgo.playouts(b, 1, first=1.0)
+
+
+_WHOLE = {}     # seed -> the uncut run's tally, computed once
+
+
+@settings(max_examples=25, deadline=None)
+@given(cuts=st.lists(st.integers(1, 199), max_size=12), seed=st.integers(0, 3),
+       order=st.randoms(use_true_random=False))
+def test_any_partition_in_any_order_merges_to_the_whole(cuts, seed, order):
+    spec = Simulation.new(200, 5, seed=seed, first_moves=True)
+    if seed not in _WHOLE:
+        _WHOLE[seed] = play_chunk(spec, 0, 200, 1)[0]
+    bounds = [0] + sorted(set(cuts)) + [200]
+    parts = [play_chunk(spec, a, b, 1)[0] for a, b in zip(bounds, bounds[1:])]
+    order.shuffle(parts)
+    total = Tally.empty(spec)
+    for p in parts:
+        total.merge(p)
+    whole = _WHOLE[seed]
+    assert total.summary() == whole.summary()
+    assert total.chunks == list(zip(bounds, bounds[1:]))
