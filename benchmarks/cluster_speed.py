@@ -66,7 +66,7 @@ def main(argv=None):
             os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"    # servers on 127.0.0.1
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
             import ray
-            ray.init(num_cpus=w, include_dashboard=False, log_to_driver=False,
+            ray.init(address="local", num_cpus=w, include_dashboard=False, log_to_driver=False,
                      configure_logging=False)
             engines["ray"] = ("ray", ray.shutdown)
         if name not in engines:

@@ -131,7 +131,9 @@ def ray_cluster():
     ray = pytest.importorskip("ray")
     from ray._private import ray_constants
     ray_constants.ENABLE_RAY_CLUSTER = False      # in case ray was imported before this module
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    # address="local": always a new cluster of our own, never one a ray_current_cluster file names
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+             configure_logging=False)
     try:
         assert ray.get_runtime_context().gcs_address.startswith("127.0.0.1:")
         yield ray
