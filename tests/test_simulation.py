@@ -337,12 +337,14 @@ def test_cli_ctrl_c_leaves_a_resumable_run(tmp_path):
     assert proc.returncode == 130, err
     assert "--resume finishes the run" in err
     m = json.load(open(d / "manifest.json"))
-    assert 1 <= len(m["shards"]) < 40 and not m["complete"]
-    assert sorted(m["shards"]) == sorted(n for n in os.listdir(d) if n.endswith(".npz"))
+    on_disk = sorted(n for n in os.listdir(d) if n.endswith(".npz"))
+    assert 1 <= len(on_disk) < 40 and not m["complete"]
+    # a shard renamed into place just before the interrupt may miss the manifest: resume reads it
+    assert set(m["shards"]) <= set(on_disk) and len(on_disk) - len(m["shards"]) <= 1
     again = fastgo_cli(*args, "--resume")
     assert again.returncode == 0, again.stderr
     got = json.loads(again.stdout)
-    assert got["timing"]["chunks_resumed"] == len(m["shards"])
+    assert got["timing"]["chunks_resumed"] == len(on_disk)
     want = cluster.run(Simulation.new(40000, 9, seed=8, chunk=40000), threads=2).summary()
     for k in ("black_wins", "white_wins", "ties", "capped", "score_histogram", "length_histogram"):
         assert got[k] == json.loads(json.dumps(want[k]))
