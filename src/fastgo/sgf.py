@@ -573,7 +573,7 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
         if ident in root.props:
             game.info[ident] = root.props[ident][0]
             if "\ufffd" in game.info[ident] and not strict:
-                warn(f"{ident} holds bytes that are not valid {charset}: each shown as U+FFFD",
+                warn(f"{ident} holds bytes that are not valid {charset}: shown as U+FFFD",
                      where(root, ident))
     grid = game.setup.reshape(-1)
     _add_setup(root, grid, width, height, text, where)
