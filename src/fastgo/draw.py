@@ -152,3 +152,16 @@ def html(board, **kw):
     return (f'<div class="fastgo-board">{svg(board, **kw)}<div>{board.width}x{board.height}, '
             f'{len(board.history)} move{"" if len(board.history) == 1 else "s"}, '
             f'{escape(turn)}</div></div>')
+
+
+def png(board, scale=1.0, **kw):
+    """The picture of ``svg(board, **kw)`` as PNG bytes, `scale` times its size in pixels
+    (``CELL`` between lines at 1). Needs cairosvg: ``pip install "fastgo[draw]"``."""
+    try:
+        import cairosvg
+    except (ImportError, OSError) as e:       # OSError: cairosvg installed, libcairo missing
+        raise ImportError(f'fastgo.draw.png needs cairosvg (and the cairo library): pip install '
+                          f'"fastgo[draw]" ({e})') from None
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale <= 100:
+        raise ValueError(f"scale must be a number in (0, 100], not {scale!r}")
+    return cairosvg.svg2png(bytestring=svg(board, **kw).encode(), scale=scale)
