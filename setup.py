@@ -99,6 +99,20 @@ class BuildExt(build_ext):
                 return False
         return True
 
+    def run(self):
+        # Cython runs only when extensions are built (not for an sdist or metadata); the C files
+        # replace the .pyx sources of the extensions setuptools has set up
+        generated = cythonize_keeping_unchanged(
+            self.extensions,
+            compiler_directives=directives,
+            annotate=os.environ.get("FASTGO_ANNOTATE", "0") not in ("", "0"),
+            build_dir=os.path.join("build", "cython-debug" if DEBUG else "cython"),
+        )
+        sources = {e.name: e.sources for e in generated}
+        for ext in self.extensions:
+            ext.sources = sources[ext.name]
+        super().run()
+
     def build_extension(self, ext):
         # An editable install (pip install -e) builds into a fresh temporary directory, then
         # copies the modules into src/: an up-to-date module there is reused, not recompiled.
@@ -162,12 +176,4 @@ extensions = [
     for name in modules
 ]
 
-setup(
-    ext_modules=cythonize_keeping_unchanged(
-        extensions,
-        compiler_directives=directives,
-        annotate=os.environ.get("FASTGO_ANNOTATE", "0") not in ("", "0"),
-        build_dir=os.path.join("build", "cython-debug" if DEBUG else "cython"),
-    ),
-    cmdclass={"build_ext": BuildExt},
-)
+setup(ext_modules=extensions, cmdclass={"build_ext": BuildExt})

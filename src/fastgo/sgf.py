@@ -9,6 +9,19 @@ to move (``PL``), moves (``B``/``W``, passes as ``[]`` or, on boards up to 19x19
 result (``RE``) and rules (``RU``). ``Game.board()`` replays it under the rules, checking every
 move, and raises ``ReplayError`` naming the first illegal move and its move number.
 
+Rules and komi of a replay, everywhere (``Game.rules``, ``Game.board``, ``fastgo replay``, GTP
+``loadsgf``): see ``Game.rules_used``. In short: the caller's, else the record's ``RU``/``KM``,
+else ``RECORD_RULES`` (simple ko, suicide forbidden, as servers judge records) and its komi.
+
+Lenient reading (the default; ``strict=True`` refuses each case with ``SgfError``, as fastgo did
+before): set-up stones in nodes after the root but before the first move join the root's
+set-up; a malformed game-information number (``HA[7.5]``, ``KM[seven]``) is ignored; bytes not
+valid in the ``CA`` charset become U+FFFD one sequence at a time (``decode``); a komi larger
+than both ``KOMI_PLAUSIBLE`` and the board's points (Fox's ``KM[750]``) is ignored unless
+`komi_convention` names a ``KOMI_CONVENTIONS`` reading. Each case is an ``SgfWarning`` in
+``Game.warnings``, also issued as a Python warning by ``read_game``/``read_games``/``load``/
+``iter_games``. ``iter_games`` reads a collection one game at a time in flat memory.
+
 Writing: ``to_sgf(game)``, ``board_to_sgf(board)`` and ``games_to_sgf(move_lists, ...)`` write
 FF[4] records; reading what they write gives the same game.
 
@@ -17,7 +30,7 @@ refused) up to 26, and we want errors that give the line and column in the file;
 small.
 
 Not supported (a clear ``SgfError`` or ``ReplayError`` says so): set-up properties after the
-root node, two moves of one colour in a row (fastgo games alternate; a record needs a pass
+first move, two moves of one colour in a row (fastgo games alternate; a record needs a pass
 between them, or ``board(insert_passes=True)``), a move after the game ended with two passes
 (``board(insert_passes=True)`` resumes the game from the stones as they stand, as GTP's
 ``play`` does; ``segments`` gives every part and ``score`` counts their prisoners), one point in two of AB/AW/AE of a node (FF[4]
