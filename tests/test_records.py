@@ -148,6 +148,7 @@ def test_a_record_without_ru_is_judged_as_servers_do_and_the_refusal_names_the_r
     assert "the default for records: RU[calvinball] names no rules fastgo knows" in g.rules_used()[1]
 
 
+@pytest.mark.filterwarnings("ignore:bad handicap:fastgo.sgf.SgfWarning")
 def test_printsgf_keeps_the_game_information_of_a_loaded_record(tmp_path):
     e = Engine(playouts=10)
     assert e.handle(f"loadsgf {data('bad_handicap.sgf')}") == "= white\n\n"

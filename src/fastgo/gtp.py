@@ -24,6 +24,9 @@ Semantics worth knowing:
   ``Engine.earlier``, so their prisoners count in ``showboard``, ``fastgo-score``,
   ``final_score`` and ``printsgf``, which writes every turn, resumed as ``loadsgf`` reads
   it). ``undo`` takes back such steps as one, also across a change of komi or rules.
+- ``loadsgf`` takes the record's rules and komi as everything in fastgo does
+  (``sgf.Game.rules_used``: its ``RU``/``KM``, else ``sgf.RECORD_RULES`` and their komi), never
+  the engine's earlier ones; ``printsgf`` writes the loaded record's game information.
 - A command that takes no arguments answers ``syntax error`` to any (``quit`` quits anyway);
   numbers are ASCII (ints ``[0-9]+``; floats decimal, optional sign and exponent).
 - ``genmove`` is a demo player (``fastgo.player``): UCT with RAVE over random playouts by
