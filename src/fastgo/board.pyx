@@ -917,3 +917,13 @@ cdef class Board:
         side = "black" if self._colour_to_move() == BLACK else "white"
         return (f"<fastgo.Board {self.st.width}x{self.st.height} {side} to move, "
                 f"{self.nturns} turns, hash {self.st.hash:#018x}>")
+
+    def _repr_svg_(self):
+        """The board as an SVG picture (Jupyter shows it): ``fastgo.draw.svg(self)``."""
+        from fastgo import draw             # pure Python, imported when first drawn
+        return draw.svg(self)
+
+    def _repr_html_(self):
+        """The SVG picture with the size and whose turn it is: ``fastgo.draw.html(self)``."""
+        from fastgo import draw
+        return draw.html(self)
