@@ -363,35 +363,10 @@ cdef class Board:
     # -- the rules ---------------------------------------------------------------------------------
 
     cdef int _status(self, int point, uint64_t* new_hash) noexcept nogil:
-        """Why the side to move may not play `point` (0 = it may); the new colouring's hash."""
-        if self._over():
-            return GAME_OVER
-        if point == self.npoints:
-            new_hash[0] = self.st.hash
-            return LEGAL
-        return self._play_status(to_pad(self.st, point), new_hash)
-
-    cdef int _play_status(self, int p, uint64_t* new_hash) noexcept nogil:
-        """_status of a play at padded point p, the game not over."""
-        cdef int colour = self._colour_to_move()
-        cdef int status, captured
-        cdef uint64_t h
-        status = board_preview(self.st, p, colour, &h, &captured)
-        new_hash[0] = h
-        if status == OCCUPIED:
-            return OCCUPIED
-        if status == SUICIDE and not self.suicide:
-            return SUICIDE
-        if self.ko_rule == KO_SIMPLE:
-            # the colouring before the opponent's last turn (the set-up after one turn)
-            if self.nturns >= 1 and h == self.turns[self.nturns - 1].hash:
-                return KO
-            return LEGAL
-        if status == LEGAL and not self.st.ever[p]:
-            return LEGAL        # the stone stands where none ever stood: a colouring never seen
-        if hashset_contains(&self.seen, self._key(h, 3 - colour)):
-            return SUPERKO
-        return LEGAL
+        """Why the side to move may not play `point` (0 = it may); the new colouring's hash
+        (core.judge_move: the one judgement Board and BoardBatch share)."""
+        return judge_move(self.st, point, self._colour_to_move(), self._over(), self.ko_rule,
+                          self.suicide, self._ko_hash(), &self.seen, new_hash)
 
     cdef int _reserve(self, int point) except -1:
         """Room for one more turn in every growing array."""
@@ -494,24 +469,8 @@ cdef class Board:
         return h
 
     cdef void _mask(self, uint8_t* out) noexcept nogil:
-        cdef BoardState* b = self.st
-        cdef int r, c, p, s = b.stride
-        cdef uint64_t h
-        if self._over():
-            memset(out, 0, self.npoints + 1)
-            return
-        out[self.npoints] = 1
-        for r in range(b.height):
-            p = (r + 1) * s
-            for c in range(b.width):
-                if b.color[p] != EMPTY:
-                    out[0] = 0
-                elif not b.ever[p] and has_empty_neighbour(b, p):
-                    out[0] = 1      # fresh point with a liberty: legal under every rule
-                else:
-                    out[0] = self._play_status(p, &h) == LEGAL
-                out += 1
-                p += 1
+        judge_mask(self.st, self._colour_to_move(), self._over(), self.ko_rule, self.suicide,
+                   self._ko_hash(), &self.seen, out)
 
     def legal_mask(self, out=None):
         """Legality of every point and, last, of the pass: bool array of length points + 1.
