@@ -528,3 +528,48 @@ def test_debug_assert_names_the_check_and_the_value(tmp_path):
     assert ("fastgo: internal check failed: to_pad: 0 <= point < width * height; point "
             "(value -3)") in run.stderr
     assert "__pyx" not in run.stderr
+
+
+# -- batches ------------------------------------------------------------------------------------------
+
+def test_a_batch_serves_one_call_at_a_time():
+    # the jobs run without the GIL from fields of the batch: another thread's call meanwhile
+    # (here encodings of other plane counts) would aim them at its own buffers; it is refused
+    from fastgo.batch import BoardBatch
+    b = BoardBatch(2048, 9, threads=1)
+    rng = np.random.default_rng(5)
+    for _ in range(6):
+        b.step(np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in b.legal_mask()]))
+    want = {enc: b.encode(enc) for enc in ("openspiel4", "agz17", "katago")}
+    results, refused = [], []
+
+    def worker(enc):
+        for _ in range(60):
+            try:
+                results.append((enc, b.encode(enc)))
+            except RuntimeError as e:
+                assert "in use by another thread" in str(e)
+                refused.append(enc)
+
+    threads = [threading.Thread(target=worker, args=(enc,)) for enc in want]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) + len(refused) == 180 and results
+    for enc, out in results:
+        assert np.array_equal(out, want[enc]), enc
+
+
+def test_user_code_inside_a_batch_call_cannot_start_another():
+    from fastgo.batch import BoardBatch
+    b = BoardBatch(4, 5, threads=1)
+
+    class Actions:
+        def __array__(self, dtype=None, copy=None):
+            with pytest.raises(RuntimeError, match="in use"):
+                b.encode("agz17")
+            return np.full(4, 12, dtype=np.int64)
+
+    b.step(Actions())
+    assert b.board(0).history == [12] and b.move_numbers.tolist() == [1] * 4
