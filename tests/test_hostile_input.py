@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from contextlib import nullcontext
 
 import numpy as np
 import pytest
@@ -171,6 +172,10 @@ class Hostile:
         self.act()
         return self.value
 
+    def __bool__(self):
+        self.act()
+        return self.value % 2 == 1
+
 
 def hostile_iter(items):
     """An iterator whose first step makes every Hostile in `items` act, then yields them."""
@@ -182,7 +187,7 @@ def hostile_iter(items):
 ACTION = st.tuples(st.sampled_from(["play", "pass", "undo", "reinit", "raise", "play", "play"]),
                    st.integers(0, 1000))
 METHODS = ["play", "is_legal", "why_illegal", "hash_after", "color_at", "chain", "liberties",
-           "score", "undo", "playouts", "copy"]
+           "score", "undo", "playouts", "copy", "__init__"]
 
 
 def plain(b, name, values):
@@ -220,9 +225,10 @@ def test_reentrant_user_code_through_every_public_method(size, new_alone, openin
                                   record=hostile_iter(hostile[3:]))
             got = res.scores.tolist(), [m.tolist() for m in res.moves]
         elif name == "copy":
-            got = None
-            c = b.copy(undo=hostile[0])
-            assert c == b and c.width == b.width
+            got = b.copy(undo=hostile[0])
+            assert got == b and got.width == b.width
+        elif name == "__init__":
+            got = b.__init__(hostile[0], hostile[1])
         else:
             got = getattr(b, name)(hostile[0])
     except (ValueError, TypeError, RuntimeError, Boom) as e:
@@ -240,7 +246,15 @@ def test_reentrant_user_code_through_every_public_method(size, new_alone, openin
     assert replay == b
     if not new_alone:
         assert (b.width, b.height) == start_size
-    if not ok or name == "copy":
+    if not ok:
+        return
+    if name == "__init__":            # only Board.__new__'s game takes it, once
+        assert new_alone and (b.width, b.height, b.history) == (values[0], values[1], [])
+        return
+    if name == "copy":                # undo as far as the truth of `undo` said
+        assert got.history == b.history
+        with pytest.raises(ValueError) if b.history and values[0] % 2 == 0 else nullcontext():
+            got.undo(len(b.history))
         return
     used = [h.value for h in hostile]
     if name == "play":
