@@ -766,7 +766,10 @@ COMMAND_WORDS = sorted(Engine().commands) + ["", "foo", "PLAY", "#", "\t", "\x00
 ARG_WORDS = ["b", "w", "black", "WHITE", "pass", "A1", "e5", "J9", "T19", "Z25", "I3", "0", "1", "2",
              "5", "9", "19", "26", "-3", "7.5", "nan", "1e999", "chinese", "japanese", "ko=simple",
              "suicide=allowed", "scoring=territory", "komi=2", "alive", "dead", "seki", "absolute",
-             "byoyomi", "canadian", "none", "/nonexistent.sgf", "\u00e9", "\x7f", "\r", "(;SZ[9])"]
+             "byoyomi", "canadian", "none", "/nonexistent.sgf", "\u00e9", "\x7f", "\r", "(;SZ[9])",
+             # huge numbers: over Python's 4,300-digit limit, over a float, over GTP's 2**31 - 1
+             "9" * 5000, "9" * 400, "-" + "9" * 400, "1" + "0" * 30, "2147483648", "1e308",
+             "A" + "9" * 400]
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -28,7 +28,10 @@ Semantics worth knowing:
   (``sgf.Game.rules_used``: its ``RU``/``KM``, else ``sgf.RECORD_RULES`` and their komi), never
   the engine's earlier ones; ``printsgf`` writes the loaded record's game information.
 - A command that takes no arguments answers ``syntax error`` to any (``quit`` quits anyway);
-  numbers are ASCII (ints ``[0-9]+``; floats decimal, optional sign and exponent).
+  numbers are ASCII (ints ``[0-9]+``; floats decimal, optional sign and exponent); an int of over
+  19 digits reads as beyond every command's range; time values are GTP ints (0..2^31 - 1).
+  ``clear_board`` restarts both clocks from the time settings. A game resumes at most
+  ``fastgo.sgf.MAX_RESUMPTIONS`` times.
 - ``genmove`` is a demo player (``fastgo.player``): UCT with RAVE over random playouts by
   default, plain UCT or flat UCB1 over the root moves as options. Its budget is
   ``fastgo-playouts`` playouts per move, cut short by ``fastgo-seconds`` and by the clock:

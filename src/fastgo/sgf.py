@@ -1159,15 +1159,18 @@ def games_to_sgf(move_lists, width=9, height=None, *, rules=None, komi=None, han
     trees = []
     for k, moves in enumerate(move_lists):
         b = start.copy()
-        try:
-            points = np.asarray(moves).reshape(-1).tolist()      # Python ints (or others)
-        except (TypeError, ValueError):
+        if isinstance(moves, np.ndarray):
+            points = moves.reshape(-1).tolist()
+        elif isinstance(moves, (str, bytes)) or not hasattr(moves, "__iter__"):
             points = None
+        else:
+            points = list(moves)
         if points is None or any(isinstance(p, (str, bytes)) for p in points):
             raise TypeError(f"game {k}: a move list must hold int points (pass = width * height), "
                             f"not {moves!r:.60}")
         for j, p in enumerate(points):
-            if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= b.pass_move:
+            if (isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer))
+                    or not 0 <= p <= b.pass_move):
                 raise ValueError(f"game {k}, turn {j + 1}: {p!r:.40} is not a point of a "
                                  f"{b.width}x{b.height} board (moves are ints 0..{b.pass_move}, "
                                  f"pass = width * height)")
