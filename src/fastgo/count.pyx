@@ -555,7 +555,8 @@ SweepProgress = namedtuple("SweepProgress", ["row", "col", "rows", "cols", "stat
 SweepProgress.__doc__ = """Where a sweep stands, passed to its ``progress`` callback after every
 point: point (row, col) of rows x cols is done, `states` border states are held, `seconds` have
 passed (earlier runs of a resumed count included), and `eta` more seconds are expected (None
-until a point has been timed): the last whole row's time per point times the points left."""
+until a row has been timed): the last whole row's time per point times the points left (an
+underestimate while the states still grow, in the first rows)."""
 
 #: Peak border states of the sweep of an n x n board by frontier width n, measured with this
 #: code (11 and 12: the CLI runs of benchmarks/RESULTS.md, the same state space); wider frontiers are extrapolated by GROWTH per cell.
@@ -798,13 +799,13 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None):
                 nsrc = parts
                 PyErr_CheckSignals()        # Ctrl-C works between points
                 now = time.perf_counter()
+                if c == f - 1:
+                    per_point = (now - row_start) / f
+                    row_start = now
                 if progress is not None:
                     left = (length - 1 - r) * f + f - 1 - c
                     progress(SweepProgress(r, c, length, f, int(states), earlier + now - t0,
                                            None if per_point is None else per_point * left))
-            now = time.perf_counter()
-            per_point = (now - row_start) / f
-            row_start = now
             if checkpoint is not None and not last_row:
                 _save(src, nsrc, checkpoint, dict(
                     format=CHECKPOINT_FORMAT, frontier=f, length=length, limbs=limbs,

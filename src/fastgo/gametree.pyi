@@ -6,7 +6,7 @@ from fastgo.board import Board
 from fastgo.rules import Rules
 
 MAX_DEPTH: int
-MAX_GAME_POINTS: int
+MAX_GAME_COLOURINGS: int
 
 def perft(board: Board, depth: int) -> int: ...
 def perft_divide(board: Board, depth: int) -> Dict[str, int]: ...
