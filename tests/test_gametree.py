@@ -2,9 +2,9 @@
 Board and of the pure-Python reference, and against the published game counts.
 
 Published game counts (positional superko, the game ends at two passes in a row): 1x1 = 1,
-1x2 = 9, 1x3 = 907 (Tromp and Farnebäck, "Combinatorics of Go"), 1x4 = 2,098,407,841 (ibid.;
-minutes here: FASTGO_SLOW=1), 2x2 = 386,356,909,593 (John Tromp, rec.games.go, 1999: hours,
-benchmarks/test_gametree.py only).
+1x2 = 9, 1x3 = 907 (Tromp and Farnebäck, "Combinatorics of Go"), 1x4 = 2,098,407,841 (ibid.)
+and 2x2 = 386,356,909,593 (John Tromp, rec.games.go, 1999) with FASTGO_SLOW=1 only: neither has
+finished on the shared development machine yet (benchmarks/RESULTS.md).
 """
 
 import os
@@ -22,36 +22,24 @@ SLOW = pytest.mark.skipif(not os.environ.get("FASTGO_SLOW"), reason="set FASTGO_
 RULES = ["tromp-taylor", "japanese", "chinese", "aga"]
 
 
-def board_perft(b, depth):
-    """perft through Board's Python API: legal_moves, play, undo."""
-    if depth == 0:
-        return 1
-    n = 0
-    for m in b.legal_moves():
-        b.play(m)
-        n += board_perft(b, depth - 1)
-        b.undo()
-    return n
-
-
-def ref_perft(g, depth):
-    """perft through the pure-Python reference."""
+def api_perft(g, depth):
+    """perft through a game's Python API (legal_moves, play, undo): a Board or a RefGame."""
     if depth == 0:
         return 1
     n = 0
     for m in g.legal_moves():
         g.play(m)
-        n += ref_perft(g, depth - 1)
+        n += api_perft(g, depth - 1)
         g.undo()
     return n
 
 
-def ref_games(g):
-    """Complete games through the pure-Python reference: every legal turn, until two passes."""
+def api_games(g):
+    """Complete games through a game's Python API: every legal turn, until two passes."""
     n = 0
     for m in g.legal_moves():
         g.play(m)
-        n += 1 if g.is_over else ref_games(g)
+        n += 1 if g.is_over else api_games(g)
         g.undo()
     return n
 
@@ -65,8 +53,8 @@ def ref_game(w, h, rules):
 @pytest.mark.parametrize("w,h,depth", [(1, 1, 4), (1, 3, 6), (2, 2, 5), (3, 2, 4), (3, 3, 3)])
 def test_perft_matches_board_and_reference(w, h, depth, rules):
     b = Board(w, h, rules=rules)
-    expected = board_perft(b, depth)
-    assert expected == ref_perft(ref_game(w, h, rules), depth)
+    expected = api_perft(b, depth)
+    assert expected == api_perft(ref_game(w, h, rules), depth)
     assert perft(b, depth) == expected
     assert b.history == [] and b.hash == 0          # the walk ran on a copy
 
@@ -75,7 +63,7 @@ def test_perft_by_depth_on_3x3():
     # every depth up to 4 against the Board walk; counts grow with the depth
     b = Board(3, 3)
     got = [perft(b, d) for d in range(5)]
-    assert got == [board_perft(b, d) for d in range(5)]
+    assert got == [api_perft(b, d) for d in range(5)]
     assert got[:2] == [1, 10]                       # nine points and a pass
 
 
@@ -85,11 +73,11 @@ def test_perft_from_a_position_with_ko_and_passes():
     for m in ["B1", "C1", "A2", "D2", "B3", "C3", "C2", "pass"]:
         b.play(m)
     for depth in range(4):
-        assert perft(b, depth) == board_perft(b, depth)
+        assert perft(b, depth) == api_perft(b, depth)
     g = RefGame(4, 3)
     for m in ["B1", "C1", "A2", "D2", "B3", "C3", "C2", "pass"]:
         g.play(b.num_points if m == "pass" else fastgo.vertex_to_point(m, 4, 3))
-    assert perft(b, 3) == ref_perft(g, 3)
+    assert perft(b, 3) == api_perft(g, 3)
 
 
 def test_two_passes_end_the_game():
@@ -115,7 +103,7 @@ def test_divide_sums_to_perft(depth):
     for vertex, n in parts.items():
         c = b.copy()
         c.play(vertex)
-        assert n == board_perft(c, depth - 1)
+        assert n == api_perft(c, depth - 1)
 
 
 @pytest.mark.parametrize("w,h,expected", [(1, 1, 1), (1, 2, 9), (2, 1, 9), (1, 3, 907),
@@ -127,7 +115,7 @@ def test_game_counts_published(w, h, expected):
 @pytest.mark.parametrize("w,h", [(1, 1), (1, 2), (1, 3)])
 @pytest.mark.parametrize("rules", ["tromp-taylor", "chinese"])
 def test_game_counts_match_reference(w, h, rules):
-    assert count_games(w, h, rules) == ref_games(ref_game(w, h, rules))
+    assert count_games(w, h, rules) == api_games(ref_game(w, h, rules))
 
 
 @SLOW
@@ -139,14 +127,7 @@ def test_game_count_1x4():
 @pytest.mark.parametrize("w,h", [(1, 2), (1, 3)])
 def test_game_graph_walk_matches_board_walk(w, h):
     # every game walked through Board's Python API, next to the graph's count
-    def walk(b):
-        n = 0
-        for m in b.legal_moves():
-            b.play(m)
-            n += 1 if b.is_over else walk(b)
-            b.undo()
-        return n
-    assert count_games(w, h) == walk(Board(w, h))
+    assert count_games(w, h) == api_games(Board(w, h))
 
 
 @SLOW
@@ -183,7 +164,7 @@ def test_cli_perft(capsys):
     assert main(["perft", "3", "--size", "3", "--divide"]) == 0
     out = capsys.readouterr().out
     assert f"perft(3) on 3x3, tromp-taylor rules: {perft(Board(3), 3):,}" in out
-    assert f"B2: {board_perft(_after(Board(3), 'B2'), 2):,}\n" in out
+    assert f"B2: {api_perft(_after(Board(3), 'B2'), 2):,}\n" in out
     assert main(["perft", "2", "--size", "4", "--height", "3", "--moves", "B1 pass"]) == 0
     assert f"perft(2) on 4x3, tromp-taylor rules: {perft(_after(Board(4, 3), 'B1', 'pass'), 2):,}" \
         in capsys.readouterr().out
