@@ -316,8 +316,9 @@ def main(argv=None):
     demo.set_defaults(func=cmd_demo)
     count = sub.add_parser("count", help="count legal positions exactly, or estimate the fraction",
                            description="Count the legal positions of a WIDTH x HEIGHT board "
-                           "exactly (a transfer-matrix sweep; shorter side at most 12), by brute "
-                           "force, or estimate their fraction by Monte Carlo.")
+                           "exactly (a transfer-matrix sweep; shorter side at most 16, memory "
+                           "allowing), by brute force, or estimate their fraction by Monte Carlo; "
+                           "or count the complete games of a tiny board (--games).")
     count.add_argument("width", type=int)
     count.add_argument("height", type=int)
     how = count.add_mutually_exclusive_group()

@@ -6,7 +6,9 @@ horizontal and vertical neighbours) touches at least one empty point. Ko, histor
 it is play no part.
 
 - ``count_legal_positions(width, height)``: the exact count, by a transfer-matrix sweep (border-
-  state dynamic programming) in C with exact multi-limb integer counts.
+  state dynamic programming) in C with exact multi-limb integer counts; ``..._stats`` adds the
+  sweep's figures, a checkpoint directory to resume from and a progress callback, and refuses
+  a board whose tables (``sweep_memory``) would not fit in memory.
 - ``count_legal_positions_brute(width, height)``: every one of the 3^(w*h) colourings tested with
   bitboards (up to 20 points), the independent check of the sweep.
 - ``legal_position_mask(boards)``: the test over a stack of boards ``[n, height, width]``.
@@ -847,7 +849,7 @@ def count_legal_positions(width, height, *, threads=1):
 
     A position (each point empty, black or white) is legal when every chain touches an empty
     point. The count comes from a transfer-matrix sweep along the shorter side (at most
-    ``MAX_FRONTIER`` = 12; the longer side at most ``MAX_LENGTH``), with exact integer counts.
+    ``MAX_FRONTIER`` = 16, as memory allows; the longer side at most ``MAX_LENGTH``), exactly.
     Border states grow about 4x per unit of the shorter side and time a little faster (on the
     README's 2-core machine 7x7 takes under 0.1 s, 9x9 a few seconds, 11x11 about 3 minutes).
     ``threads`` (1..``MAX_SWEEP_THREADS``, None: all cores) defaults to 1: the parallel sweep
