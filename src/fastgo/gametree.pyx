@@ -125,9 +125,10 @@ def perft_divide(board, depth):
 # Under positional superko whether a play is legal depends on the colouring, the player and the
 # set of colourings the game has visited, nothing else. So the games that go on from a node of
 # the walk depend only on (colouring, player, whether the last turn was a pass, visited set): the
-# walk remembers the count of each such node it has finished in a cache, and meets most of them
-# again along other orders of the same moves. The graph itself (the legal colourings reachable
-# from the empty board, and where each play leads) is built by playing every move with Board.
+# walk remembers the count of nodes it has finished in a cache and meets some of them again
+# along other orders of the same moves (only early nodes are kept: see MEMO_VISITED). The graph
+# itself (the legal colourings reachable from the empty board, and where each play leads) is
+# built by playing every move with Board; the walk over it is a few instructions a node.
 
 ctypedef struct Graph:
     int n                   # colourings, numbered in the order found (0: the empty board)
@@ -141,6 +142,15 @@ ctypedef struct MemoSlot:
 
 cdef enum:
     MEMO_BITS = 22          # 4M slots of 24 bytes: a cache, a colliding node replaces the old
+    MEMO_VISITED = 12       # only nodes of at most this many visited colourings are remembered:
+                            # early in a game the same set is reached in many orders and its
+                            # subtree is large; deep nodes are many, rarely met again, and cheap
+
+cdef extern from *:
+    """
+    #define fastgo_popcount64(x) __builtin_popcountll(x)
+    """
+    int popcount64 "fastgo_popcount64" (uint64_t x) noexcept nogil
 
 
 cdef uint64_t paths(const Graph* g, MemoSlot* memo, int q, int c, bint passed,
@@ -148,11 +158,14 @@ cdef uint64_t paths(const Graph* g, MemoSlot* memo, int q, int c, bint passed,
     """Complete games from colouring q with colour c + 1 to play (c = 0 Black), `passed` when the
     last turn was a pass, `visited` the colourings seen (q among them)."""
     cdef uint64_t tag = 1 + ((<uint64_t>q << 2) | (<uint64_t>c << 1) | <uint64_t>passed)
-    cdef uint64_t total, h = mix64(visited ^ (tag * <uint64_t>0x9E3779B97F4A7C15))
-    cdef MemoSlot* slot = &memo[h >> (64 - MEMO_BITS)]
+    cdef uint64_t total, h
+    cdef MemoSlot* slot = NULL
     cdef int k, nxt
-    if slot.tag == tag and slot.visited == visited:
-        return slot.count
+    if popcount64(visited) <= MEMO_VISITED:
+        h = mix64(visited ^ (tag * <uint64_t>0x9E3779B97F4A7C15))
+        slot = &memo[h >> (64 - MEMO_BITS)]
+        if slot.tag == tag and slot.visited == visited:
+            return slot.count
     w.tick()
     # a pass: the second in a row ends the game, a first one hands the turn over
     total = 1 if passed else paths(g, memo, q, 1 - c, True, visited, w)
@@ -161,9 +174,10 @@ cdef uint64_t paths(const Graph* g, MemoSlot* memo, int q, int c, bint passed,
         if not (visited >> nxt) & 1:
             total = add_checked(total, paths(g, memo, nxt, 1 - c, False,
                                              visited | (<uint64_t>1 << nxt), w))
-    slot.visited = visited
-    slot.tag = tag
-    slot.count = total
+    if slot != NULL:
+        slot.visited = visited
+        slot.tag = tag
+        slot.count = total
     return total
 
 
