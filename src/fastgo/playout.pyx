@@ -41,6 +41,7 @@ ctypedef struct Run:
     PlayoutScratch** scratch    # one per thread
     PlayoutOutcome* outcome     # one per thread
     uint64_t seed
+    int64_t first               # playout i of this call is playout first + i of the run
     int8_t* owner               # npoints per thread, or NULL
     int64_t* owner_sum          # npoints per thread
     int npoints
@@ -62,7 +63,7 @@ cdef inline void _one(const Run* r, int64_t i, int tid) noexcept nogil:
     cdef int64_t* sums
     if r.slot != NULL and r.slot[i] >= 0:
         mv = r.moves + <int64_t>r.slot[i] * r.cap
-    playout_run(r.scratch[tid], r.start, r.spec, playout_seed(r.seed, i), oc, mv, own)
+    playout_run(r.scratch[tid], r.start, r.spec, playout_seed(r.seed, r.first + i), oc, mv, own)
     r.scores[i] = oc.score
     r.winners[i] = <int8_t>oc.winner
     r.lengths[i] = oc.turns
@@ -176,7 +177,7 @@ def _recorded(record, n):
 
 
 def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ownership=False,
-             record=0):
+             record=0, first=0):
     """Play `n` random games to the end from `board`'s position (the board is not changed) and
     score them.
 
@@ -189,6 +190,9 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     territory: those empty points + prisoners), komi to White.
 
     seed: any int (taken modulo 2**64); the same seed gives the same results whatever `threads`.
+    first: the index of this call's first playout in the run seeded `seed`: playout k of the call
+    is playout first + k of the run, so calls over [0, a) and [a, b) give exactly the playouts of
+    one call over [0, b) (how ``fastgo.cluster`` cuts a run into chunks).
     threads: OpenMP threads (default: all cores; one in a process forked after playouts ran).
     ko: "rules" (the board's rule; superko is judged exactly, against the whole game),
     "simple", "positional" or "situational". max_moves: the cap of turns per playout (default
@@ -204,6 +208,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     # every argument first: their user code (__index__, iterators) runs before the board is read
     cdef int64_t count = _int(n, "n", 0, 2**31 - 1)
     cdef uint64_t seed64 = _int(seed, "seed", -2**1000, 2**1000) % 2**64
+    cdef int64_t first64 = _int(first, "first", 0, 2**62)
     cdef int nthreads = default_threads() if threads is None else _int(threads, "threads", 1, _MAX_THREADS)
     if _forked:
         if nthreads > 1 and threads is not None:
@@ -280,6 +285,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
         run.scratch = scratch
         run.outcome = outcome
         run.seed = seed64
+        run.first = first64
         run.owner = owner
         run.owner_sum = owner_sum
         run.npoints = npoints
