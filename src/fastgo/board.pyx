@@ -509,7 +509,6 @@ cdef class Board:
     def undo(self, n=1):
         """Take back the last `n` turns (passes included)."""
         cdef int64_t k = _plain_int(n, -1)
-        cdef Turn* t
         if k < 0:
             n = _index(n, "n")
             k = n if 0 <= n <= self.nturns else -1     # compare as Python ints: n may be huge
@@ -520,12 +519,16 @@ cdef class Board:
                                  f"{self.nturns - self.undo_floor}")
             raise ValueError(f"cannot undo {n} turns: {self.nturns} played since the set-up")
         while k:
-            t = &self.turns[self.nturns]
-            if self.ko_rule != KO_SIMPLE:
-                self._seen_remove(self.nturns)
-            journal_rewind(self.st, &self.journal, t.mark)
-            self.nturns -= 1
+            self._undo_turn()
             k -= 1
+
+    cdef void _undo_turn(self) noexcept nogil:
+        """Take back the last turn (the caller checked that one can be taken back)."""
+        cdef Turn* t = &self.turns[self.nturns]
+        if self.ko_rule != KO_SIMPLE:
+            self._seen_remove(self.nturns)
+        journal_rewind(self.st, &self.journal, t.mark)
+        self.nturns -= 1
 
     def is_legal(self, move):
         """True when the side to move may play `move` now."""
