@@ -21,15 +21,18 @@ from fastgo.count import (count_legal_positions, count_legal_positions_brute,
                           estimate_legal_fraction)
 from fastgo.coords import (point_to_rowcol, rowcol_to_point, point_to_vertex, vertex_to_point,
                            star_points)
-from fastgo.errors import IllegalMoveError, ConsistencyError
+from fastgo.errors import IllegalMoveError, IllegalActionError, ConsistencyError
+from fastgo.batch import BoardBatch, StepResult, random_actions
 from fastgo.playout import Playouts, playouts, simulate
 from fastgo.rules import Rules, PRESETS
+from fastgo.simulation import Simulation
 
 __version__ = "0.1.0"
 
 __all__ = ["Board", "Chain", "Score", "Rules", "PRESETS", "IllegalMoveError", "ConsistencyError",
            "EMPTY", "BLACK", "WHITE", "is_legal_position", "zobrist_key", "point_to_rowcol",
            "rowcol_to_point", "point_to_vertex", "vertex_to_point", "star_points", "playouts", "simulate",
-           "Playouts",
+           "Playouts", "Simulation",
            "count_legal_positions", "count_legal_positions_brute", "count_legal_positions_stats",
-           "legal_position_mask", "estimate_legal_fraction"]
+           "legal_position_mask", "estimate_legal_fraction",
+           "BoardBatch", "StepResult", "IllegalActionError", "random_actions"]

@@ -41,6 +41,7 @@ ctypedef struct Run:
     PlayoutScratch** scratch    # one per thread
     PlayoutOutcome* outcome     # one per thread
     uint64_t seed
+    int64_t first               # playout i of this call is playout first + i of the run
     int8_t* owner               # npoints per thread, or NULL
     int64_t* owner_sum          # npoints per thread
     int npoints
@@ -62,7 +63,7 @@ cdef inline void _one(const Run* r, int64_t i, int tid) noexcept nogil:
     cdef int64_t* sums
     if r.slot != NULL and r.slot[i] >= 0:
         mv = r.moves + <int64_t>r.slot[i] * r.cap
-    playout_run(r.scratch[tid], r.start, r.spec, playout_seed(r.seed, i), oc, mv, own)
+    playout_run(r.scratch[tid], r.start, r.spec, playout_seed(r.seed, r.first + i), oc, mv, own)
     r.scores[i] = oc.score
     r.winners[i] = <int8_t>oc.winner
     r.lengths[i] = oc.turns
@@ -176,7 +177,7 @@ def _recorded(record, n):
 
 
 def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ownership=False,
-             record=0):
+             record=0, first=0):
     """Play `n` random games to the end from `board`'s position (the board is not changed) and
     score them.
 
@@ -189,6 +190,9 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     territory: those empty points + prisoners), komi to White.
 
     seed: any int (taken modulo 2**64); the same seed gives the same results whatever `threads`.
+    first: the index of this call's first playout in the run seeded `seed`: playout k of the call
+    is playout first + k of the run, so calls over [0, a) and [a, b) give exactly the playouts of
+    one call over [0, b) (how ``fastgo.cluster`` cuts a run into chunks).
     threads: OpenMP threads (default: all cores; one in a process forked after playouts ran).
     ko: "rules" (the board's rule; superko is judged exactly, against the whole game),
     "simple", "positional" or "situational". max_moves: the cap of turns per playout (default
@@ -201,23 +205,27 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     if not isinstance(board, Board):
         raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
     cdef Board bd = board
-    cdef int npoints = bd.npoints
+    # every argument first: their user code (__index__, iterators) runs before the board is read
     cdef int64_t count = _int(n, "n", 0, 2**31 - 1)
     cdef uint64_t seed64 = _int(seed, "seed", -2**1000, 2**1000) % 2**64
+    cdef int64_t first64 = _int(first, "first", 0, 2**62)
     cdef int nthreads = default_threads() if threads is None else _int(threads, "threads", 1, _MAX_THREADS)
     if _forked:
         if nthreads > 1 and threads is not None:
             warnings.warn("fastgo.playouts runs on one thread in a forked process", RuntimeWarning)
         nthreads = 1
-    cdef int cap = max(3 * npoints, 1000) if max_moves is None else _int(max_moves, "max_moves", 0, _MAX_MOVES)
-    if not isinstance(ko, str) or (ko != "rules" and ko not in _KO_RULES):
+    max_moves = None if max_moves is None else _int(max_moves, "max_moves", 0, _MAX_MOVES)
+    if type(ko) is not str or (ko != "rules" and ko not in _KO_RULES):
         raise ValueError(f"ko must be 'rules', 'simple', 'positional' or 'situational', not {ko!r}")
-    cdef int ko_rule = bd.ko_rule if ko == "rules" else _KO_RULES[ko]
     if not isinstance(ownership, (bool, np.bool_)):
         raise TypeError(f"ownership must be a bool, not {type(ownership).__name__}")
     cdef bint want_owner = ownership
     recorded = _recorded(record, count)
     cdef int64_t nrec = len(recorded)
+    # from here to the private copy of the board below no Python code runs
+    cdef int npoints = bd.npoints
+    cdef int cap = max(3 * npoints, 1000) if max_moves is None else max_moves
+    cdef int ko_rule = bd.ko_rule if ko == "rules" else _KO_RULES[ko]
     # threads take chunks of _CHUNK playouts: more threads than chunks would only wait
     nthreads = max(1, min(nthreads, <int>((count + _CHUNK - 1) // _CHUNK)))
 
@@ -277,6 +285,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
         run.scratch = scratch
         run.outcome = outcome
         run.seed = seed64
+        run.first = first64
         run.owner = owner
         run.owner_sum = owner_sum
         run.npoints = npoints
@@ -308,7 +317,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
             sums = np.zeros(npoints, dtype=np.float64)
             for t in range(nthreads):
                 sums += np.asarray(<int64_t[:npoints]>(owner_sum + t * npoints))
-            own_mean = (sums / count if count else np.full(npoints, np.nan)).reshape(bd.st.height, bd.st.width)
+            own_mean = (sums / count if count else np.full(npoints, np.nan)).reshape(start.height, start.width)
         games = []
         for j, i in enumerate(recorded):
             games.append(np.asarray(<int16_t[:length_p[i]]>(moves + j * cap)).astype(np.int32)
