@@ -2,6 +2,8 @@
 move through the pure-Python reference and through the checked Board.play."""
 
 import math
+import os
+import sys
 import random
 
 import numpy as np
@@ -529,3 +531,23 @@ def test_bench_refuses_bad_options_with_its_usage(argv, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert "usage:" in err and "Traceback" not in err
+
+
+def _omp_settings(env):
+    """OpenMP's settings as the runtime in a fresh `import fastgo` process reports them."""
+    import subprocess
+    import sys
+    prog = ("import ctypes, ctypes.util, fastgo; fastgo.simulate(16, 5, threads=2); "
+            "ctypes.CDLL(ctypes.util.find_library('gomp') or 'libgomp.so.1').omp_display_env(0)")
+    done = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="libgomp's omp_display_env")
+def test_waiting_threads_sleep_instead_of_spinning():
+    # libgomp reads OMP_WAIT_POLICY when it loads: importing fastgo must have set it by then
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    assert "OMP_WAIT_POLICY = 'PASSIVE'" in _omp_settings(env)
+    # a policy the user set is kept
+    assert "OMP_WAIT_POLICY = 'ACTIVE'" in _omp_settings(dict(env, OMP_WAIT_POLICY="active"))

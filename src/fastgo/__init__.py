@@ -7,6 +7,13 @@
 True
 """
 
+import os
+
+# OpenMP threads that wait must sleep, not spin: a spinning thread takes a core from the threads
+# still working (with another job on the machine, 2 threads ran slower than 1). libgomp reads
+# this when it loads, with the first extension below; a policy set by the user is kept.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 from fastgo.board import (Board, Chain, Score, is_legal_position, zobrist_key, EMPTY_ as EMPTY,
                           BLACK_ as BLACK, WHITE_ as WHITE)
 from fastgo.count import (count_legal_positions, count_legal_positions_brute,

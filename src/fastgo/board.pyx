@@ -843,8 +843,8 @@ cdef class Board:
                     err.append(f"chain at {p}: {b.cell[hd].plibs} pseudo-liberties recorded, {pairs} true")
                 if chain_liberties(b, hd) != len(libs):
                     err.append(f"chain at {p}: {chain_liberties(b, hd)} liberties counted, {len(libs)} true")
-                if b.cell[hd].size != len(chain):
-                    err.append(f"chain at {p}: size {b.cell[hd].size} recorded, {len(chain)} true")
+                if chain_sizes(b)[hd] != len(chain):
+                    err.append(f"chain at {p}: size {chain_sizes(b)[hd]} recorded, {len(chain)} true")
                 ch = 0
                 for x in chain:
                     ch ^= zkey(col, x)

@@ -9,7 +9,8 @@ Layout. A board of width W and height H is stored padded: stride S = W + 1, the 
 lives at padded index ``(row + 1) * S + col``; column W of every row and rows -1 and H are WALL, so
 the four neighbours of any on-board point are ``p - S, p - 1, p + 1, p + S`` with no edge tests.
 A ``BoardState`` is one block whose size follows the board's (``board_bytes(W, H)``: about 1.3 KB
-for 9x9, 5 KB for 19x19): a header, one ``Cell`` per padded point, then the list of empty points.
+for 9x9, 5 KB for 19x19): a header, one 8-byte ``Cell`` per padded point, the chain sizes, then
+the list of empty points.
 It holds no pointer, so copying is one memcpy and boards can lie back to back in one buffer.
 
 Chains are rings: ``next`` links the stones of a chain in a cycle and ``head`` names the chain's
@@ -115,8 +116,7 @@ cdef extern from *:
         int16_t next;       /* a stone: next stone of its chain's ring; an empty point: its index
                                in the empty list (-1 elsewhere) */
         int16_t plibs;      /* at a head: pseudo-liberties */
-        int16_t size;       /* at a head: number of stones */
-    } fastgo_cell;
+    } fastgo_cell;      /* 8 bytes: a cell's address is one scaled index */
     typedef struct {
         int32_t width, height, stride, npad, num_empty;
         int32_t captures[3];
@@ -135,7 +135,6 @@ cdef extern from *:
         int16_t next           # on a stone: the next stone in the chain's ring; on an empty point:
                                # its index in the empty list (empty_pos); -1 on walls
         int16_t plibs          # at a head: pseudo-liberties, (stone, empty neighbour) pairs
-        int16_t size           # at a head: number of stones
 
     ctypedef struct BoardState "fastgo_board":
         # -- header ---------------------------------------------------------------------------------
@@ -146,8 +145,9 @@ cdef extern from *:
         int32_t num_empty      # length of the empty-point list
         int32_t captures[3]    # captures[c]: stones removed from the board to colour c's credit
         uint64_t hash          # XOR of zkey(colour, p) over all stones
-        # -- npad cells (a flexible array: the block is board_bytes(width, height) long), then the
-        # empty list, width * height int16 (empty_list(b)), in no particular order: uniform
+        # -- npad cells (a flexible array: the block is board_bytes(width, height) long), then
+        # npad chain sizes (chain_sizes(b)[head]: int16, read only by merges and captures), then
+        # the empty list, width * height int16 (empty_list(b)), in no particular order: uniform
         # sampling is one random index
         Cell cell[1]
 
@@ -178,7 +178,7 @@ cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
     cdef int n = distinct_neighbour_chains(b, p, heads), k
     cdef int64_t stones = 1
     for k in range(n):
-        stones += b.cell[heads[k]].size
+        stones += chain_sizes(b)[heads[k]]
     return 64 + 32 * stones
 
 
@@ -253,17 +253,22 @@ cdef inline void journal_rewind(BoardState* b, Journal* j, int64_t mark) noexcep
 # ---------------------------------------------------------------------------------------------
 # Set-up and copy.
 
-cdef inline int16_t* empty_list(const BoardState* b) noexcept nogil:
-    """The empty points (padded indices), num_empty of them: the int16 array after the cells."""
+cdef inline int16_t* chain_sizes(const BoardState* b) noexcept nogil:
+    """Stones of each chain, at its head's index: the int16 array after the cells."""
     return <int16_t*>&b.cell[b.npad]
 
+cdef inline int16_t* empty_list(const BoardState* b) noexcept nogil:
+    """The empty points (padded indices), num_empty of them: the int16 array after the sizes."""
+    return chain_sizes(b) + b.npad
+
 cdef inline size_t board_bytes(int width, int height) noexcept nogil:
-    """Bytes a width x height board needs: the header, (height + 2) * (width + 1) cells and the
-    empty list, rounded up to 8 (boards can lie back to back). A BoardState lives only where
+    """Bytes a width x height board needs: the header, (height + 2) * (width + 1) cells and chain
+    sizes, the empty list, rounded up to 8 (boards can lie back to back). A BoardState lives only where
     board_new put it or in a caller's buffer of board_bytes bytes at an 8-byte-aligned address,
     set up by board_clear and copied by board_copy (never by value: its size depends on the
     board's)."""
-    cdef size_t n = (FASTGO_HEADER_BYTES + <size_t>((height + 2) * (width + 1)) * sizeof(Cell)
+    cdef size_t n = (FASTGO_HEADER_BYTES
+                     + <size_t>((height + 2) * (width + 1)) * (sizeof(Cell) + sizeof(int16_t))
                      + <size_t>(width * height) * sizeof(int16_t))
     return (n + 7) & ~(<size_t>7)
 
@@ -288,7 +293,7 @@ cdef inline void board_clear(BoardState* b, int width, int height) noexcept nogi
         b.cell[p].head = 0
         b.cell[p].next = -1
         b.cell[p].plibs = 0
-        b.cell[p].size = 0
+        chain_sizes(b)[p] = 0
     for r in range(height):
         for c in range(width):
             p = (r + 1) * b.stride + c
@@ -444,7 +449,7 @@ cdef inline int board_preview(const BoardState* b, int p, int colour, uint64_t* 
         if b.cell[h].color == opp:
             if takes_last_liberty(b, p, h):   # captured first (rule 7)
                 hsh ^= chain_hash(b, h)
-                captured[0] += b.cell[h].size
+                captured[0] += chain_sizes(b)[h]
         elif not takes_last_liberty(b, p, h):   # keeps a liberty other than p
             own_survives = True
     if has_empty or captured[0] > 0 or own_survives:
@@ -486,7 +491,8 @@ cdef inline int merge_chains(BoardState* b, Journal* j, int a, int c) noexcept n
     cdef int big = a, small = c, st
     cdef int16_t t
     cdef Cell* cl = b.cell
-    if cl[c].size > cl[a].size:
+    cdef int16_t* size = chain_sizes(b)
+    if size[c] > size[a]:
         big = c
         small = a
     st = small
@@ -498,7 +504,7 @@ cdef inline int merge_chains(BoardState* b, Journal* j, int a, int c) noexcept n
     t = cl[big].next
     jset16(b, j, &cl[big].next, cl[small].next)
     jset16(b, j, &cl[small].next, t)
-    jset16(b, j, &cl[big].size, cl[big].size + cl[small].size)
+    jset16(b, j, &size[big], size[big] + size[small])
     jset16(b, j, &cl[big].plibs, cl[big].plibs + cl[small].plibs)
     return big
 
@@ -551,7 +557,7 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     jset64(b, j, &b.hash, b.hash ^ zkey(colour, p))
     jset16(b, j, &cl[p].head, <int16_t>p)
     jset16(b, j, &cl[p].next, <int16_t>p)
-    jset16(b, j, &cl[p].size, 1)
+    jset16(b, j, &chain_sizes(b)[p], 1)
     jset16(b, j, &cl[p].plibs, <int16_t>((cl[p - s].color == EMPTY) + (cl[p - 1].color == EMPTY) +
                                          (cl[p + 1].color == EMPTY) + (cl[p + s].color == EMPTY)))
     # each neighbouring stone loses its pair with p. Heads are 0 on empty points and walls, which
