@@ -155,6 +155,17 @@ def _int(value, name, lo, hi):
     return v
 
 
+#: the playout policies by name (see ``playouts``)
+POLICIES = {"uniform": POLICY_UNIFORM, "heavy": POLICY_HEAVY}
+
+
+def policy_code(policy):
+    """The kernel's code of a playout policy name ("uniform" or "heavy")."""
+    if not isinstance(policy, str) or policy not in POLICIES:
+        raise ValueError(f"policy must be 'uniform' or 'heavy', not {policy!r}")
+    return POLICIES[policy]
+
+
 def _recorded(record, n):
     """The sorted indices of the playouts whose moves are kept."""
     if isinstance(record, (bool, np.bool_)):
@@ -176,7 +187,7 @@ def _recorded(record, n):
 
 
 def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ownership=False,
-             record=0):
+             record=0, policy="uniform"):
     """Play `n` random games to the end from `board`'s position (the board is not changed) and
     score them.
 
@@ -195,7 +206,12 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     3 x points, at least 1000: thin and tiny boards run long); capped playouts are scored as they
     stand and flagged. ownership: also average who owns each point at the end (NaN when n is 0).
     record: keep the moves of the first `record` playouts, or of the playouts with the given
-    indices. The run can be interrupted (Ctrl-C) between blocks of playouts.
+    indices. policy: "uniform" (above) or "heavy": before the uniform draw, look at the
+    opponent's last play; if its chain is in atari, or one of the mover's chains next to it is,
+    play an allowed capture or escape (the liberty of the chain in atari; for the mover's chain
+    its liberty when that point has two or more empty neighbours, or the last liberty of an
+    opponent chain in atari touching it), drawn uniformly among them (see ``heavy_pick`` in
+    playout.pxd). The run can be interrupted (Ctrl-C) between blocks of playouts.
     Returns ``Playouts``.
     """
     if not isinstance(board, Board):
@@ -213,6 +229,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     if not isinstance(ko, str) or (ko != "rules" and ko not in _KO_RULES):
         raise ValueError(f"ko must be 'rules', 'simple', 'positional' or 'situational', not {ko!r}")
     cdef int ko_rule = bd.ko_rule if ko == "rules" else _KO_RULES[ko]
+    cdef int policy_id = policy_code(policy)
     if not isinstance(ownership, (bool, np.bool_)):
         raise TypeError(f"ownership must be a bool, not {type(ownership).__name__}")
     cdef bint want_owner = ownership
@@ -245,6 +262,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     seen_copy.keys = NULL
     seen_copy.cap = 0
     spec_from_board(&spec, bd, ko_rule, cap, &own_seen)
+    spec.policy = policy_id
     try:
         # private copies: the GIL is released below, when another Python thread may play on `board`
         start = <BoardState*>malloc(sizeof(BoardState))
@@ -337,10 +355,10 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
 
 
 def simulate(n, width=9, height=None, *, rules=None, komi=None, handicap=0, seed=0, threads=None,
-             ko="rules", max_moves=None, ownership=False, record=0):
+             ko="rules", max_moves=None, ownership=False, record=0, policy="uniform"):
     """Play `n` random games from the empty board of the given size and rules (a ``Rules`` or a
     preset name; `komi` and `handicap` as for ``Board``) and score them: ``playouts`` from a new
     ``Board``. Returns ``Playouts``."""
     board = _Board(width, height, rules=rules, komi=komi, handicap=handicap)
     return playouts(board, n, seed=seed, threads=threads, ko=ko, max_moves=max_moves,
-                    ownership=ownership, record=record)
+                    ownership=ownership, record=record, policy=policy)
