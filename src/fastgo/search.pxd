@@ -130,3 +130,4 @@ cdef class Search:
     cdef void _apply(self, int k, const float* priors, const float* values) noexcept nogil
     cdef void _abandon(self, int k) noexcept nogil
     cdef _evaluate(self, int k)
+    cdef list _pv(self, int32_t ni)

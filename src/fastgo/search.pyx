@@ -815,18 +815,7 @@ cdef class Search:
             order = sorted(range(n), key=lambda i: (-visits[i], -(values[i] if visits[i] else -1), i))
             best = int(moves[order[0]])
             winrate = float(values[order[0]])
-        pv = []
-        ni = 0
-        while self.pool.nodes[ni].first >= 0 and self.pool.nodes[ni].nchildren > 0:
-            bestk, bestv = -1, 0
-            for k in range(self.pool.nodes[ni].nchildren):
-                c = &self.pool.nodes[self.pool.nodes[ni].first + k]
-                if c.visits > bestv:
-                    bestk, bestv = k, c.visits
-            if bestk < 0:
-                break
-            ni = self.pool.nodes[ni].first + bestk
-            pv.append(int(self.pool.nodes[ni].move))
+        pv = self._pv(0)
         own = None
         if self.prm.ownership:
             sums = np.zeros(self.npoints)
@@ -840,6 +829,36 @@ cdef class Search:
                             playouts=int(self.started), root_visits=int(root.visits),
                             seconds=seconds, nodes=int(self.pool.used), width=self.width,
                             height=self.height)
+
+    cdef list _pv(self, int32_t ni):
+        """The moves from node ni down the most visited child (the first of equals) while it
+        has visits."""
+        cdef int k, bestk, bestv
+        cdef Node* c
+        pv = []
+        while self.pool.nodes[ni].first >= 0 and self.pool.nodes[ni].nchildren > 0:
+            bestk, bestv = -1, 0
+            for k in range(self.pool.nodes[ni].nchildren):
+                c = &self.pool.nodes[self.pool.nodes[ni].first + k]
+                if c.visits > bestv:
+                    bestk, bestv = k, c.visits
+            if bestk < 0:
+                break
+            ni = self.pool.nodes[ni].first + bestk
+            pv.append(int(self.pool.nodes[ni].move))
+        return pv
+
+    def variation(self, move):
+        """The principal variation that starts with the root move `move` (a point or pass):
+        [move] and then the most visited moves below it; [] when `move` is not a root move."""
+        cdef Board bd = self.root_board
+        cdef int point = bd._parse(move), k
+        cdef Node* root = &self.pool.nodes[0]
+        if root.first >= 0:
+            for k in range(root.nchildren):
+                if self.pool.nodes[root.first + k].move == point:
+                    return [point] + self._pv(root.first + k)
+        return []
 
     def result(self):
         """The ``SearchResult`` of the tree as it stands (no search)."""
