@@ -355,15 +355,16 @@ cdef class Search:
 
     cdef int _descend(self, Worker* w) noexcept nogil:
         """Walk from the root to a leaf (lock held), counting the visit in flight on each node."""
-        cdef int32_t ni = 0
+        cdef int32_t ni = 0, child
         cdef int depth = 0
         w.path[0] = 0
-        self.pool.nodes[0].pending += 1
         while depth < MAX_DEPTH and self.pool.nodes[ni].first >= 0 and self.pool.nodes[ni].nchildren > 0:
-            ni = self._select(ni)
+            child = self._select(ni)        # before this descent counts at ni: N excludes it
+            self.pool.nodes[ni].pending += 1
+            ni = child
             depth += 1
             w.path[depth] = ni
-            self.pool.nodes[ni].pending += 1
+        self.pool.nodes[ni].pending += 1
         w.depth = depth
         return depth
 
