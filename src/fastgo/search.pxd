@@ -36,7 +36,9 @@ ctypedef struct Node:
                             # 1/2 tie, 0 loss; PUCT the evaluator's value in [-1, 1]
     int32_t amaf_visits     # RAVE: playouts below the parent in which the mover played `move` first
     float amaf_value        # RAVE: sum of their outcomes for the mover
-    float prior             # PUCT: the evaluator's prior; UCT: 0
+    float prior             # PUCT: the evaluator's prior; UCT: the prior win rate (1/2; pass 0.1)
+    float mix               # UCT: the node's value term of the selection formula without
+                            # in-flight visits, refreshed whenever its statistics change
 
 
 ctypedef struct Pool:
@@ -124,6 +126,7 @@ cdef class Search:
     cdef void _backup_uct(self, Worker* w, double black, int turns) noexcept nogil
     cdef void _work(self, int t) noexcept nogil
     cdef double _terminal_value(self, Worker* w) noexcept nogil
+    cdef float _mix(self, const Node* c, double pending) noexcept nogil
     cdef void _backup_puct(self, const int32_t* path, int depth, double v, int colour) noexcept nogil
     cdef void _encode(self, Worker* w, float* out) noexcept nogil
     cdef int _collect(self) noexcept nogil

@@ -337,21 +337,25 @@ cdef class Search:
         logn = log(<double>nd.visits + vl * nd.pending + 1.0)
         for k in range(nd.nchildren):
             c = &self.pool.nodes[nd.first + k]
-            n = c.visits + vl * c.pending
-            q = (c.value + c.prior * P) / (n + P) if n + P > 0 else c.prior
-            if self.prm.rave and c.amaf_visits > 0:
-                na = c.amaf_visits
-                qa = (c.amaf_value + c.prior * P) / (na + P)
-                beta = na / (na + n + n * na / E)
-                v = (1.0 - beta) * q + beta * qa
-            else:
-                v = q
+            # the value term is cached in c.mix; only visits in flight need it recomputed
+            v = self._mix(c, vl * c.pending) if c.pending else c.mix
             if cx > 0:
-                v += cx * sqrt(logn / (n + 1.0))
+                v += cx * sqrt(logn / (c.visits + vl * c.pending + 1.0))
             if v > bestv:
                 bestv = v
                 best = k
         return nd.first + best
+
+    cdef float _mix(self, const Node* c, double pending) noexcept nogil:
+        """UCT's value term (1 - b) q + b qa of child c, with `pending` more lost visits."""
+        cdef double n = c.visits + pending, na, q, qa, beta, P = self.prm.prior_visits
+        q = (c.value + c.prior * P) / (n + P) if n + P > 0 else c.prior
+        if not self.prm.rave or c.amaf_visits == 0:
+            return <float>q
+        na = c.amaf_visits
+        qa = (c.amaf_value + c.prior * P) / (na + P)
+        beta = na / (na + n + n * na / self.prm.rave_equiv)
+        return <float>((1.0 - beta) * q + beta * qa)
 
     cdef int _descend(self, Worker* w) noexcept nogil:
         """Walk from the root to a leaf (lock held), counting the visit in flight on each node."""
@@ -519,6 +523,7 @@ cdef class Search:
             nd.visits += 1
             nd.pending -= 1
             nd.value += black if mover == BLACK else 1.0 - black
+            nd.mix = self._mix(nd, 0.0)
             if self.prm.rave:
                 if nd.first >= 0:
                     tc = 3 - mover
@@ -528,6 +533,7 @@ cdef class Search:
                         if fc[c.move] == tc:
                             c.amaf_visits += 1
                             c.amaf_value += <float>res
+                            c.mix = self._mix(c, 0.0)
                 if d >= 1 and nd.move != self.npoints:
                     fc[nd.move] = <uint8_t>mover
 
@@ -895,6 +901,7 @@ cdef inline void _node_init(Node* c, int move, double prior) noexcept nogil:
     c.amaf_value = 0.0
     # UCT reads `prior` as the prior win rate, PUCT as the evaluator's prior
     c.prior = <float>prior
+    c.mix = <float>prior         # UCT's value term of a node without visits: its prior rate
 
 
 cdef Worker* _worker_new(int npoints, int max_moves) noexcept nogil:
