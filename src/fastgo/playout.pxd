@@ -248,6 +248,11 @@ cdef inline int chain_last_liberty(const BoardState* b, int h) noexcept nogil:
         if st == h:
             return 0
 
+cdef inline bint in_atari(const BoardState* b, int h) noexcept nogil:
+    """The chain headed by h has exactly one liberty. One liberty point touches at most four of
+    its stones, so more than four pseudo-liberties rule it out without walking the chain."""
+    return b.plibs[h] <= 4 and chain_liberties(b, h) == 1
+
 cdef inline int add_atari_rescue(const BoardState* b, int h, int* cand, int n) noexcept nogil:
     """Append to cand the moves that save the mover's chain headed by h, in atari: its liberty
     when that point has at least two empty neighbours, and the last liberty of every opponent
@@ -266,7 +271,7 @@ cdef inline int add_atari_rescue(const BoardState* b, int h, int* cand, int n) n
         nb[3] = st + s
         for k in range(4):
             q = b.head[nb[k]]
-            if q and b.color[q] == 3 - b.color[h] and n < 64 and chain_liberties(b, q) == 1:
+            if q and b.color[q] == 3 - b.color[h] and n < 64 and in_atari(b, q):
                 cand[n] = chain_last_liberty(b, q)
                 n += 1
         st = b.next[st]
@@ -288,12 +293,12 @@ cdef inline int heavy_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* rn
     cdef int heads[4]
     if last:
         h = b.head[last]
-        if h and chain_liberties(b, h) == 1:
+        if h and in_atari(b, h):
             cand[0] = chain_last_liberty(b, h)
             n = 1
         k = distinct_neighbour_chains(b, last, heads)
         for i in range(k):
-            if b.color[heads[i]] == colour and chain_liberties(b, heads[i]) == 1:
+            if b.color[heads[i]] == colour and in_atari(b, heads[i]):
                 n = add_atari_rescue(b, heads[i], cand, n)
         while n > 0:
             i = <int>rng_below(rng, <uint32_t>n)
