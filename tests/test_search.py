@@ -175,23 +175,22 @@ def ladder_captures(b, target):
     return good
 
 
-@pytest.mark.parametrize("seed", [1, 3])
+@pytest.mark.parametrize("seed", [1, 2, 3])
 def test_finds_a_short_ladder(seed):
     # White C2 (liberties C1, D2): the atari at D2 drives it along the first line (C1, then
     # B1 or D1 leave one liberty); the atari at C1 lets it out at D2 with three liberties.
-    # Uniform playouts do not read this at 20,000 playouts (they pick D3 or D4); the heavy
-    # policy, which escapes ataris and captures, does
+    # Uniform playouts do not read this reliably at 20,000 playouts (B3, D3 or D2 by seed);
+    # the heavy policy, which escapes ataris and captures, does (about 3/4 of the visits)
     b = board("""
-        . . . . . . .
-        . . . . . . .
-        . . . . . . .
-        . . . . . . .
-        . . X . . . .
-        . X O . . . .
-        . . . . . . .""")
-    working = ladder_captures(b, fastgo.vertex_to_point("C2", 7, 7))
+        . . . . .
+        . . . . .
+        . . X . .
+        . X O . .
+        . . . . .""")
+    working = ladder_captures(b, fastgo.vertex_to_point("C2", 5, 5))
     assert working == ["D2"]                               # the reader confirms the ladder
-    assert best(b, 20000, seed=seed, policy="heavy")[0] == "D2"
+    move, r = best(b, 20000, seed=seed, policy="heavy")
+    assert move == "D2" and r.visits.max() > r.visits.sum() / 2
 
 
 def test_empty_5x5_prefers_the_centre():

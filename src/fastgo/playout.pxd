@@ -279,6 +279,54 @@ cdef inline int add_atari_rescue(const BoardState* b, int h, int* cand, int n) n
             break
     return n
 
+cdef inline bint self_atari(const BoardState* b, int p, int colour) noexcept nogil:
+    """A play of `colour` at the empty point p joins one of its chains and leaves the joined
+    chain with exactly one liberty, capturing nothing (a throw-in of a single stone is not
+    counted: it can be a good move)."""
+    cdef int s = b.stride, k, j, q, h, st, e, libs = 0, lib0 = 0, joined = 0
+    cdef int nb[4]
+    cdef int ne[4]
+    nb[0] = p - s
+    nb[1] = p - 1
+    nb[2] = p + 1
+    nb[3] = p + s
+    for k in range(4):
+        q = nb[k]
+        if b.color[q] == EMPTY:
+            if libs == 0 or q != lib0:
+                libs += 1
+                lib0 = q
+                if libs >= 2:
+                    return False
+        elif b.color[q] == 3 - colour:
+            if in_atari(b, b.head[q]):
+                return False            # captures
+        elif b.color[q] == colour:
+            joined += 1
+    if joined == 0:
+        return False
+    for k in range(4):                  # the liberties of the chains it joins, p excluded
+        h = b.head[nb[k]]
+        if b.color[nb[k]] != colour:
+            continue
+        st = h
+        while True:
+            ne[0] = st - s
+            ne[1] = st - 1
+            ne[2] = st + 1
+            ne[3] = st + s
+            for j in range(4):
+                e = ne[j]
+                if b.color[e] == EMPTY and e != p and (libs == 0 or e != lib0):
+                    libs += 1
+                    lib0 = e
+                    if libs >= 2:
+                        return False
+            st = b.next[st]
+            if st == h:
+                break
+    return libs == 1
+
 cdef inline int heavy_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* rng, int colour,
                            bint has_ko, uint64_t ko_hash, int last) noexcept nogil:
     """POLICY_HEAVY: look first at the opponent's last play `last` (padded point; 0 after a
@@ -286,7 +334,8 @@ cdef inline int heavy_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* rn
     in atari (capture it), and for each of the mover's chains next to it that is in atari, the
     rescues of add_atari_rescue. When some urgent move is allowed (playout_allows: the same
     rules and eye test as the uniform policy), play one drawn uniformly among the allowed ones
-    (a move listed twice counts twice); otherwise play as the uniform policy."""
+    (a move listed twice counts twice); otherwise draw as the uniform policy, and draw once
+    more when that draw is a self_atari."""
     cdef BoardState* b = &s.board
     cdef int cand[64]
     cdef int n = 0, k, h, i, p, sd = b.stride
@@ -307,7 +356,10 @@ cdef inline int heavy_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* rn
                 return p
             n -= 1
             cand[i] = cand[n]
-    return playout_pick(s, g, rng, colour, has_ko, ko_hash)
+    p = playout_pick(s, g, rng, colour, has_ko, ko_hash)
+    if p and self_atari(b, p, colour):
+        p = playout_pick(s, g, rng, colour, has_ko, ko_hash)     # redrawn once
+    return p
 
 
 # ---------------------------------------------------------------------------------------------

@@ -210,8 +210,9 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     opponent's last play; if its chain is in atari, or one of the mover's chains next to it is,
     play an allowed capture or escape (the liberty of the chain in atari; for the mover's chain
     its liberty when that point has two or more empty neighbours, or the last liberty of an
-    opponent chain in atari touching it), drawn uniformly among them (see ``heavy_pick`` in
-    playout.pxd). The run can be interrupted (Ctrl-C) between blocks of playouts.
+    opponent chain in atari touching it), drawn uniformly among them; otherwise the uniform
+    draw, made once more when it would join a chain of the mover and leave it one liberty
+    without capturing (see ``heavy_pick`` in playout.pxd). The run can be interrupted (Ctrl-C) between blocks of playouts.
     Returns ``Playouts``.
     """
     if not isinstance(board, Board):

@@ -54,6 +54,7 @@ ctypedef struct Params:
     double rave_equiv       # UCT: the visits at which RAVE and the mean weigh the same
     double prior_visits     # UCT: even-game visits (at 1/2) every child starts with
     int expand_after        # UCT: visits a leaf takes before it is expanded
+    int tactics             # UCT: virtual AMAF samples of captures and atari escapes
     double fpu              # PUCT: the value of an unvisited child
     int virtual_loss        # visits an in-flight descent counts as a loss, per node
     bint ownership          # UCT: playouts record who owns each point at the end
@@ -122,7 +123,7 @@ cdef class Search:
     cdef int32_t _alloc(self, int n) noexcept nogil
     cdef bint _may_start(self) noexcept nogil
     cdef bint _uct_simulation(self, Worker* w) noexcept nogil
-    cdef void _init_children(self, int32_t first, int n, const int16_t* moves, int passes) noexcept nogil
+    cdef void _init_children(self, int32_t first, int n, Worker* w) noexcept nogil
     cdef void _backup_uct(self, Worker* w, double black, int turns) noexcept nogil
     cdef void _work(self, int t) noexcept nogil
     cdef double _terminal_value(self, Worker* w) noexcept nogil
