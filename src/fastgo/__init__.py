@@ -14,7 +14,8 @@ from fastgo.count import (count_legal_positions, count_legal_positions_brute,
                           estimate_legal_fraction)
 from fastgo.coords import (point_to_rowcol, rowcol_to_point, point_to_vertex, vertex_to_point,
                            star_points)
-from fastgo.errors import IllegalMoveError, ConsistencyError
+from fastgo.errors import IllegalMoveError, IllegalActionError, ConsistencyError
+from fastgo.batch import BoardBatch, StepResult, random_actions
 from fastgo.playout import Playouts, playouts, simulate
 from fastgo.rules import Rules, PRESETS
 
@@ -25,4 +26,5 @@ __all__ = ["Board", "Chain", "Score", "Rules", "PRESETS", "IllegalMoveError", "C
            "rowcol_to_point", "point_to_vertex", "vertex_to_point", "star_points", "playouts", "simulate",
            "Playouts",
            "count_legal_positions", "count_legal_positions_brute", "count_legal_positions_stats",
-           "legal_position_mask", "estimate_legal_fraction"]
+           "legal_position_mask", "estimate_legal_fraction",
+           "BoardBatch", "StepResult", "IllegalActionError", "random_actions"]

@@ -7,7 +7,7 @@ history, the superko memory and the journal must change together.
 """
 
 from libc.stdint cimport int32_t, int64_t, uint64_t
-from fastgo.core cimport BoardState, Journal, HashSet, KO_SITUATIONAL, WHITE, white_to_move_key
+from fastgo.core cimport BoardState, Journal, HashSet, superko_key
 
 
 ctypedef struct Turn:
@@ -32,13 +32,14 @@ cdef class Board:
     cdef readonly object rules
     cdef object setup          # int8 [h, w] stones of a non-empty set-up, else None (for pickling)
     cdef object vertices       # GTP vertex -> point for this size, fetched on first use
+    cdef bint initialised      # set by __init__ (or from_array/copy/unpickling): the size and
+                               # rules are fixed from then on, a second __init__ is refused
 
     cdef int _reset(self, int w, int h, rules) except -1
     cdef _begin(self, int w, int h, rules, grid, int first)
     cdef _start(self)
     cpdef Board copy(self, bint undo=*)
     cdef int _status(self, int point, uint64_t* new_hash) noexcept nogil
-    cdef int _play_status(self, int p, uint64_t* new_hash) noexcept nogil
     cdef int _reserve(self, int point) except -1
     cdef void _commit(self, int point) noexcept nogil
     cpdef play(self, move)
@@ -47,11 +48,8 @@ cdef class Board:
     cdef int _point(self, move) except -1
 
     cdef inline uint64_t _key(self, uint64_t h, int to_move) noexcept nogil:
-        """What superko remembers of a colouring with hash h and `to_move` to play: the colouring
-        alone (positional) or with the side to move (situational)."""
-        if self.ko_rule == KO_SITUATIONAL and to_move == WHITE:
-            return h ^ white_to_move_key()
-        return h
+        """What superko remembers of a colouring with hash h and `to_move` to play."""
+        return superko_key(self.ko_rule, h, to_move)
 
     cdef inline int _colour_to_move(self) noexcept nogil:
         return self.first if self.nturns % 2 == 0 else 3 - self.first
@@ -59,3 +57,8 @@ cdef class Board:
     cdef inline bint _over(self) noexcept nogil:
         return (self.nturns >= 2 and self.turns[self.nturns].move == self.npoints
                 and self.turns[self.nturns - 1].move == self.npoints)
+
+    cdef inline const uint64_t* _ko_hash(self) noexcept nogil:
+        """The colouring before the opponent's last turn (what simple ko forbids), NULL before
+        any turn."""
+        return &self.turns[self.nturns - 1].hash if self.nturns >= 1 else NULL

@@ -709,3 +709,76 @@ cdef inline int hashset_copy(HashSet* dst, const HashSet* src) noexcept nogil:
     dst.cap = src.cap
     dst.used = src.used
     return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# The rules' judgement of a move: the one place Board and BoardBatch ask whether a move is legal.
+
+cdef inline uint64_t superko_key(int ko_rule, uint64_t h, int to_move) noexcept nogil:
+    """What superko remembers of a colouring with hash h and `to_move` to play: the colouring
+    alone (positional) or with the side to move (situational: h ^ the white-to-move key)."""
+    if ko_rule == KO_SITUATIONAL and to_move == WHITE:
+        return h ^ white_to_move_key()
+    return h
+
+cdef inline int judge_play(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
+                           const uint64_t* ko_hash, const HashSet* seen,
+                           uint64_t* new_hash) noexcept nogil:
+    """Why `colour` may not play the padded point p now (LEGAL = it may), the game not over:
+    OCCUPIED; SUICIDE when the play clears the mover's own stones and suicide is off; under the
+    simple ko rule KO when the play recreates *ko_hash, the colouring before the opponent's last
+    turn (ko_hash NULL before any turn); under superko SUPERKO when `seen` holds the key
+    (superko_key) of the colouring the play leaves with the opponent to move. Stores that
+    colouring's hash in new_hash."""
+    cdef int status, captured
+    cdef uint64_t h
+    status = board_preview(b, p, colour, &h, &captured)
+    new_hash[0] = h
+    if status == OCCUPIED:
+        return OCCUPIED
+    if status == SUICIDE and not suicide:
+        return SUICIDE
+    if ko_rule == KO_SIMPLE:
+        if ko_hash != NULL and h == ko_hash[0]:
+            return KO
+        return LEGAL
+    if status == LEGAL and not b.ever[p]:
+        return LEGAL        # the stone stands where none ever stood: a colouring never seen
+    if hashset_contains(seen, superko_key(ko_rule, h, 3 - colour)):
+        return SUPERKO
+    return LEGAL
+
+cdef inline int judge_move(const BoardState* b, int point, int colour, bint over, int ko_rule,
+                           bint suicide, const uint64_t* ko_hash, const HashSet* seen,
+                           uint64_t* new_hash) noexcept nogil:
+    """judge_play for a public point, or the pass (point = width * height, always legal while
+    the game goes on); GAME_OVER for any move once `over` (two passes)."""
+    if over:
+        return GAME_OVER
+    if point == b.width * b.height:
+        new_hash[0] = b.hash
+        return LEGAL
+    return judge_play(b, to_pad(b, point), colour, ko_rule, suicide, ko_hash, seen, new_hash)
+
+cdef inline void judge_mask(const BoardState* b, int colour, bint over, int ko_rule, bint suicide,
+                            const uint64_t* ko_hash, const HashSet* seen,
+                            uint8_t* out) noexcept nogil:
+    """judge_move == LEGAL for every public point and, last, the pass: width * height + 1 bytes
+    of 0/1 at out."""
+    cdef int r, c, p, s = b.stride, npoints = b.width * b.height
+    cdef uint64_t h
+    if over:
+        memset(out, 0, npoints + 1)
+        return
+    out[npoints] = 1
+    for r in range(b.height):
+        p = (r + 1) * s
+        for c in range(b.width):
+            if b.color[p] != EMPTY:
+                out[0] = 0
+            elif not b.ever[p] and has_empty_neighbour(b, p):
+                out[0] = 1      # fresh point with a liberty: legal under every rule
+            else:
+                out[0] = judge_play(b, p, colour, ko_rule, suicide, ko_hash, seen, &h) == LEGAL
+            out += 1
+            p += 1

@@ -17,3 +17,21 @@ class IllegalMoveError(ValueError):
 
 class ConsistencyError(RuntimeError):
     """The incremental board state disagrees with a recomputation from scratch (a fastgo bug)."""
+
+
+class IllegalActionError(ValueError):
+    """Actions of a ``BoardBatch.step`` that the rules refuse; no game was changed.
+
+    ``games``, ``actions`` and ``reasons`` are parallel lists: the refused games' indices, their
+    actions (points; ``width * height`` for a pass) and why (the reasons of ``IllegalMoveError``,
+    or ``"move cap"`` for a game truncated by the batch's cap of turns).
+    """
+
+    def __init__(self, games, actions, reasons):
+        self.games = list(games)
+        self.actions = list(actions)
+        self.reasons = list(reasons)
+        shown = "; ".join(f"game {g}: action {a} {r}"
+                          for g, a, r in zip(self.games[:5], self.actions, self.reasons))
+        more = f" (and {len(self.games) - 5} more)" if len(self.games) > 5 else ""
+        super().__init__(f"illegal actions in {len(self.games)} game(s): {shown}{more}")

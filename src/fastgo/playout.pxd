@@ -167,12 +167,6 @@ cdef inline bint is_own_eye(const BoardState* b, int p, int colour) noexcept nog
     # on the edge (a wall beside it) no opponent diagonal is allowed, elsewhere one; no branches
     return bad < 2 - ((c[p - s] == WALL) | (c[p - 1] == WALL) | (c[p + 1] == WALL) | (c[p + s] == WALL))
 
-cdef inline uint64_t superko_key(int ko_rule, uint64_t h, int to_move) noexcept nogil:
-    """What superko remembers of colouring h with to_move to play (as Board._key)."""
-    if ko_rule == KO_SITUATIONAL and to_move == WHITE:
-        return h ^ white_to_move_key()
-    return h
-
 cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, int colour,
                                 bint has_ko, uint64_t ko_hash) noexcept nogil:
     """The policy's test of the empty point p for `colour` (see the module docstring)."""

@@ -76,6 +76,9 @@ ctypedef struct Worker:
     int64_t owned           # playouts summed into owner_sum
     uint8_t* first_colour   # points + 1: RAVE, the colour that played each point first
     int16_t* cand           # points + 1: moves allowed at the leaf (public points)
+    HashSet seen            # superko: the root game's keys and the replayed path's (judge_play)
+    uint64_t path_keys[MAX_DEPTH]   # the keys the replay added to `seen`, removed after it
+    int nkeys
 
 
 cdef class Search:
@@ -119,6 +122,7 @@ cdef class Search:
     cdef int32_t _select(self, int32_t ni) noexcept nogil
     cdef int _descend(self, Worker* w) noexcept nogil
     cdef void _replay(self, Worker* w) noexcept nogil
+    cdef void _unreplay(self, Worker* w) noexcept nogil
     cdef int _moves(self, Worker* w) noexcept nogil
     cdef int32_t _alloc(self, int n) noexcept nogil
     cdef bint _may_start(self) noexcept nogil

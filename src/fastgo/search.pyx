@@ -9,10 +9,11 @@
 - **No positions per node.** Every descent replays its moves from the root into the thread's own
   scratch board (``board_copy`` of the root, ``board_play`` per move), the superko memory of the
   path included.
-- **Tree moves.** At a node the children are the moves the playout kernel allows there
-  (``playout_allows``: exactly the rules' legal plays under the board's ko rule, suicide option
-  and whole-game superko memory, less one-point eyes of the mover and one-stone suicides that
-  change nothing) and pass, points in increasing order, pass last. Two passes in a row end the
+- **Tree moves.** At a node the children are the points the rules allow there, judged by
+  ``core.judge_play`` (Board's own judgement: ko rule, suicide option, superko against the whole
+  game and the path), less one-point eyes of the mover (the playout policy's ``is_own_eye``) and
+  plays that leave the colouring unchanged (one-stone suicides where allowed), in increasing
+  order, and pass last. Two passes in a row end the
   game: such a node is terminal and scored exactly as it stands (the rules' scoring, komi).
 
 **UCT (no evaluator).** A simulation descends from the root, picking at each node the child with
@@ -76,7 +77,7 @@ from cpython.exc cimport PyErr_CheckSignals
 from fastgo.core cimport *
 from fastgo.board cimport Board
 from fastgo.playout cimport (PlayoutSpec, PlayoutScratch, PlayoutOutcome, scratch_new,
-                             scratch_free, local_clear, local_add, superko_key, playout_allows,
+                             scratch_free, local_clear, local_add, is_own_eye,
                              playout_continue, playout_seed, spec_from_board, in_atari)
 from fastgo.playout import policy_code, default_threads
 from fastgo.board import Board as _Board
@@ -299,6 +300,7 @@ cdef class Search:
         """Read the root position and the game's ko memory from self.root_board (a private copy)."""
         cdef Board bd = self.root_board
         cdef HashSet own
+        cdef int t
         hashset_free(&self.seen)
         spec_from_board(&self.spec, bd, bd.ko_rule, self.prm.max_moves, &own)
         self.seen = own
@@ -309,6 +311,10 @@ cdef class Search:
         elif self.spec.seen != NULL:
             self.spec.seen = &self.seen
         self.spec.policy = policy_id
+        for t in range(self.nthreads):
+            hashset_free(&self.workers[t].seen)
+            if hashset_copy(&self.workers[t].seen, &self.seen):
+                raise MemoryError()
         board_copy(self.root_state, bd.st)
         self.root_colour = self.spec.to_move
         self.root_noised = False
@@ -383,9 +389,12 @@ cdef class Search:
         cdef int colour = self.root_colour, passes = self.spec.passes, last = self.spec.last_play
         cdef int d, m, p, ko_rule = self.spec.ko_rule
         cdef bint has_ko = self.spec.has_ko_hash
-        cdef uint64_t ko_hash = self.spec.ko_hash, before
+        cdef uint64_t ko_hash = self.spec.ko_hash, before, key
         board_copy(b, self.root_state)
         local_clear(s)
+        w.nkeys = 0
+        if ko_rule != KO_SIMPLE and hashset_reserve(&w.seen, w.depth) != 0:
+            ko_rule = KO_SIMPLE     # out of memory: judged as far as the ko rule goes
         for d in range(1, w.depth + 1):
             m = self.pool.nodes[w.path[d]].move
             before = b.hash
@@ -397,7 +406,11 @@ cdef class Search:
                 board_play(b, NULL, p, colour)
                 passes = 0
             if ko_rule != KO_SIMPLE and (p or ko_rule == KO_SITUATIONAL):
-                local_add(s, superko_key(ko_rule, b.hash, 3 - colour))
+                key = superko_key(ko_rule, b.hash, 3 - colour)
+                local_add(s, key)               # for the playout (playout_allows)
+                hashset_add(&w.seen, key)       # for the tree's moves (judge_play)
+                w.path_keys[w.nkeys] = key
+                w.nkeys += 1
             has_ko = True
             ko_hash = before
             last = p
@@ -408,16 +421,27 @@ cdef class Search:
         w.leaf_ko_hash = ko_hash
         w.leaf_last = last
 
+    cdef void _unreplay(self, Worker* w) noexcept nogil:
+        """Take the replayed path's keys out of w.seen again."""
+        while w.nkeys > 0:
+            w.nkeys -= 1
+            hashset_remove(&w.seen, w.path_keys[w.nkeys])
+
     cdef int _moves(self, Worker* w) noexcept nogil:
-        """The children of the replayed leaf into w.cand: allowed points in order, then pass."""
-        cdef PlayoutScratch* s = w.scratch
-        cdef BoardState* b = &s.board
-        cdef int r, c, p, n = 0
+        """The children of the replayed leaf into w.cand: the points the rules allow
+        (core.judge_play, as Board judges them) less one-point eyes of the mover (is_own_eye,
+        the playout policy's) and plays that leave the colouring as it is (a one-stone suicide
+        where the rules allow it: a pass in all but name), in order; then pass."""
+        cdef BoardState* b = &w.scratch.board
+        cdef int r, c, p, n = 0, colour = w.leaf_colour
+        cdef const uint64_t* ko = &w.leaf_ko_hash if w.leaf_has_ko else NULL
+        cdef uint64_t h
         for r in range(self.height):
             p = (r + 1) * b.stride
             for c in range(self.width):
-                if b.color[p] == EMPTY and playout_allows(s, &self.spec, p, w.leaf_colour,
-                                                          w.leaf_has_ko, w.leaf_ko_hash):
+                if (b.color[p] == EMPTY and not is_own_eye(b, p, colour)
+                        and judge_play(b, p, colour, self.spec.ko_rule, self.spec.suicide, ko,
+                                       &w.seen, &h) == LEGAL and h != b.hash):
                     w.cand[n] = <int16_t>(r * self.width + c)
                     n += 1
                 p += 1
@@ -490,6 +514,7 @@ cdef class Search:
         playout_continue(w.scratch, &self.spec, playout_seed(self.seed, index), &out, w.moves,
                          w.owner if self.prm.ownership else NULL, w.leaf_colour, w.leaf_passes,
                          w.leaf_has_ko, w.leaf_ko_hash, w.leaf_last)
+        self._unreplay(w)
         result = 1.0 if out.winner == BLACK else (0.5 if out.winner == EMPTY else 0.0)
         if self.prm.ownership:
             for k in range(self.npoints):
@@ -634,6 +659,7 @@ cdef class Search:
             self.simulations += 1
             self._replay(w)
             if w.leaf_passes >= 2:
+                self._unreplay(w)
                 leaf.first = 0                       # terminal: never expanded
                 leaf.nchildren = 0
                 self._backup_puct(w.path, w.depth, self._terminal_value(w), w.leaf_colour)
@@ -647,6 +673,7 @@ cdef class Search:
             else:
                 self.bncand[k] = 0                  # expanded already, or at the depth limit
             self._encode(w, self.planes + k * 3 * self.npoints)
+            self._unreplay(w)
             k += 1
         return k
 
@@ -958,6 +985,7 @@ cdef Worker* _worker_new(int npoints, int max_moves) noexcept nogil:
 cdef void _worker_free(Worker* w) noexcept nogil:
     if w != NULL:
         scratch_free(w.scratch)
+        hashset_free(&w.seen)
         free(w.moves)
         free(w.owner)
         free(w.owner_sum)

@@ -1,0 +1,78 @@
+# cython: language_level=3
+"""The C-level view of ``fastgo.BoardBatch``: n games of one size and rule set in C memory.
+
+Each game is a ``BoardState`` (allocated through ``board_bytes``/``board_clear``, copied with
+``board_copy``), a ``Game`` record (turn count, move list, superko memory) and a ring of its last
+``HISTORY`` colourings for the history feature planes. Legality is ``core.judge_move``, the
+judgement ``Board`` uses, so a batch game and a ``Board`` under the same rules agree on every move.
+"""
+
+from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t, uint64_t
+from fastgo.core cimport BoardState, HashSet
+from fastgo.board cimport Board
+
+cdef enum:
+    HISTORY = 8             # colourings each game remembers for the history planes
+
+
+ctypedef struct Game:
+    int64_t nturns          # turns played since the set-up, passes included
+    int64_t cap_moves       # entries allocated at `moves`
+    int16_t* moves          # moves[k]: public point of turn k + 1 (the pass = width * height)
+    uint64_t ko_hash        # colouring before the opponent's last turn (meaningful when nturns >= 1)
+    HashSet seen            # superko memory: the key of the set-up and of every turn (unused
+                            # under the simple ko rule)
+    int32_t first           # colour to move at the set-up
+    int32_t passes          # consecutive passes at the end of the turns so far (2: game over)
+    int32_t loaded          # 1 when set() loaded this game from a Board with its own set-up
+    int32_t oom             # scratch flag: a reservation for the next turn failed
+
+
+cdef class BoardBatch:
+    cdef int64_t n                  # games
+    cdef int width, height, npoints
+    cdef int ko_rule
+    cdef bint suicide
+    cdef bint territory             # territory scoring (else area)
+    cdef double komi
+    cdef int64_t max_moves          # turn cap (truncation); 0: none
+    cdef int autoreset              # AUTORESET_* code
+    cdef int threads
+    cdef size_t sbytes              # bytes from one game's BoardState to the next
+    cdef char* states               # n BoardStates
+    cdef Game* games
+    cdef size_t ring_bytes          # HISTORY * npad: one game's colouring ring
+    cdef uint8_t* rings             # ring slot (t % HISTORY) holds the padded colouring after turn t
+    cdef readonly object rules
+    cdef Board start                # the position every reset returns to (empty or handicap)
+    cdef object loaded              # dict: game index -> Board at the set-up set() loaded
+    # the job the parallel loop runs (see _work)
+    cdef int job
+    cdef const int64_t* job_actions
+    cdef uint8_t* job_flags
+    cdef uint8_t* job_out
+    cdef int job_dtype
+    cdef int job_encoding
+
+    cdef inline BoardState* state(self, int64_t i) noexcept nogil:
+        return <BoardState*>(self.states + <size_t>i * self.sbytes)
+
+    cdef inline int to_move_of(self, int64_t i) noexcept nogil:
+        cdef Game* g = &self.games[i]
+        return g.first if g.nturns % 2 == 0 else 3 - g.first
+
+    cdef inline bint over(self, int64_t i) noexcept nogil:
+        return self.games[i].passes >= 2
+
+    cdef inline bint capped(self, int64_t i) noexcept nogil:
+        return self.max_moves > 0 and self.games[i].nturns >= self.max_moves
+
+    cdef int judge(self, int64_t i, int point) noexcept nogil
+    cdef int reserve(self, int64_t i) noexcept nogil
+    cdef void commit(self, int64_t i, int point) noexcept nogil
+    cdef void restart(self, int64_t i) noexcept nogil
+    cdef void load_state(self, int64_t i, Board board) noexcept nogil
+    cdef double margin(self, int64_t i) noexcept nogil
+    cdef void mask_into(self, int64_t i, uint8_t* out) noexcept nogil
+    cdef void _work(self, int64_t i) noexcept nogil
+    cdef void _run(self, int job) noexcept

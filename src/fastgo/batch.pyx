@@ -1,0 +1,752 @@
+# cython: language_level=3, binding=True, embedsignature=True
+"""``BoardBatch``: n games of Go in lock-step, in C memory, stepped without the GIL on all cores.
+
+Every game has the full rules of ``Board``: the legality of a move is ``core.judge_move``, the
+same function ``Board.play`` asks, so there is one copy of the rules. Feature planes for neural
+networks (``encode``) read each game's ring of its last 8 colourings; see ``fastgo.features``
+for the definitions of the encodings.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+cimport numpy as cnp
+cimport cython
+from cython.parallel cimport prange
+from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t
+from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.string cimport memcpy, memset
+
+from fastgo.core cimport *
+from fastgo.board cimport Board
+from fastgo.board import _make_rules, REASONS
+from fastgo.coords import check_size
+from fastgo.errors import IllegalActionError
+
+cnp.import_array()
+
+# autoreset modes, named as Gymnasium's AutoresetMode values and in fastgo's own spelling
+cdef enum:
+    AUTORESET_NEXT_STEP = 0
+    AUTORESET_SAME_STEP = 1
+    AUTORESET_DISABLED = 2
+_AUTORESET = {"next-step": AUTORESET_NEXT_STEP, "NextStep": AUTORESET_NEXT_STEP,
+              "same-step": AUTORESET_SAME_STEP, "SameStep": AUTORESET_SAME_STEP,
+              "disabled": AUTORESET_DISABLED, "Disabled": AUTORESET_DISABLED}
+AUTORESET_NAMES = ("next-step", "same-step", "disabled")
+
+cdef enum:
+    MOVE_CAP = 6            # a refusal of the batch's own: the game hit max_moves
+    STEP_RESET = 100        # next-step autoreset: this game restarts, its action is ignored
+    STEP_OOM = 101          # no memory for the turn's records
+    CHUNK = 16              # games per OpenMP work item (dynamic schedule)
+
+cdef enum:
+    JOB_JUDGE = 0
+    JOB_APPLY = 1
+    JOB_MASK = 2
+    JOB_ENCODE = 3
+    JOB_SCORE = 4
+    JOB_RESET = 5
+
+cdef enum:
+    ENC_AGZ17 = 0
+    ENC_LZ18 = 1
+    ENC_OPENSPIEL4 = 2
+    ENC_KATAGO = 3
+
+cdef int ENCODING_PLANES[4]
+ENCODING_PLANES[:] = [17, 18, 4, 12]
+#: encoding name -> number of planes
+ENCODINGS = {"agz17": 17, "lz18": 18, "openspiel4": 4, "katago": 12}
+_ENC_CODES = {"agz17": ENC_AGZ17, "lz18": ENC_LZ18, "openspiel4": ENC_OPENSPIEL4,
+              "katago": ENC_KATAGO}
+# output dtypes: 0 one byte (bool, uint8, int8), 1 float32, 2 float64
+_DTYPES = {np.dtype(np.bool_): 0, np.dtype(np.uint8): 0, np.dtype(np.int8): 0,
+           np.dtype(np.float32): 1, np.dtype(np.float64): 2}
+
+_REASONS = dict(REASONS)
+_REASONS[MOVE_CAP] = "move cap"
+
+StepResult = namedtuple("StepResult", "terminated truncated winners reset")
+StepResult.__doc__ = """What one ``BoardBatch.step`` did, per game (numpy arrays of length n):
+terminated (bool: this turn was the second pass in a row), truncated (bool: this turn reached
+max_moves and did not end the game), winners (int8: for a terminated game 1 Black won, 2 White
+won, 0 a tie; 0 elsewhere) and reset (bool: the game was restarted in this step by autoreset:
+next-step, a game that was over before the step, its action ignored; same-step, a game that
+ended in this step, after its result was recorded)."""
+
+
+ctypedef fused plane_t:
+    uint8_t
+    float
+    double
+
+
+cdef void encode_game(BoardBatch self, int64_t i, plane_t* out) noexcept nogil:
+    """Write game i's planes in the batch's job encoding, [C, height, width], row 0 at the
+    bottom (see fastgo.features for each plane's definition)."""
+    cdef BoardState* b = self.state(i)
+    cdef Game* g = &self.games[i]
+    cdef int w = self.width, h = self.height, hw = w * h, s = b.stride, npad = b.npad
+    cdef int mover = self.to_move_of(i), opp = 3 - mover
+    cdef int enc = self.job_encoding, nplanes, k, r, c, p, v, q, libs, status
+    cdef int64_t t, known
+    cdef const uint8_t* col
+    cdef int8_t libcache[MAX_PAD]
+    cdef uint64_t hh
+    cdef const uint64_t* ko = &g.ko_hash if g.nturns >= 1 else NULL
+    cdef bint over = self.over(i)
+    if enc == ENC_AGZ17:
+        nplanes = 17
+    elif enc == ENC_LZ18:
+        nplanes = 18
+    elif enc == ENC_OPENSPIEL4:
+        nplanes = 4
+    else:
+        nplanes = 12
+    memset(out, 0, <size_t>nplanes * hw * sizeof(plane_t))
+    if enc == ENC_AGZ17 or enc == ENC_LZ18:
+        known = g.nturns + 1 if g.nturns + 1 < HISTORY else HISTORY
+        for k in range(known):
+            t = g.nturns - k
+            col = self.rings + <size_t>i * self.ring_bytes + <size_t>(t % HISTORY) * npad
+            for r in range(h):
+                p = (r + 1) * s
+                for c in range(w):
+                    v = col[p + c]
+                    if v == mover:
+                        q = 2 * k if enc == ENC_AGZ17 else k
+                        out[q * hw + r * w + c] = 1
+                    elif v == opp:
+                        q = 2 * k + 1 if enc == ENC_AGZ17 else HISTORY + k
+                        out[q * hw + r * w + c] = 1
+        if mover == BLACK:
+            for p in range(hw):
+                out[16 * hw + p] = 1
+        elif enc == ENC_LZ18:
+            for p in range(hw):
+                out[17 * hw + p] = 1
+    elif enc == ENC_OPENSPIEL4:
+        for r in range(h):
+            p = (r + 1) * s
+            for c in range(w):
+                v = b.color[p + c]
+                q = 0 if v == BLACK else 1 if v == WHITE else 2
+                out[q * hw + r * w + c] = 1
+        if mover == WHITE:
+            for p in range(hw):
+                out[3 * hw + p] = 1
+    else:
+        memset(libcache, -1, npad)
+        for r in range(h):
+            p = (r + 1) * s
+            for c in range(w):
+                q = r * w + c
+                out[q] = 1                              # 0: on the board
+                v = b.color[p + c]
+                if v == EMPTY:
+                    if over:
+                        continue
+                    # 6: the ko rule (simple ko or superko) forbids the mover's play here now
+                    status = judge_play(b, p + c, mover, self.ko_rule, self.suicide, ko,
+                                        &g.seen, &hh)
+                    if status == KO or status == SUPERKO:
+                        out[6 * hw + q] = 1
+                    continue
+                out[(1 if v == mover else 2) * hw + q] = 1  # 1, 2: the mover's, the opponent's
+                if libcache[b.head[p + c]] < 0:
+                    libs = chain_liberties(b, b.head[p + c])
+                    libcache[b.head[p + c]] = <int8_t>(libs if libs < 4 else 4)
+                libs = libcache[b.head[p + c]]
+                if libs <= 3:                           # 3, 4, 5: chains with 1, 2, 3 liberties
+                    out[(2 + libs) * hw + q] = 1
+        for k in range(5):                              # 7..11: the last five turns' points
+            t = g.nturns - 1 - k
+            if t < 0:
+                break
+            if g.moves[t] != self.npoints:
+                out[(7 + k) * hw + g.moves[t]] = 1
+
+
+cdef class BoardBatch:
+    """n games of one size and one rule set, stepped together.
+
+    ``BoardBatch(n, width=9, height=None, *, rules=None, ko=None, suicide=None, scoring=None,
+    komi=None, handicap=0, max_moves=None, autoreset="next-step", threads=None)``. The rule
+    options are those of ``Board``; every game starts from the same position (empty, or the
+    handicap placement). ``max_moves`` caps the turns of a game (truncation; None: no cap).
+    ``autoreset`` follows Gymnasium's vector conventions: ``"next-step"`` (a game that ended
+    restarts at the next ``step``, whose action for it is ignored), ``"same-step"`` (a game
+    restarts in the step that ends it, after its result is recorded), ``"disabled"`` (ended
+    games stay ended; stepping them is refused until ``reset``). ``threads``: the cores ``step``,
+    ``legal_mask`` and ``encode`` use (default: all).
+
+    Actions are points ``row * width + col`` (pass = ``width * height``), one per game.
+
+    >>> batch = BoardBatch(2, 5)
+    >>> r = batch.step([12, 25])            # game 0 plays C3, game 1 passes
+    >>> batch.to_move.tolist(), batch.move_numbers.tolist()
+    ([2, 2], [1, 1])
+    >>> batch.board(0).history
+    [12]
+    """
+
+    def __cinit__(self):
+        self.states = NULL
+        self.games = NULL
+        self.rings = NULL
+        self.n = 0
+
+    def __dealloc__(self):
+        cdef int64_t i
+        if self.games != NULL:
+            for i in range(self.n):
+                free(self.games[i].moves)
+                hashset_free(&self.games[i].seen)
+        free(self.games)
+        free(self.states)
+        free(self.rings)
+
+    def __init__(self, n, width=9, height=None, *, rules=None, ko=None, suicide=None,
+                 scoring=None, komi=None, handicap=0, max_moves=None, autoreset="next-step",
+                 threads=None):
+        from fastgo.coords import _index
+        if self.games != NULL:
+            raise RuntimeError("BoardBatch.__init__ called twice")
+        n = _index(n, "n")
+        if not 1 <= n <= 1 << 26:
+            raise ValueError(f"n must be between 1 and {1 << 26} games, not {n}")
+        w, h = check_size(width, width if height is None else height)
+        rules = _make_rules(rules, ko, suicide, scoring, komi)
+        start = Board(w, h, rules=rules, handicap=handicap)
+        if max_moves is None:
+            cap = 0
+        else:
+            cap = _index(max_moves, "max_moves")
+            if cap < 1:
+                raise ValueError(f"max_moves must be at least 1 (or None), not {cap}")
+        if autoreset not in _AUTORESET:
+            raise ValueError(f"autoreset must be one of {AUTORESET_NAMES}, not {autoreset!r}")
+        self.threads = _threads(threads)
+        self._allocate(n, start, cap, _AUTORESET[autoreset])
+
+    def _allocate(self, int64_t n, Board start, int64_t cap, int autoreset):
+        """Allocate n games and start them all from `start` (validated arguments)."""
+        cdef int64_t i
+        cdef int w = start.st.width, h = start.st.height
+        self.n = n
+        self.width = w
+        self.height = h
+        self.npoints = w * h
+        self.rules = start.rules
+        self.ko_rule = start.ko_rule
+        self.suicide = start.suicide
+        self.territory = start.rules.scoring == "territory"
+        self.komi = start.rules.komi
+        self.max_moves = cap
+        self.autoreset = autoreset
+        self.start = start
+        self.loaded = {}
+        self.sbytes = (board_bytes(w, h) + 7) & ~<size_t>7
+        self.ring_bytes = <size_t>HISTORY * start.st.npad
+        self.states = <char*>malloc(self.sbytes * n)
+        self.rings = <uint8_t*>calloc(n, self.ring_bytes)
+        self.games = <Game*>calloc(n, sizeof(Game))
+        if self.states == NULL or self.rings == NULL or self.games == NULL:
+            raise MemoryError()
+        for i in range(n):
+            if hashset_init(&self.games[i].seen, 16):
+                raise MemoryError()
+            board_clear(self.state(i), w, h)
+            self.restart(i)
+
+    # -- per-game kernels (no GIL) -----------------------------------------------------------------
+
+    cdef int judge(self, int64_t i, int point) noexcept nogil:
+        """Why game i may not play `point` now (0: it may): core.judge_move, or MOVE_CAP."""
+        cdef Game* g = &self.games[i]
+        cdef uint64_t h
+        if self.capped(i) and not self.over(i):
+            return MOVE_CAP
+        return judge_move(self.state(i), point, self.to_move_of(i), self.over(i), self.ko_rule,
+                          self.suicide, &g.ko_hash if g.nturns >= 1 else NULL, &g.seen, &h)
+
+    cdef int reserve(self, int64_t i) noexcept nogil:
+        """Room for one more turn of game i; -1 when out of memory (the game unchanged)."""
+        cdef Game* g = &self.games[i]
+        cdef int64_t cap
+        cdef int16_t* mem
+        if g.nturns + 1 > g.cap_moves:
+            cap = 2 * g.cap_moves if g.cap_moves >= 32 else 64
+            mem = <int16_t*>realloc(g.moves, <size_t>cap * sizeof(int16_t))
+            if mem == NULL:
+                return -1
+            g.moves = mem
+            g.cap_moves = cap
+        if self.ko_rule != KO_SIMPLE and hashset_reserve(&g.seen, 1):
+            return -1
+        return 0
+
+    cdef void commit(self, int64_t i, int point) noexcept nogil:
+        """Play a judged-legal move in game i (room reserved) and record the turn."""
+        cdef BoardState* b = self.state(i)
+        cdef Game* g = &self.games[i]
+        cdef int colour = self.to_move_of(i)
+        g.ko_hash = b.hash
+        if point != self.npoints:
+            board_play(b, NULL, to_pad(b, point), colour)
+            g.passes = 0
+        else:
+            g.passes += 1
+        g.moves[g.nturns] = <int16_t>point
+        g.nturns += 1
+        if self.ko_rule != KO_SIMPLE:
+            hashset_add(&g.seen, superko_key(self.ko_rule, b.hash, 3 - colour))
+        memcpy(self.rings + <size_t>i * self.ring_bytes + <size_t>(g.nturns % HISTORY) * b.npad,
+               b.color, b.npad)
+
+    cdef void restart(self, int64_t i) noexcept nogil:
+        """Game i back to the batch's start position."""
+        self.load_state(i, self.start)
+        self.games[i].loaded = 0
+
+    cdef void load_state(self, int64_t i, Board board) noexcept nogil:
+        """Game i becomes `board`'s set-up (its turn 0), with no turn played."""
+        cdef BoardState* b = self.state(i)
+        cdef Game* g = &self.games[i]
+        board_copy(b, board.st)
+        g.nturns = 0
+        g.passes = 0
+        g.first = board.first
+        g.ko_hash = 0
+        memset(g.seen.counts, 0xFF, <size_t>g.seen.cap * sizeof(int32_t))
+        g.seen.used = 0
+        if self.ko_rule != KO_SIMPLE:
+            hashset_add(&g.seen, superko_key(self.ko_rule, b.hash, g.first))
+        memcpy(self.rings + <size_t>i * self.ring_bytes, b.color, b.npad)
+
+    cdef double margin(self, int64_t i) noexcept nogil:
+        """Black's points minus White's (komi in White's) under the batch's scoring, as
+        Board.score() counts them with no dead stones marked."""
+        cdef BoardState* b = self.state(i)
+        cdef uint8_t colour[MAX_PAD]
+        cdef int owned[3]
+        cdef int territory[3]
+        memcpy(colour, b.color, b.npad)
+        board_ownership(colour, b, NULL, owned, territory)
+        if self.territory:
+            return (territory[BLACK] + b.captures[BLACK]) - (territory[WHITE] + b.captures[WHITE]) - self.komi
+        return owned[BLACK] - owned[WHITE] - self.komi
+
+    # -- the parallel loop ----------------------------------------------------------------------
+
+    cdef void _work(self, int64_t i) noexcept nogil:
+        """Game i's part of the current job."""
+        cdef int job = self.job, status, point
+        cdef uint8_t* res
+        cdef double m
+        cdef size_t per
+        if job == JOB_JUDGE:
+            point = <int>self.job_actions[i]
+            if self.autoreset == AUTORESET_NEXT_STEP and (self.over(i) or self.capped(i)):
+                self.job_flags[i] = STEP_RESET
+                return
+            status = self.judge(i, point)
+            if status == LEGAL and self.reserve(i):
+                status = STEP_OOM
+            self.job_flags[i] = <uint8_t>status
+        elif job == JOB_APPLY:
+            res = self.job_out + 4 * i          # terminated, truncated, winner, reset
+            if self.job_flags[i] == STEP_RESET:
+                self.restart(i)
+                res[3] = 1
+                return
+            self.commit(i, <int>self.job_actions[i])
+            if self.over(i):
+                res[0] = 1
+                m = self.margin(i)
+                res[2] = BLACK if m > 0 else WHITE if m < 0 else EMPTY
+            elif self.capped(i):
+                res[1] = 1
+            if self.autoreset == AUTORESET_SAME_STEP and (res[0] or res[1]):
+                self.restart(i)
+                res[3] = 1
+        elif job == JOB_MASK:
+            self.mask_into(i, self.job_out + <size_t>i * (self.npoints + 1))
+        elif job == JOB_ENCODE:
+            per = <size_t>ENCODING_PLANES[self.job_encoding] * self.npoints
+            if self.job_dtype == 0:
+                encode_game(self, i, self.job_out + per * i)
+            elif self.job_dtype == 1:
+                encode_game(self, i, (<float*>self.job_out) + per * i)
+            else:
+                encode_game(self, i, (<double*>self.job_out) + per * i)
+        elif job == JOB_SCORE:
+            (<double*>self.job_out)[i] = self.margin(i)
+        elif job == JOB_RESET:
+            if self.job_flags[i]:
+                self.restart(i)
+
+    cdef void mask_into(self, int64_t i, uint8_t* out) noexcept nogil:
+        cdef Game* g = &self.games[i]
+        judge_mask(self.state(i), self.to_move_of(i), self.over(i) or self.capped(i),
+                   self.ko_rule, self.suicide, &g.ko_hash if g.nturns >= 1 else NULL, &g.seen,
+                   out)
+
+    cdef void _run(self, int job) noexcept:
+        """Run `job` on every game: OpenMP threads taking CHUNK games at a time (dynamic
+        schedule), or a plain loop on one thread or for a small batch."""
+        cdef int64_t i, n = self.n
+        cdef int t = self.threads
+        self.job = job
+        if t > 1 and n >= 4 * CHUNK:
+            for i in prange(n, nogil=True, num_threads=t, schedule="dynamic", chunksize=CHUNK):
+                self._work(i)
+        else:
+            with nogil:
+                for i in range(n):
+                    self._work(i)
+
+    # -- stepping ---------------------------------------------------------------------------------
+
+    def step(self, actions):
+        """Play one turn in every game: actions[i] is game i's point or pass.
+
+        All actions are judged first; if any is refused, ``IllegalActionError`` names the games
+        and reasons and no game changes. Under next-step autoreset a game that was over (or
+        truncated) before the call restarts instead and its action is ignored. Returns a
+        ``StepResult``."""
+        a = np.asarray(actions)
+        if a.dtype.kind not in "iu" or a.shape != (self.n,):
+            raise ValueError(f"actions must be an integer array of shape ({self.n},), got "
+                             f"{a.dtype} {a.shape}")
+        if self.n and (a.min() < 0 or a.max() > self.npoints):
+            bad = np.flatnonzero((a < 0) | (a > self.npoints))
+            raise ValueError(f"actions out of range 0..{self.npoints} in games "
+                             f"{bad[:5].tolist()}: {a[bad[:5]].tolist()}")
+        cdef cnp.ndarray acts = np.ascontiguousarray(a, dtype=np.int64)
+        cdef cnp.ndarray flags = np.empty(self.n, dtype=np.uint8)
+        cdef cnp.ndarray res = np.zeros((self.n, 4), dtype=np.uint8)
+        self.job_actions = <const int64_t*>cnp.PyArray_DATA(acts)
+        self.job_flags = <uint8_t*>cnp.PyArray_DATA(flags)
+        self._run(JOB_JUDGE)
+        refused = np.flatnonzero((flags != 0) & (flags != STEP_RESET))
+        if len(refused):
+            if (flags[refused] == STEP_OOM).any():
+                raise MemoryError("no memory for the next turn's records")
+            raise IllegalActionError(refused.tolist(), acts[refused].tolist(),
+                                     [_REASONS[int(f)] for f in flags[refused]])
+        self.job_out = <uint8_t*>cnp.PyArray_DATA(res)
+        self._run(JOB_APPLY)
+        return StepResult(res[:, 0].view(np.bool_), res[:, 1].view(np.bool_),
+                          res[:, 2].view(np.int8), res[:, 3].view(np.bool_))
+
+    def reset(self, mask=None):
+        """Restart the games where `mask` (bool [n]) is True, or all, from the start position."""
+        cdef cnp.ndarray m
+        if mask is None:
+            m = np.ones(self.n, dtype=np.uint8)
+        else:
+            mk = np.asarray(mask)
+            if mk.dtype != np.bool_ or mk.shape != (self.n,):
+                raise ValueError(f"mask must be a bool array of shape ({self.n},)")
+            m = np.ascontiguousarray(mk, dtype=np.uint8)
+        self.job_flags = <uint8_t*>cnp.PyArray_DATA(m)
+        self._run(JOB_RESET)
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def legal_mask(self, out=None):
+        """bool [n, points + 1]: the moves each game's player may make now (the pass last). A
+        game that is over or truncated has none. `out`: a C-contiguous bool array to fill."""
+        out = _check_out(out, (self.n, self.npoints + 1), np.bool_)
+        self.job_out = <uint8_t*>cnp.PyArray_DATA(out)
+        self._run(JOB_MASK)
+        return out
+
+    def encode(self, encoding, out=None, dtype=np.float32):
+        """Feature planes of every game, [n, C, height, width] (row 0 at the bottom), in
+        `encoding` ("agz17", "lz18", "openspiel4", "katago"; see fastgo.features for the
+        planes). `out`: a C-contiguous array of that shape, dtype bool, uint8, int8, float32 or
+        float64, to fill instead of allocating one of `dtype`."""
+        if encoding not in _ENC_CODES:
+            raise ValueError(f"unknown encoding {encoding!r}; expected one of {sorted(ENCODINGS)}")
+        shape = (self.n, ENCODINGS[encoding], self.height, self.width)
+        if out is None:
+            dt = np.dtype(dtype)
+            if dt not in _DTYPES:
+                raise TypeError(f"dtype must be one of bool, uint8, int8, float32, float64, not {dt}")
+            out = np.empty(shape, dtype=dt)
+        else:
+            if not isinstance(out, np.ndarray) or out.dtype not in _DTYPES:
+                raise TypeError("out must be a numpy array of bool, uint8, int8, float32 or float64")
+            out = _check_out(out, shape, out.dtype)
+        self.job_encoding = _ENC_CODES[encoding]
+        self.job_dtype = _DTYPES[out.dtype]
+        self.job_out = <uint8_t*>cnp.PyArray_DATA(out)
+        self._run(JOB_ENCODE)
+        return out
+
+    def scores(self):
+        """float64 [n]: Black's points minus White's, komi included, under the rules' scoring
+        (area, or territory + prisoners with no dead stones marked), as Board.score().margin."""
+        out = np.empty(self.n, dtype=np.float64)
+        self.job_out = <uint8_t*>cnp.PyArray_DATA(out)
+        self._run(JOB_SCORE)
+        return out
+
+    def winners(self):
+        """int8 [n]: the winner of each game as the position stands: 1 Black, 2 White, 0 tie."""
+        m = self.scores()
+        return np.where(m > 0, BLACK, np.where(m < 0, WHITE, EMPTY)).astype(np.int8)
+
+    @property
+    def to_move(self):
+        """int8 [n]: 1 where Black is to move, 2 where White is."""
+        out = np.empty(self.n, dtype=np.int8)
+        cdef int8_t[::1] v = out
+        cdef int64_t i
+        for i in range(self.n):
+            v[i] = self.to_move_of(i)
+        return out
+
+    @property
+    def terminated(self):
+        """bool [n]: the game ended by two consecutive passes."""
+        out = np.empty(self.n, dtype=np.bool_)
+        cdef uint8_t[::1] v = out.view(np.uint8)
+        cdef int64_t i
+        for i in range(self.n):
+            v[i] = self.over(i)
+        return out
+
+    @property
+    def truncated(self):
+        """bool [n]: the game reached max_moves turns without ending."""
+        out = np.empty(self.n, dtype=np.bool_)
+        cdef uint8_t[::1] v = out.view(np.uint8)
+        cdef int64_t i
+        for i in range(self.n):
+            v[i] = self.capped(i) and not self.over(i)
+        return out
+
+    @property
+    def move_numbers(self):
+        """int64 [n]: turns played since each game's set-up, passes included."""
+        out = np.empty(self.n, dtype=np.int64)
+        cdef int64_t[::1] v = out
+        cdef int64_t i
+        for i in range(self.n):
+            v[i] = self.games[i].nturns
+        return out
+
+    @property
+    def hashes(self):
+        """uint64 [n]: each game's Zobrist hash of the colouring (as Board.hash)."""
+        out = np.empty(self.n, dtype=np.uint64)
+        cdef uint64_t[::1] v = out
+        cdef int64_t i
+        for i in range(self.n):
+            v[i] = self.state(i).hash
+        return out
+
+    def stones(self):
+        """int8 [n, height, width]: each game's colouring (0 empty, 1 black, 2 white)."""
+        out = np.empty((self.n, self.height, self.width), dtype=np.int8)
+        cdef int8_t[:, :, ::1] v = out
+        cdef int64_t i
+        cdef int r, c
+        cdef BoardState* b
+        for i in range(self.n):
+            b = self.state(i)
+            for r in range(self.height):
+                for c in range(self.width):
+                    v[i, r, c] = b.color[(r + 1) * b.stride + c]
+        return out
+
+    def __len__(self):
+        return self.n
+
+    @property
+    def width(self):
+        return self.width
+
+    @property
+    def height(self):
+        return self.height
+
+    @property
+    def num_points(self):
+        return self.npoints
+
+    @property
+    def max_moves(self):
+        """The cap of turns per game (truncation), or None."""
+        return self.max_moves or None
+
+    @property
+    def autoreset(self):
+        """"next-step", "same-step" or "disabled"."""
+        return AUTORESET_NAMES[self.autoreset]
+
+    @property
+    def threads(self):
+        return self.threads
+
+    @threads.setter
+    def threads(self, value):
+        self.threads = _threads(value)
+
+    @property
+    def state_bytes(self):
+        """Bytes of C state per game now: the BoardState, the game record, the colouring ring,
+        the superko table and the move list (the last two grow with the game)."""
+        cdef int64_t i, total = 0
+        for i in range(self.n):
+            total += (self.games[i].seen.cap * (sizeof(uint64_t) + sizeof(int32_t))
+                      + self.games[i].cap_moves * sizeof(int16_t))
+        return (self.sbytes + sizeof(Game) + self.ring_bytes) + total / self.n
+
+    # -- games as Boards --------------------------------------------------------------------------
+
+    def _check_index(self, i):
+        from fastgo.coords import _index
+        i = _index(i, "game index")
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError(f"game index out of range 0..{self.n - 1}")
+        return i
+
+    def board(self, i):
+        """Game i as a ``Board``: the same set-up, rules and turns (so the same history for ko,
+        superko and undo)."""
+        cdef int64_t k = self._check_index(i), t
+        cdef Game* g = &self.games[k]
+        start = self.loaded[k] if g.loaded else self.start
+        b = Board.from_array(start.start_position(), to_move=start.first_player, rules=self.rules)
+        for t in range(g.nturns):
+            b.play(g.moves[t])
+        return b
+
+    def set(self, i, Board board not None):
+        """Load game i from a ``Board`` of the batch's size and rules: its set-up (handicap or
+        stones), then its turns replayed, so history planes, ko and superko carry over."""
+        cdef int64_t k = self._check_index(i), t
+        cdef int point
+        if (board.st.width, board.st.height) != (self.width, self.height):
+            raise ValueError(f"the board is {board.st.width}x{board.st.height}, the batch "
+                             f"{self.width}x{self.height}")
+        if board.rules != self.rules:
+            raise ValueError(f"the board's rules {board.rules} differ from the batch's {self.rules}")
+        if self.max_moves and board.nturns > self.max_moves:
+            raise ValueError(f"the board has {board.nturns} turns, over the batch's max_moves")
+        start = Board.from_array(board.start_position(), to_move=board.first_player,
+                                 rules=self.rules)
+        history = board.history
+        self.load_state(k, start)
+        self.games[k].loaded = 1
+        self.loaded[k] = start
+        for point in history:
+            if self.judge(k, point) or self.reserve(k):
+                self.restart(k)
+                raise MemoryError("no memory to load the game")
+            self.commit(k, point)
+
+    def copy(self):
+        """An independent copy of every game."""
+        cdef BoardBatch c = BoardBatch.__new__(BoardBatch)
+        cdef int64_t i
+        cdef Game* g
+        c.threads = self.threads
+        c._allocate(self.n, self.start, self.max_moves, self.autoreset)
+        c.loaded = dict(self.loaded)
+        memcpy(c.rings, self.rings, self.ring_bytes * self.n)
+        for i in range(self.n):
+            board_copy(c.state(i), self.state(i))
+            g = &c.games[i]
+            hashset_free(&g.seen)
+            g[0] = self.games[i]
+            g.moves = NULL
+            g.cap_moves = 0
+            if hashset_copy(&g.seen, &self.games[i].seen):
+                hashset_init(&g.seen, 16)
+                raise MemoryError()
+            if self.games[i].cap_moves:
+                g.moves = <int16_t*>malloc(self.games[i].cap_moves * sizeof(int16_t))
+                if g.moves == NULL:
+                    raise MemoryError()
+                g.cap_moves = self.games[i].cap_moves
+                memcpy(g.moves, self.games[i].moves, g.nturns * sizeof(int16_t))
+        return c
+
+    def __repr__(self):
+        return (f"<fastgo.BoardBatch {self.n} games {self.width}x{self.height} "
+                f"ko={self.rules.ko} autoreset={self.autoreset}>")
+
+
+def _threads(value):
+    from fastgo.playout import default_threads
+    from fastgo.coords import _index
+    if value is None:
+        return default_threads()
+    t = _index(value, "threads")
+    if t < 1:
+        raise ValueError(f"threads must be at least 1, not {t}")
+    return t
+
+
+def _check_out(out, shape, dtype):
+    """A fresh array of `shape` and `dtype`, or `out` checked to be one (C-contiguous,
+    writeable)."""
+    if out is None:
+        return np.empty(shape, dtype=dtype)
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
+    if out.shape != shape or out.dtype != np.dtype(dtype) or not out.flags.c_contiguous \
+            or not out.flags.writeable:
+        raise ValueError(f"out must be a writeable C-contiguous {np.dtype(dtype)} array of "
+                         f"shape {shape}, got {out.dtype} {out.shape}")
+    return out
+
+
+def random_actions(mask, seed=0, out=None):
+    """For each row of a legal mask [n, points + 1], an action drawn uniformly among its legal
+    entries (the pass included), or the pass where none is legal (a finished game's ignored
+    action). Deterministic in `seed` (an int) and the mask: draws for row i use the splitmix64
+    stream of (seed, i). Returns int64 [n], or fills `out`."""
+    from fastgo.coords import _index
+    m = np.asarray(mask)
+    if m.dtype != np.bool_ or m.ndim != 2 or m.shape[1] < 1:
+        raise ValueError("mask must be a bool array [n, points + 1]")
+    m = np.ascontiguousarray(m)
+    cdef int64_t n = m.shape[0], P = m.shape[1], i, j, k, count
+    cdef uint64_t s = <uint64_t>(_index(seed, "seed") & 0xFFFFFFFFFFFFFFFF), r, x, t
+    out = _check_out(out, (n,), np.int64)
+    cdef const uint8_t* mk = <const uint8_t*>cnp.PyArray_DATA(m)
+    cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
+    with nogil:
+        for i in range(n):
+            count = 0
+            for j in range(P):
+                count += mk[i * P + j]
+            if count == 0:
+                o[i] = P - 1
+                continue
+            # exactly uniform in [0, count): Lemire's multiply-shift with rejection
+            r = mix64(mix64(s) ^ (<uint64_t>i * <uint64_t>0x9E3779B97F4A7C15ULL))
+            x = (r >> 32) * <uint64_t>count
+            if (x & <uint64_t>0xFFFFFFFFULL) < <uint64_t>count:
+                t = ((<uint64_t>1 << 32) - <uint64_t>count) % <uint64_t>count
+                while (x & <uint64_t>0xFFFFFFFFULL) < t:
+                    r = mix64(r + <uint64_t>0x9E3779B97F4A7C15ULL)
+                    x = (r >> 32) * <uint64_t>count
+            k = <int64_t>(x >> 32)
+            for j in range(P):
+                if mk[i * P + j]:
+                    if k == 0:
+                        o[i] = j
+                        break
+                    k -= 1
+    return out

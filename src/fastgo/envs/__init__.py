@@ -1,0 +1,53 @@
+"""Reinforcement-learning environments over ``BoardBatch``: Gymnasium (``pip install
+"fastgo[gym]"``) and PettingZoo (``pip install "fastgo[pettingzoo]"``).
+
+``import fastgo.envs`` needs neither; each class is imported from its module on first use, and
+importing this package registers the Gymnasium ids ``fastgo/Go9x9-v0``, ``fastgo/Go19x19-v0``
+(and the 13x13 one) when Gymnasium is installed. ``gymnasium.make("fastgo.envs:fastgo/Go9x9-v0")``
+imports it for you.
+
+- ``GoEnv``: one game, Gymnasium ``Env`` (``gymnasium.make(id)``)
+- ``GoVectorEnv``: n games, Gymnasium ``VectorEnv`` (``gymnasium.make_vec(id, num_envs=n)``)
+- ``GoAECEnv``: PettingZoo AEC env with ``go_v5``'s spaces and correct planes
+"""
+
+import importlib
+
+__all__ = ["GoEnv", "GoVectorEnv", "GoAECEnv", "register_envs", "require"]
+
+_HOMES = {"GoEnv": "fastgo.envs.gym_envs", "GoVectorEnv": "fastgo.envs.gym_envs",
+          "GoAECEnv": "fastgo.envs.pettingzoo_env"}
+
+
+def require(module, extra):
+    """Import an optional dependency, or say which extra installs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(f"{module} is needed here: pip install \"fastgo[{extra}]\"") from exc
+
+
+def __getattr__(name):
+    if name in _HOMES:
+        return getattr(importlib.import_module(_HOMES[name]), name)
+    raise AttributeError(f"module 'fastgo.envs' has no attribute {name!r}")
+
+
+def register_envs():
+    """Register fastgo/Go9x9-v0, fastgo/Go13x13-v0 and fastgo/Go19x19-v0 with Gymnasium (single
+    and vector entry points). Idempotent."""
+    gym = require("gymnasium", "gym")
+    for size in (9, 13, 19):
+        env_id = f"fastgo/Go{size}x{size}-v0"
+        if env_id not in gym.registry:
+            gym.register(env_id, entry_point="fastgo.envs.gym_envs:GoEnv",
+                         vector_entry_point="fastgo.envs.gym_envs:GoVectorEnv",
+                         kwargs={"size": size})
+
+
+try:
+    import gymnasium as _gymnasium  # noqa: F401  (only to know whether it is there)
+except ImportError:
+    pass
+else:
+    register_envs()

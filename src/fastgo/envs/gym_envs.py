@@ -1,0 +1,162 @@
+"""Gymnasium environments: self-play Go over ``BoardBatch``.
+
+Both environments play both colours (self-play): each step is one turn of the player to move,
+and the observation is from the point of view of the player to move next. Observations are
+dicts: ``"observation"``, the feature planes [C, height, width] of ``encoding`` (default
+``agz17``, see ``fastgo.features``), and ``"action_mask"``, int8 [points + 1] (1 = legal, the
+pass last). Actions are fastgo points (``row * width + col``, row 0 at the bottom, pass =
+``width * height``). An illegal action raises ``IllegalActionError`` and changes nothing.
+
+Rewards go to the player who moved: at the turn that ends the game (the second pass in a row)
++1 if that player won, -1 if they lost, 0 for a tie; 0 on every other turn and on truncation
+(``max_moves`` turns, default ``2 * width * height``).
+"""
+
+import numpy as np
+
+from fastgo.envs import require
+
+gym = require("gymnasium", "gym")
+from gymnasium import spaces  # noqa: E402
+from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
+from gymnasium.vector.utils import batch_space  # noqa: E402
+
+from fastgo.batch import BoardBatch, ENCODINGS  # noqa: E402
+
+__all__ = ["GoEnv", "GoVectorEnv"]
+
+_MODES = {AutoresetMode.NEXT_STEP: "next-step", AutoresetMode.SAME_STEP: "same-step",
+          AutoresetMode.DISABLED: "disabled"}
+
+
+def _spaces(width, height, encoding, dtype):
+    if encoding not in ENCODINGS:
+        raise ValueError(f"unknown encoding {encoding!r}; expected one of {sorted(ENCODINGS)}")
+    obs = spaces.Dict({
+        "observation": spaces.Box(0, 1, (ENCODINGS[encoding], height, width), dtype=dtype),
+        "action_mask": spaces.Box(0, 1, (width * height + 1,), dtype=np.int8),
+    })
+    return obs, spaces.Discrete(width * height + 1)
+
+
+def _batch(n, size, height, rules, komi, max_moves, autoreset, threads):
+    h = size if height is None else height
+    cap = 2 * size * h if max_moves is None else max_moves
+    return BoardBatch(n, size, h, rules=rules, komi=komi, max_moves=cap, autoreset=autoreset,
+                      threads=threads)
+
+
+def _rewards(movers, res):
+    """+1 / -1 / 0 to the player who moved, where the step ended the game."""
+    won = res.winners == movers
+    lost = (res.winners != 0) & ~won
+    return np.where(res.terminated, won.astype(np.float64) - lost.astype(np.float64), 0.0)
+
+
+class GoVectorEnv(VectorEnv):
+    """``num_envs`` self-play games in one ``BoardBatch``, stepped in C on all cores.
+
+    ``GoVectorEnv(num_envs=16, size=9, height=None, *, rules=None, komi=None, encoding="agz17",
+    dtype=np.float32, max_moves=None, autoreset_mode=AutoresetMode.NEXT_STEP, threads=None)``.
+    Autoreset follows Gymnasium (``metadata["autoreset_mode"]``): next-step (the step after a
+    game ends restarts it, its action ignored, reward 0), same-step (the ending step returns the
+    new game's observation, the final one in ``info["final_obs"]``), or disabled (restart with
+    ``reset(options={"reset_mask": mask})``).
+    """
+
+    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
+
+    def __init__(self, num_envs=16, size=9, height=None, *, rules=None, komi=None,
+                 encoding="agz17", dtype=np.float32, max_moves=None,
+                 autoreset_mode=AutoresetMode.NEXT_STEP, threads=None, render_mode=None):
+        mode = AutoresetMode(autoreset_mode) if isinstance(autoreset_mode, str) else autoreset_mode
+        if mode not in _MODES:
+            raise ValueError(f"autoreset_mode must be an AutoresetMode, not {autoreset_mode!r}")
+        self.metadata = dict(self.metadata, autoreset_mode=mode)
+        self.render_mode = render_mode
+        self._same_step = mode == AutoresetMode.SAME_STEP
+        self.batch = _batch(num_envs, size, height, rules, komi, max_moves,
+                            "disabled" if self._same_step else _MODES[mode], threads)
+        self.num_envs = num_envs
+        self.encoding = encoding
+        w, h = self.batch.width, self.batch.height
+        self.single_observation_space, self.single_action_space = _spaces(w, h, encoding, dtype)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self._planes = np.empty(self.observation_space["observation"].shape, dtype=dtype)
+        self._mask = np.empty((num_envs, w * h + 1), dtype=np.bool_)
+
+    def _obs(self):
+        self.batch.encode(self.encoding, out=self._planes)
+        self.batch.legal_mask(out=self._mask)
+        return {"observation": self._planes.copy(), "action_mask": self._mask.astype(np.int8)}
+
+    def reset(self, *, seed=None, options=None):
+        """Restart every game, or those where ``options["reset_mask"]`` is True. Go has no
+        randomness: `seed` only seeds the spaces' samplers."""
+        super().reset(seed=seed)
+        if seed is not None:
+            self.action_space.seed(seed)
+        mask = None if options is None else options.get("reset_mask")
+        self.batch.reset(None if mask is None else np.asarray(mask, dtype=np.bool_))
+        return self._obs(), {}
+
+    def step(self, actions):
+        movers = self.batch.to_move
+        res = self.batch.step(np.asarray(actions))
+        rewards = _rewards(movers, res)
+        terminated = res.terminated.copy()
+        truncated = res.truncated.copy()
+        info = {}
+        if self._same_step and (terminated.any() or truncated.any()):
+            ended = terminated | truncated
+            final = self._obs()
+            info["final_obs"] = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(ended):
+                info["final_obs"][i] = {k: v[i] for k, v in final.items()}
+            info["_final_obs"] = ended
+            info["final_info"] = {}
+            info["_final_info"] = ended
+            self.batch.reset(ended)
+        return self._obs(), rewards, terminated, truncated, info
+
+
+class GoEnv(gym.Env):
+    """One self-play game (a ``BoardBatch`` of one). ``GoEnv(size=9, height=None, *, rules=None,
+    komi=None, encoding="agz17", dtype=np.float32, max_moves=None, render_mode=None)``;
+    ``render_mode="ansi"`` renders the board as text."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 2}
+
+    def __init__(self, size=9, height=None, *, rules=None, komi=None, encoding="agz17",
+                 dtype=np.float32, max_moves=None, render_mode=None):
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        self.render_mode = render_mode
+        self.batch = _batch(1, size, height, rules, komi, max_moves, "disabled", 1)
+        self.encoding = encoding
+        self.observation_space, self.action_space = _spaces(
+            self.batch.width, self.batch.height, encoding, dtype)
+        self._dtype = dtype
+
+    def _obs(self):
+        return {"observation": self.batch.encode(self.encoding, dtype=self._dtype)[0],
+                "action_mask": self.batch.legal_mask()[0].astype(np.int8)}
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self.action_space.seed(seed)
+        self.batch.reset()
+        return self._obs(), {}
+
+    def step(self, action):
+        movers = self.batch.to_move
+        res = self.batch.step(np.array([action], dtype=np.int64))
+        reward = float(_rewards(movers, res)[0])
+        return self._obs(), reward, bool(res.terminated[0]), bool(res.truncated[0]), {}
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return str(self.batch.board(0))
+        return None

@@ -1,0 +1,123 @@
+"""A PettingZoo AEC environment with the spaces of PettingZoo's ``classic.go_v5`` and correct
+planes, backed by a ``BoardBatch`` of one game.
+
+Same as ``go_v5``: agents ``black_0`` and ``white_0`` (Black first), observation dict with
+``"observation"`` bool [N, N, 17] and ``"action_mask"`` int8 [N * N + 1] (all zero for the agent
+not to move), ``Discrete(N * N + 1)`` actions with the pass last, +1 / -1 to the winner / loser at
+the end, area scoring with komi (default 7.5).
+
+Where it differs from ``go_v5``:
+
+- planes: plane 2k = the observing agent's stones k turns ago, plane 2k + 1 = its opponent's
+  (k = 0..7; zeros before the start), plane 16 = all 1 when the observing agent is Black (the
+  AlphaGo Zero layout, ``agz17``, seen from that agent). ``go_v5`` stacks each position from the
+  point of view of the player who had just moved, so its plane 0 holds the opponent's stones when
+  you observe, and its plane 16 is 1 for White although its documentation says Black;
+- points: actions and the board's rows are fastgo's (``row * N + col``, row 0 at the bottom, A1 =
+  0); ``go_v5`` puts row 0 at the top. Flip the rows (``obs[::-1]``, ``(N - 1 - row) * N + col``)
+  to convert;
+- rules: exact positional superko by default (any ``fastgo.Rules``), in the legal mask; ``go_v5``
+  does not mask positional superko;
+- a move cap (``max_moves``, default ``2 * N * N``) truncates the game, reward 0.
+"""
+
+import numpy as np
+
+from fastgo.envs import require
+
+require("pettingzoo", "pettingzoo")
+from gymnasium import spaces  # noqa: E402
+from pettingzoo import AECEnv  # noqa: E402
+from pettingzoo.utils import AgentSelector  # noqa: E402
+
+from fastgo.batch import BoardBatch  # noqa: E402
+
+__all__ = ["GoAECEnv", "env"]
+
+
+class GoAECEnv(AECEnv):
+    """``GoAECEnv(board_size=19, komi=7.5, *, rules=None, max_moves=None, render_mode=None)``."""
+
+    metadata = {"name": "fastgo_go_v0", "render_modes": ["ansi"], "is_parallelizable": False,
+                "render_fps": 2}
+
+    def __init__(self, board_size=19, komi=7.5, *, rules=None, max_moves=None, render_mode=None):
+        super().__init__()
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        n = board_size
+        self.render_mode = render_mode
+        self.batch = BoardBatch(1, n, rules=rules, komi=komi,
+                                max_moves=2 * n * n if max_moves is None else max_moves,
+                                autoreset="disabled", threads=1)
+        self.possible_agents = ["black_0", "white_0"]
+        self.agents = self.possible_agents[:]
+        space = spaces.Dict({
+            "observation": spaces.Box(0, 1, (n, n, 17), dtype=bool),
+            "action_mask": spaces.Box(0, 1, (n * n + 1,), dtype=np.int8),
+        })
+        self.observation_spaces = {a: space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(n * n + 1) for a in self.possible_agents}
+        self._colour = {"black_0": 1, "white_0": 2}
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def observe(self, agent):
+        planes = self.batch.encode("agz17", dtype=np.bool_)[0]      # the mover's view
+        if self._colour[agent] != self.batch.to_move[0]:
+            planes = planes[[k ^ 1 for k in range(16)] + [16]]      # swap own / opponent
+            planes[16] = self._colour[agent] == 1
+        mask = np.zeros(self.batch.num_points + 1, dtype=np.int8)
+        if agent == self.agent_selection and not (self.terminations[agent]
+                                                  or self.truncations[agent]):
+            mask[:] = self.batch.legal_mask()[0]
+        return {"observation": np.ascontiguousarray(planes.transpose(1, 2, 0)),
+                "action_mask": mask}
+
+    def reset(self, seed=None, options=None):
+        self.batch.reset()
+        self.agents = self.possible_agents[:]
+        self._selector = AgentSelector(self.agents)
+        self.agent_selection = self._selector.reset()
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        self._cumulative_rewards[agent] = 0.0
+        res = self.batch.step(np.array([action], dtype=np.int64))
+        self.rewards = {a: 0.0 for a in self.agents}
+        if res.terminated[0]:
+            winner = int(res.winners[0])
+            for a in self.agents:
+                c = self._colour[a]
+                self.rewards[a] = 0.0 if winner == 0 else 1.0 if winner == c else -1.0
+            self.terminations = {a: True for a in self.agents}
+        elif res.truncated[0]:
+            self.truncations = {a: True for a in self.agents}
+        self.agent_selection = self._selector.next()
+        self._accumulate_rewards()
+        if self.render_mode == "ansi":
+            print(self.render())
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        return str(self.batch.board(0))
+
+    def close(self):
+        pass
+
+
+def env(**kwargs):
+    """A ``GoAECEnv`` (``go_v5``-style constructor name)."""
+    return GoAECEnv(**kwargs)

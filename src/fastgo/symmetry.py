@@ -1,0 +1,136 @@
+"""The symmetries of the board: 8 for a square board (the dihedral group), 4 for a rectangle.
+
+A symmetry is a number k in 0..7 made of three bits, applied in this order to a point (row, col)
+of a board of `height` rows and `width` columns (row 0 at the bottom, as everywhere in fastgo):
+
+====  ==================================================  ===========================
+k     what it does                                        inverse
+====  ==================================================  ===========================
+0     identity                                            0
+1     mirror rows: row -> height - 1 - row                1
+2     mirror columns: col -> width - 1 - col              2
+3     both mirrors (a half turn)                          3
+4     transpose: (row, col) -> (col, row)                 4
+5     transpose, then mirror rows (a quarter turn)        6
+6     transpose, then mirror columns (the other turn)     5
+7     transpose, then both mirrors (the anti-diagonal)    7
+====  ==================================================  ===========================
+
+Symmetries 4..7 swap width and height, so a rectangular board has only 0..3. The pass is fixed by
+every symmetry. Arrays carry the board in their last two axes ``[..., height, width]`` (planes,
+stones) or their last axis ``[..., points + 1]`` (legal masks, policies, the pass last).
+
+Feature planes commute with symmetries: ``transform_planes(encode(b), k) ==
+encode(transform_board(b, k))`` for every encoding (the tests check it).
+"""
+
+import numpy as np
+
+__all__ = ["INVERSE", "symmetries", "inverse", "transform_planes", "transform_policy",
+           "transform_move", "transform_board", "random_transform"]
+
+#: INVERSE[k]: the symmetry that undoes k
+INVERSE = (0, 1, 2, 3, 4, 6, 5, 7)
+
+
+def symmetries(width, height):
+    """The symmetries of a width x height board: range(8) when square, else range(4)."""
+    return range(8) if width == height else range(4)
+
+
+def inverse(k):
+    """The symmetry that undoes k."""
+    return INVERSE[_check_k(k)]
+
+
+def _check_k(k, height=None, width=None):
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < 8:
+        raise ValueError(f"a symmetry is an int 0..7, not {k!r}")
+    if k >= 4 and height is not None and height != width:
+        raise ValueError(f"symmetry {k} transposes: a {width}x{height} board has only 0..3")
+    return int(k)
+
+
+def transform_planes(x, k):
+    """x [..., height, width] under symmetry k (a view where numpy can make one)."""
+    x = np.asarray(x)
+    if x.ndim < 2:
+        raise ValueError("planes need at least two axes [..., height, width]")
+    k = _check_k(k, x.shape[-2], x.shape[-1])
+    if k & 4:
+        x = np.swapaxes(x, -1, -2)
+    if k & 1:
+        x = x[..., ::-1, :]
+    if k & 2:
+        x = x[..., :, ::-1]
+    return x
+
+
+def transform_policy(p, k, width, height):
+    """A legal mask or policy [..., width * height + 1] (or [..., width * height], no pass)
+    under symmetry k: the value for point q moves to transform_move(q, k); the pass stays."""
+    p = np.asarray(p)
+    n = width * height
+    if p.ndim < 1 or p.shape[-1] not in (n, n + 1):
+        raise ValueError(f"a policy's last axis must be {n + 1} (or {n}) long, got {p.shape}")
+    k = _check_k(k, height, width)
+    board = p[..., :n].reshape(p.shape[:-1] + (height, width))
+    out = np.empty_like(p)
+    out[..., :n] = transform_planes(board, k).reshape(p.shape[:-1] + (n,))
+    if p.shape[-1] == n + 1:
+        out[..., n] = p[..., n]
+    return out
+
+
+def transform_move(point, k, width, height):
+    """The point `point` moves to under symmetry k (the pass, width * height, stays)."""
+    k = _check_k(k, height, width)
+    if point == width * height:
+        return point
+    if not 0 <= point < width * height:
+        raise ValueError(f"point {point} out of range for a {width}x{height} board")
+    r, c = divmod(int(point), width)
+    h, w = height, width
+    if k & 4:
+        r, c, h, w = c, r, w, h
+    if k & 1:
+        r = h - 1 - r
+    if k & 2:
+        c = w - 1 - c
+    return r * w + c
+
+
+def transform_board(board, k):
+    """A new Board: `board`'s set-up and turns under symmetry k (same rules). Legality, captures
+    and scores are invariant, so the turns replay legally."""
+    from fastgo.board import Board
+    w, h = board.width, board.height
+    k = _check_k(k, h, w)
+    nw, nh = (h, w) if k & 4 else (w, h)
+    out = Board.from_array(np.ascontiguousarray(transform_planes(board.start_position(), k)),
+                           to_move=board.first_player, rules=board.rules)
+    assert (out.width, out.height) == (nw, nh)
+    for m in board.history:
+        out.play(transform_move(m, k, w, h))
+    return out
+
+
+def random_transform(planes, policy=None, *, rng=None):
+    """Data augmentation: each sample i of planes [n, C, height, width] (and of policy
+    [n, points + 1], if given) under its own uniformly drawn symmetry ks[i] of the board.
+    Returns (ks, planes', policy'), policy' None when no policy was given; undo with
+    INVERSE[ks[i]]."""
+    planes = np.asarray(planes)
+    if planes.ndim != 4:
+        raise ValueError("planes must be [n, C, height, width]")
+    n, _, h, w = planes.shape
+    rng = np.random.default_rng(rng)
+    ks = rng.integers(0, len(symmetries(w, h)), size=n)
+    out = np.empty_like(planes)
+    pol = None if policy is None else np.empty_like(np.asarray(policy))
+    for k in np.unique(ks):
+        idx = np.flatnonzero(ks == k)
+        out[idx] = transform_planes(planes[idx], int(k))
+        if pol is not None:
+            pol[idx] = transform_policy(np.asarray(policy)[idx], int(k), w, h)
+    return ks, out, pol

@@ -1,0 +1,219 @@
+"""``BoardBatch`` against n independent ``Board``s (the rules' reference at this layer: Board is
+itself checked against the pure-Python rules in test_differential.py).
+
+Hypothesis picks the size (1x1 .. 19x19, rectangles), the ko rule, the suicide option, komi,
+scoring, n and a seed; a seeded random stream then drives both sides with the same operations:
+legal picks (passes now and then), resets of some games, loads of games from Boards with set-ups
+and handicaps. After every operation the colourings, legal masks (superko included), hashes,
+scores, winners, terminal flags, move numbers and the side to move must be equal.
+"""
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import fastgo
+from fastgo import Board, BoardBatch, IllegalActionError
+
+KO_RULES = ("positional", "situational", "simple")
+SIZES = [(1, 1), (1, 2), (2, 1), (2, 2), (3, 2), (2, 3), (3, 3), (4, 3), (4, 4), (5, 5), (7, 4),
+         (9, 9), (13, 13), (19, 19)]
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def compare(batch, boards, masks=True):
+    n = len(boards)
+    assert batch.stones().tolist() == [b.stones().tolist() for b in boards]
+    assert batch.hashes.tolist() == [b.hash for b in boards]
+    assert batch.to_move.tolist() == [b.to_move for b in boards]
+    assert batch.move_numbers.tolist() == [len(b.history) for b in boards]
+    assert batch.terminated.tolist() == [b.is_over for b in boards]
+    assert batch.scores().tolist() == [b.score().margin for b in boards]
+    assert batch.winners().tolist() == [b.score().winner for b in boards]
+    if masks:
+        m = batch.legal_mask()
+        for i in range(n):
+            assert m[i].tolist() == boards[i].legal_mask().tolist(), f"game {i}"
+
+
+def random_board(rng, w, h, rules):
+    """A Board with a random set-up (a legal position or a handicap) and a few turns."""
+    if rng.random() < 0.5 and w == h and w in (9, 13, 19):
+        b = Board(w, rules=rules, handicap=rng.randint(2, 5))
+    else:
+        grid = np.array([[rng.choice((0, 0, 1, 2)) for _ in range(w)] for _ in range(h)])
+        if not fastgo.is_legal_position(grid):
+            grid[:] = 0
+        b = Board.from_array(grid, to_move=rng.choice((1, 2)), rules=rules)
+    for _ in range(rng.randint(0, 6)):
+        legal = b.legal_moves()
+        if not legal:
+            break
+        b.play(rng.choice(legal))
+    return b
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(size=st.sampled_from(SIZES), ko=st.sampled_from(KO_RULES), suicide=st.booleans(),
+       scoring=st.sampled_from(("area", "territory")), komi=st.sampled_from((7.5, 0.0, -1.0)),
+       n=st.integers(1, 4), seed=st.integers(0, 2 ** 32 - 1), threads=st.sampled_from((1, 2)))
+def test_batch_equals_boards(size, ko, suicide, scoring, komi, n, seed, threads):
+    w, h = size
+    rng = random.Random(seed)
+    rules = fastgo.Rules(ko, suicide, scoring, komi)
+    batch = BoardBatch(n, w, h, rules=rules, autoreset="disabled", threads=threads)
+    boards = [Board(w, h, rules=rules) for _ in range(n)]
+    compare(batch, boards)
+    steps = 80 if w * h <= 16 else 30
+    for _ in range(steps):
+        r = rng.random()
+        if r < 0.05:
+            mask = np.array([rng.random() < 0.5 for _ in range(n)])
+            batch.reset(mask)
+            for i in np.flatnonzero(mask):
+                boards[i] = Board(w, h, rules=rules)
+        elif r < 0.10:
+            i = rng.randrange(n)
+            boards[i] = random_board(rng, w, h, rules)
+            batch.set(i, boards[i])
+            assert batch.board(i) == boards[i]
+        else:
+            actions = []
+            for i, b in enumerate(boards):
+                if b.is_over:
+                    batch.reset(np.arange(n) == i)
+                    boards[i] = b = Board(w, h, rules=rules)
+                legal = b.legal_moves()
+                pass_ = legal[-1]
+                pick = pass_ if rng.random() < 0.08 or len(legal) == 1 else rng.choice(legal[:-1])
+                actions.append(pick)
+            res = batch.step(actions)
+            for b, a in zip(boards, actions):
+                b.play(a)
+            assert res.terminated.tolist() == [b.is_over for b in boards]
+            assert res.winners.tolist() == [b.score().winner if b.is_over else 0 for b in boards]
+            assert not res.truncated.any() and not res.reset.any()
+        compare(batch, boards)
+    for i in range(n):
+        assert batch.board(i) == boards[i]
+
+
+def test_superko_masks_exact():
+    """A position where positional superko forbids a retake that simple ko allows: the batch
+    masks it exactly as Board does."""
+    # the 2x2 board: every second move recreates an earlier colouring quickly
+    for ko in KO_RULES:
+        batch = BoardBatch(1, 2, 2, ko=ko, autoreset="disabled")
+        b = Board(2, 2, ko=ko)
+        for m in (0, 3, 1):
+            batch.step([m])
+            b.play(m)
+        assert batch.legal_mask()[0].tolist() == b.legal_mask().tolist()
+        assert b.why_illegal(2) in (None, "superko", "ko")
+
+
+def test_illegal_step_changes_nothing():
+    batch = BoardBatch(3, 5, autoreset="disabled")
+    batch.step([12, 0, 24])
+    before = (batch.stones(), batch.hashes, batch.move_numbers, batch.legal_mask())
+    with pytest.raises(IllegalActionError) as e:
+        batch.step([13, 0, 25])           # game 1 plays on its own stone
+    assert e.value.games == [1] and e.value.reasons == ["occupied"] and e.value.actions == [0]
+    assert "game 1" in str(e.value) and isinstance(e.value, ValueError)
+    after = (batch.stones(), batch.hashes, batch.move_numbers, batch.legal_mask())
+    for x, y in zip(before, after):
+        assert np.array_equal(x, y)
+    with pytest.raises(ValueError):
+        batch.step([0, 1])                 # wrong length
+    with pytest.raises(ValueError):
+        batch.step([0, 1, 26])             # out of range
+    with pytest.raises(ValueError):
+        batch.step([0.5, 1, 2])            # not integers
+
+
+def test_two_passes_and_autoreset_modes():
+    # disabled: a finished game refuses moves until reset
+    batch = BoardBatch(2, 3, autoreset="disabled", komi=0.5)
+    batch.step([4, 9])
+    res = batch.step([9, 9])
+    assert res.terminated.tolist() == [False, True] and res.winners.tolist() == [0, 2]
+    with pytest.raises(IllegalActionError) as e:
+        batch.step([9, 9])
+    assert e.value.games == [1] and e.value.reasons == ["game over"]
+    batch.reset(np.array([False, True]))
+    res = batch.step([9, 4])
+    assert res.terminated.tolist() == [True, False]
+    assert res.winners.tolist() == [1, 0]      # Black's stone owns the 3x3 board
+    # next-step: the finished game restarts at the next step, its action ignored
+    batch = BoardBatch(2, 3, komi=0.5)
+    batch.step([9, 4])
+    res = batch.step([9, 9])
+    assert res.terminated.tolist() == [True, False] and batch.terminated.tolist() == [True, False]
+    assert not batch.legal_mask()[0].any()
+    res = batch.step([4, 9])                  # game 0's action is ignored
+    assert res.reset.tolist() == [True, False] and res.terminated.tolist() == [False, True]
+    assert batch.move_numbers.tolist() == [0, 3] and batch.stones()[0].sum() == 0
+    # same-step: the game restarts in the step that ends it
+    batch = BoardBatch(1, 3, autoreset="same-step", komi=0.5)
+    batch.step([9])
+    res = batch.step([9])
+    assert res.terminated.tolist() == [True] and res.reset.tolist() == [True]
+    assert res.winners.tolist() == [2] and batch.move_numbers.tolist() == [0]
+    assert not batch.terminated.any()
+
+
+def test_move_cap_truncates():
+    batch = BoardBatch(2, 5, max_moves=3, autoreset="disabled")
+    for k in range(2):
+        res = batch.step([k, k + 5])
+        assert not res.truncated.any()
+    res = batch.step([10, 25])
+    assert res.truncated.tolist() == [True, True] and batch.truncated.all()
+    assert not batch.legal_mask().any()
+    with pytest.raises(IllegalActionError) as e:
+        batch.step([11, 12])
+    assert e.value.reasons == ["move cap", "move cap"]
+    batch = BoardBatch(1, 5, max_moves=1)       # next-step: restarts
+    batch.step([3])
+    assert batch.truncated.tolist() == [True]
+    res = batch.step([0])
+    assert res.reset.tolist() == [True] and batch.move_numbers.tolist() == [0]
+
+
+def test_handicap_copy_and_board():
+    batch = BoardBatch(2, 9, handicap=4, komi=0.5)
+    assert batch.to_move.tolist() == [2, 2] and (batch.stones() == 1).sum() == 8
+    batch.step([0, 80])
+    c = batch.copy()
+    c.step([1, 79])
+    assert batch.move_numbers.tolist() == [1, 1] and c.move_numbers.tolist() == [2, 2]
+    ref = Board(9, handicap=4, komi=0.5)
+    ref.play(0)
+    ref.play(1)
+    assert c.board(0) == ref
+    assert np.array_equal(c.board(0).stones(), c.stones()[0])
+    with pytest.raises(IndexError):
+        batch.board(2)
+    with pytest.raises(ValueError):
+        batch.set(0, Board(9, komi=7.5))       # other rules
+    with pytest.raises(ValueError):
+        batch.set(0, Board(7, komi=0.5))       # other size
+    with pytest.raises(TypeError):
+        batch.set(0, None)
+
+
+def test_constructor_validation():
+    for bad in (dict(n=0), dict(n=-1), dict(n=2, width=0), dict(n=2, width=26),
+                dict(n=2, autoreset="sometimes"), dict(n=2, max_moves=0), dict(n=2, threads=0)):
+        with pytest.raises(ValueError):
+            BoardBatch(**bad)
+    with pytest.raises(TypeError):
+        BoardBatch("3")
+
+
+def test_state_bytes_reported():
+    b9, b19 = BoardBatch(4, 9), BoardBatch(4, 19)
+    assert 0 < b9.state_bytes < b19.state_bytes

@@ -1,0 +1,151 @@
+"""The Gymnasium and PettingZoo environments: Gymnasium's env checker, the vector env against
+Gymnasium's own SyncVectorEnv over the single env (every autoreset mode), rewards on a hand-played
+game, PettingZoo's api_test, and the AEC env's planes against go_v5's where go_v5 is right."""
+
+import numpy as np
+import pytest
+
+import fastgo
+
+gym = pytest.importorskip("gymnasium")
+pettingzoo = pytest.importorskip("pettingzoo")
+
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+from gymnasium.vector import AutoresetMode, SyncVectorEnv  # noqa: E402
+from pettingzoo.test import api_test  # noqa: E402
+
+import fastgo.envs  # noqa: E402,F401  (registers the ids)
+from fastgo.envs import GoAECEnv, GoEnv, GoVectorEnv  # noqa: E402
+
+
+@pytest.mark.parametrize("env_id", ["fastgo/Go9x9-v0", "fastgo/Go19x19-v0"])
+def test_registered_single_env_passes_check_env(env_id):
+    env = gym.make(env_id)
+    check_env(env.unwrapped, skip_render_check=False)
+    obs, _ = env.reset(seed=0)
+    assert obs["action_mask"].all()
+
+
+def test_make_with_module_prefix_and_kwargs():
+    env = gym.make("fastgo.envs:fastgo/Go9x9-v0", encoding="katago", komi=0.5)
+    check_env(env.unwrapped)
+    assert env.observation_space["observation"].shape == (12, 9, 9)
+    rect = GoEnv(size=7, height=5, encoding="lz18", render_mode="ansi")
+    check_env(rect)
+    rect.reset()
+    assert "A" in rect.render()
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP,
+                                  AutoresetMode.DISABLED])
+def test_vector_env_matches_sync_vector_env(mode):
+    """Same actions through GoVectorEnv and through Gymnasium's SyncVectorEnv of GoEnvs: the
+    same observations, rewards, flags and final observations at every step."""
+    n, size, cap = 6, 3, 12                 # a 3x3 board and a low cap: games end often
+    ours = gym.make_vec("fastgo/Go9x9-v0", num_envs=n, vectorization_mode="vector_entry_point",
+                        size=size, komi=0.5, max_moves=cap, autoreset_mode=mode)
+    ref = SyncVectorEnv([lambda: GoEnv(size, komi=0.5, max_moves=cap) for _ in range(n)],
+                        autoreset_mode=mode)
+    assert ours.metadata["autoreset_mode"] == mode
+    assert ours.single_observation_space == ref.single_observation_space
+    assert ours.observation_space == ref.observation_space
+    assert ours.action_space == ref.action_space
+    o1, _ = ours.reset(seed=3)
+    o2, _ = ref.reset(seed=3)
+    ends = 0
+    for t in range(120):
+        for k in o1:
+            assert np.array_equal(o1[k], o2[k]), (t, k)
+        assert ours.observation_space.contains(o1)
+        rng = np.random.default_rng(t)
+        mask = o1["action_mask"].astype(bool)
+        acts = fastgo.random_actions(mask, t)
+        acts[rng.random(n) < 0.3] = size * size         # pass often
+        acts[~mask.any(1)] = 0                          # games to restart: any action
+        o1, r1, te1, tr1, i1 = ours.step(acts)
+        o2, r2, te2, tr2, i2 = ref.step(acts)
+        assert np.array_equal(r1, r2) and np.array_equal(te1, te2) and np.array_equal(tr1, tr2)
+        ends += int(te1.sum() + tr1.sum())
+        if mode == AutoresetMode.SAME_STEP and "final_obs" in i2:
+            assert np.array_equal(i1["_final_obs"], i2["_final_obs"])
+            for j in np.flatnonzero(i2["_final_obs"]):
+                for k in o1:
+                    assert np.array_equal(i1["final_obs"][j][k], i2["final_obs"][j][k])
+        if mode == AutoresetMode.DISABLED and (te1.any() or tr1.any()):
+            m = te1 | tr1
+            o1, _ = ours.reset(options={"reset_mask": m})
+            o2, _ = ref.reset(options={"reset_mask": m})
+    assert ends > 10
+
+
+def test_rewards_go_to_the_mover():
+    env = GoEnv(3, komi=0.5)
+    env.reset()
+    env.step(4)                     # Black C... the centre
+    _, r, te, _, _ = env.step(9)    # White passes
+    assert (r, te) == (0.0, False)
+    _, r, te, _, _ = env.step(9)    # Black passes: game over, Black owns the board
+    assert (r, te) == (1.0, True)
+    env.reset()
+    env.step(9)
+    env.step(4)                     # White takes the centre
+    env.step(9)
+    _, r, te, _, _ = env.step(9)    # White's pass ends it: White wins
+    assert (r, te) == (1.0, True)
+    env.reset()
+    env.step(4)
+    env.step(9)
+    env.step(0)
+    env.step(9)                     # White passed, Black...
+    _, r, te, _, _ = env.step(9)    # ...Black passes: not over (only one pass in a row)? no:
+    assert te and r == 1.0          # White's pass then Black's: two in a row, Black won
+    with pytest.raises(fastgo.IllegalActionError):
+        env.step(9)
+
+
+def test_pettingzoo_api_test():
+    api_test(GoAECEnv(board_size=5), num_cycles=500, verbose_progress=False)
+    api_test(GoAECEnv(board_size=9, max_moves=40), num_cycles=200, verbose_progress=False)
+
+
+def test_aec_planes_against_go_v5():
+    """go_v5's planes hold the right stones, but each position from the point of view of the
+    player who had just moved (so own and opponent alternate with k), with row 0 at the top; under simple ko and no suicide (go_v5's rules) the masks agree."""
+    pytest.importorskip("pygame")           # go_v5's module imports it (pettingzoo[classic])
+    from pettingzoo.classic import go_v5
+    size = 7
+    theirs = go_v5.env(board_size=size, komi=7.5)
+    ours = GoAECEnv(board_size=size, komi=7.5, rules=fastgo.Rules("simple", False, "area", 7.5))
+    theirs.reset()
+    ours.reset()
+    rng = np.random.default_rng(5)
+
+    def flip_move(a):
+        if a == size * size:
+            return a
+        r, c = divmod(a, size)
+        return (size - 1 - r) * size + c
+
+    for t in range(60):
+        agent = ours.agent_selection
+        assert agent == theirs.agent_selection
+        if ours.terminations[agent] or ours.truncations[agent]:
+            break
+        mine = ours.observe(agent)
+        other = theirs.observe(agent)
+        po, pt = mine["observation"], other["observation"][::-1]      # rows from the bottom
+        for k in range(8):
+            # go_v5 saw the position k turns ago from the player who had just moved then: the
+            # opponent for even k (own and opponent swapped), the observer for odd k
+            swap = 1 - k % 2
+            assert np.array_equal(po[:, :, 2 * k], pt[:, :, 2 * k + swap]), (t, k)
+            assert np.array_equal(po[:, :, 2 * k + 1], pt[:, :, 2 * k + 1 - swap]), (t, k)
+        assert po[:, :, 16].all() == (agent == "black_0")
+        assert pt[:, :, 16].all() == (agent == "white_0")
+        mask = mine["action_mask"]
+        their_mask = other["action_mask"][[flip_move(a) for a in range(size * size + 1)]]
+        assert np.array_equal(mask, their_mask), t
+        legal = np.flatnonzero(mask[:-1])
+        a = int(rng.choice(legal)) if len(legal) and rng.random() > 0.05 else size * size
+        ours.step(a)
+        theirs.step(flip_move(a))
