@@ -795,3 +795,68 @@ def test_ascii_number_forms_are_accepted():
     transcript(e, [("komi -.5", "= "), ("fastgo-rules", "= tromp-taylor ko=positional suicide=allowed scoring=area komi=-0.5"),
                    ("komi +2.5e0", "= "), ("komi 7.", "= "), ("boardsize 019", "= ")])
     assert e.rules.komi == 7 and e.board.width == 19
+
+
+def _timed_lines(items):
+    """Input for Engine.run: bytes lines, and floats meaning "wait this long"."""
+    for it in items:
+        if isinstance(it, float):
+            time.sleep(it)
+        else:
+            yield it + b"\n"
+
+
+def test_lz_and_kata_analyze_stream_info_lines_until_the_next_command():
+    import io
+    e = Engine(playouts=1000, rules="chinese", size=5)
+    out = io.StringIO()
+    e.run(_timed_lines([b"1 play b B4", b"2 lz-analyze w 10", 0.8,
+                        b"3 kata-analyze 10 ownership true", 0.8, b"4 gogui-analyze_commands",
+                        b"5 name", b"6 quit"]), out)
+    text = out.getvalue()
+    answers = text.split("\n\n")
+    assert answers[0] == "=1 "
+    lz = answers[1].split("\n")
+    assert lz[0] == "=2" and len(lz) >= 3                  # several lines in 0.8 s
+    b = fastgo.Board(5, rules="chinese")
+    b.play("B4")
+    legal = {fastgo.point_to_vertex(p, 5, 5) for p in b.legal_moves()}
+    last_total = 0
+    for line in lz[1:]:
+        entries = line.split("info ")[1:]
+        assert entries and line.startswith("info move ")
+        total, prev = 0, None
+        for k, entry in enumerate(entries):
+            f = entry.split()
+            assert f[0] == "move" and f[2] == "visits" and f[4] == "winrate" and f[6] == "prior"
+            assert f[8] == "lcb" and f[10] == "order" and f[12] == "pv"
+            assert f[1] in legal and int(f[11]) == k and f[13] == f[1]
+            n = int(f[3])
+            assert 0 <= int(f[5]) <= 10000 and 0 <= int(f[9]) <= int(f[5])
+            assert prev is None or n <= prev              # most visited first
+            prev = n
+            total += n
+        assert total >= last_total                        # the tree grows between lines
+        last_total = total
+    kata = answers[2].split("\n")
+    assert kata[0] == "=3" and len(kata) >= 2
+    for line in kata[1:]:
+        head, own = line.split(" ownership ")
+        assert head.startswith("info move ") and (" winrate 0." in head or " winrate 1." in head)
+        values = [float(v) for v in own.split()]
+        assert len(values) == 25 and all(-1 <= v <= 1 for v in values)
+        assert values[6] < 0            # B4 (row 2 from the top, column 2): Black's, White to move
+    assert answers[3] == "=4 dboard/Ownership/fastgo-ownership\nstring/Last search/fastgo-stats"
+    assert answers[4] == "=5 fastgo" and answers[5] == "=6 "
+    for cmd in ("fastgo-ownership", "fastgo-stats"):
+        assert cmd in e.commands
+
+
+def test_pondering_grows_the_tree_the_next_genmove_reuses():
+    import io
+    e = Engine(playouts=200, rules="chinese", size=7, ponder=True)
+    out = io.StringIO()
+    e.run(_timed_lines([b"1 genmove b", 0.6, b"2 quit"]), out)
+    assert out.getvalue().startswith("=1 ") and out.getvalue().endswith("=2 \n\n")
+    tree = e.player.tree(e.board)
+    assert tree.result().root_visits > 200           # pondered on White's time

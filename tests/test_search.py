@@ -65,6 +65,55 @@ def test_children_are_the_legal_moves_less_own_eyes():
     assert set(r.moves.tolist()) == legal - eyes
 
 
+def expected_children(b):
+    """The tree's moves by their definition: Board's legal points, less the mover's one-point
+    eyes and plays that leave the colouring unchanged, then pass."""
+    out = []
+    for m in b.legal_moves():
+        if m == b.num_points:
+            continue
+        if own_eye(b, m) or b.hash_after(m) == b.hash:
+            continue
+        out.append(m)
+    return out + [b.num_points]
+
+
+@pytest.mark.parametrize("rules", ["tromp-taylor", "chinese", "japanese", "new-zealand",
+                                   dict(ko="situational", suicide=True),
+                                   dict(ko="simple", suicide=True)])
+def test_tree_moves_are_the_rules_legal_moves_deep_in_the_tree(rules):
+    # small boards and long random openings make ko, superko and suicide positions; the
+    # children of nodes below the root (built from the replayed path) must equal the legal
+    # moves of the Board that the moves lead to
+    rng = np.random.default_rng(5)
+    kw = dict(rules=rules) if isinstance(rules, str) else dict(rules="tromp-taylor", **rules)
+    checked = 0
+    for game in range(20):
+        b = fastgo.Board(4, **kw)
+        for _ in range(int(rng.integers(5, 40))):
+            if b.is_over:
+                break
+            b.play(int(rng.choice(b.legal_moves())))
+        if b.is_over:
+            continue
+        s = Search(b, threads=1, seed=game, expand_after=0)
+        s.search(playouts=400)
+        for depth in range(4):
+            r = s.result()
+            if not len(r.moves):
+                break
+            assert r.moves.tolist() == expected_children(b), (rules, game, depth)
+            checked += 1
+            move = int(r.moves[np.argmax(r.visits)])
+            if r.visits.max() == 0:
+                break
+            s.advance(move)
+            b.play(move)
+            if b.is_over:
+                break
+    assert checked >= 20
+
+
 def test_advance_keeps_the_subtree_and_refuses_illegal_moves():
     b = fastgo.Board(7, rules="chinese")
     s = Search(b, threads=1, seed=2)
