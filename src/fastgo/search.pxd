@@ -38,7 +38,7 @@ ctypedef struct Node:
     float amaf_value        # RAVE: sum of their outcomes for the mover
     float prior             # PUCT: the evaluator's prior; UCT: the prior win rate (1/2; pass 0.1)
     float mix               # UCT: the node's value term of the selection formula without
-                            # in-flight visits, refreshed whenever its statistics change
+                            # in-flight visits; negative when stale (recomputed when read)
 
 
 ctypedef struct Pool:

@@ -88,6 +88,14 @@ ENCODINGS = ("stones",)
 _SLICE = 0.1            # seconds the workers run between two looks for Ctrl-C and stop()
 
 
+cdef enum:
+    _ISQRT_N = 1 << 16
+cdef float _ISQRT[_ISQRT_N]          # 1 / sqrt(n + 1): UCT's exploration term without a division
+cdef int _i
+for _i in range(_ISQRT_N):
+    _ISQRT[_i] = <float>(1.0 / math.sqrt(_i + 1.0))
+
+
 cdef inline double _now() noexcept nogil:
     cdef timespec ts
     clock_gettime(CLOCK_MONOTONIC, &ts)
@@ -258,7 +266,7 @@ cdef class Search:
                 raise TypeError("dirichlet must be (alpha, eps) or None") from None
             dirichlet = (_float(alpha, "dirichlet alpha", 1e-9, 1e9), _float(eps, "dirichlet eps", 0, 1))
         self.dirichlet = dirichlet
-        self.rng = np.random.default_rng(self.seed)
+        self.rng = None                 # numpy's Generator, made when noise is first needed
         if not isinstance(ownership, (bool, np.bool_)):
             raise TypeError("ownership must be a bool")
         self.prm.ownership = ownership and not self.prm.puct
@@ -344,13 +352,21 @@ cdef class Search:
                     bestv = v
                     best = k
             return nd.first + best
-        logn = log(<double>nd.visits + vl * nd.pending + 1.0)
+        logn = cx * sqrt(log(<double>nd.visits + vl * nd.pending + 1.0))
         for k in range(nd.nchildren):
             c = &self.pool.nodes[nd.first + k]
-            # the value term is cached in c.mix; only visits in flight need it recomputed
-            v = self._mix(c, vl * c.pending) if c.pending else c.mix
-            if cx > 0:
-                v += cx * sqrt(logn / (c.visits + vl * c.pending + 1.0))
+            # the value term is cached in c.mix (negative: stale after an AMAF sample); visits
+            # in flight need it recomputed
+            if c.pending:
+                v = self._mix(c, vl * c.pending)
+            else:
+                v = c.mix
+                if v < 0:
+                    v = self._mix(c, 0.0)
+                    c.mix = <float>v
+            if cx > 0:             # c sqrt(ln N) / sqrt(n + 1), the latter from a table
+                n = c.visits + vl * c.pending
+                v += logn * (_ISQRT[<int>n] if n < _ISQRT_N else 1.0 / sqrt(n + 1.0))
             if v > bestv:
                 bestv = v
                 best = k
@@ -591,7 +607,7 @@ cdef class Search:
                         if fc[c.move] == tc:
                             c.amaf_visits += 1
                             c.amaf_value += <float>res
-                            c.mix = self._mix(c, 0.0)
+                            c.mix = -1.0            # stale: _select recomputes it if it needs it
                 if d >= 1 and nd.move != self.npoints:
                     fc[nd.move] = <uint8_t>mover
 
@@ -747,6 +763,8 @@ cdef class Search:
         if self.dirichlet is None or self.root_noised or root.first < 0 or root.nchildren == 0:
             return
         alpha, eps = self.dirichlet
+        if self.rng is None:
+            self.rng = np.random.default_rng(self.seed)
         noise = self.rng.dirichlet([alpha] * root.nchildren)
         for k in range(root.nchildren):
             c = &self.pool.nodes[root.first + k]
