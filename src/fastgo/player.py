@@ -128,9 +128,9 @@ class Player:
     def choose(self, board, *, playouts=None, seconds=None, cleanup=False):
         """Pick a move for the side to move on `board` (not changed). Returns a ``Decision``.
 
-        `cleanup` (KGS's ``kgs-genmove_cleanup``): never pass while opponent stones the playouts
-        call dead are on the board, and pass as soon as there are none after an opponent's pass;
-        never resign."""
+        `cleanup` (KGS's ``kgs-genmove_cleanup``): pass only after an opponent's pass when no
+        opponent stone the playouts call dead is left (or when no other move is left); never
+        resign."""
         t0 = time.perf_counter()
         budget = self.playouts if playouts is None else playouts
         seconds = self.seconds if seconds is None else seconds
@@ -149,7 +149,10 @@ class Player:
             theirs_dead = any(g[p] == 3 - me for p in self.dead_stones(board))
             if not theirs_dead and opponent_passed:
                 return stop("cleanup: nothing to capture")
-            may_pass = not theirs_dead
+            # otherwise answer every move with a move: the opponent is capturing what it thinks
+            # dead, and the clean-up is scored by area, where playing inside one's own area
+            # costs nothing
+            may_pass = False
         elif opponent_passed:
             # passing ends the game: judge it exactly instead of playing it out
             if may_pass and self.estimated_score(board).winner == me:
