@@ -48,7 +48,9 @@ def test_visits_add_up_with_threads():
     b = fastgo.Board(9, rules="chinese")
     s = Search(b, threads=2, seed=1)
     r = s.search(playouts=4000)
-    assert r.playouts == 4000 and r.root_visits == 4000 and r.visits.sum() == 3999
+    # a simulation that reaches the root while another thread is expanding it plays out from
+    # the root itself: at most one per thread goes to no child
+    assert r.playouts == 4000 and r.root_visits == 4000 and 3998 <= r.visits.sum() <= 3999
 
 
 def test_children_are_the_legal_moves_less_own_eyes():

@@ -242,6 +242,12 @@ cdef inline int chain_last_liberty(const BoardState* b, int h) noexcept nogil:
         if st == h:
             return 0
 
+cdef inline int empty_neighbours(const BoardState* b, int p) noexcept nogil:
+    """How many of p's orthogonal neighbours are empty."""
+    cdef int s = b.stride
+    return ((b.color[p - s] == EMPTY) + (b.color[p - 1] == EMPTY) +
+            (b.color[p + 1] == EMPTY) + (b.color[p + s] == EMPTY))
+
 cdef inline bint in_atari(const BoardState* b, int h) noexcept nogil:
     """The chain headed by h has exactly one liberty. One liberty point touches at most four of
     its stones, so more than four pseudo-liberties rule it out without walking the chain."""
@@ -254,8 +260,7 @@ cdef inline int add_atari_rescue(const BoardState* b, int h, int* cand, int n) n
     cdef int st = h, s = b.stride, k, q, lib
     cdef int nb[4]
     lib = chain_last_liberty(b, h)
-    if lib and n < 64 and ((b.color[lib - s] == EMPTY) + (b.color[lib - 1] == EMPTY) +
-                           (b.color[lib + 1] == EMPTY) + (b.color[lib + s] == EMPTY)) >= 2:
+    if lib and n < 64 and empty_neighbours(b, lib) >= 2:
         cand[n] = lib
         n += 1
     while True:

@@ -78,8 +78,9 @@ from fastgo.core cimport *
 from fastgo.board cimport Board
 from fastgo.playout cimport (PlayoutSpec, PlayoutScratch, PlayoutOutcome, scratch_new,
                              scratch_free, local_clear, local_add, is_own_eye,
-                             playout_continue, playout_seed, spec_from_board, in_atari)
-from fastgo.playout import policy_code, default_threads
+                             playout_continue, playout_seed, spec_from_board, in_atari,
+                             empty_neighbours)
+from fastgo.playout import policy_code, default_threads, _int
 from fastgo.board import Board as _Board
 
 cnp.import_array()
@@ -100,18 +101,6 @@ cdef inline double _now() noexcept nogil:
     cdef timespec ts
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return <double>ts.tv_sec + 1e-9 * <double>ts.tv_nsec
-
-
-def _int(value, name, lo, hi):
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be an int, not a bool")
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
-    if not lo <= v <= hi:
-        raise ValueError(f"{name} must be between {lo} and {hi}, got {v}")
-    return v
 
 
 def _float(value, name, lo, hi):
@@ -570,8 +559,7 @@ cdef class Search:
                 h = b.head[nb[j]]
                 if h and in_atari(b, h):
                     if b.color[h] == me:
-                        escape = escape or ((b.color[p - s] == EMPTY) + (b.color[p - 1] == EMPTY) +
-                                            (b.color[p + 1] == EMPTY) + (b.color[p + s] == EMPTY)) >= 2
+                        escape = escape or empty_neighbours(b, p) >= 2
                     else:
                         capture = True
             if capture or escape:
