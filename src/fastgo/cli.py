@@ -277,6 +277,11 @@ def main(argv=None):
     replay = sub.add_parser("replay", help="replay SGF records, checking every move; print each "
                             "final position and its score")
     _sgf.add_command(replay)
+    simulate = sub.add_parser("simulate", help="bulk random games here or on a Dask or Ray "
+                              "cluster: statistics, shards, plots")
+    _board_options(simulate)
+    from fastgo import cluster as _cluster       # imports dask/ray only when a run asks
+    _cluster.add_command(simulate)
     args = parser.parse_args(argv)
     if hasattr(args, "rules_name"):
         try:

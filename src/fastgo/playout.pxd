@@ -81,7 +81,7 @@ ctypedef struct PlayoutSpec:
     int last_play               # padded point of the last turn's play; 0 after a pass or none
 
 ctypedef struct PlayoutScratch:
-    BoardState board
+    BoardState* board           # room for a board of any size (board_bytes(MAX_SIDE, MAX_SIDE))
     int max_moves               # the longest playout this scratch can remember: a playout stops
                                 # at the smaller of this and the spec's max_moves
     # the playout's own superko memory: open addressing; a slot is in use when its stamp is
@@ -104,6 +104,7 @@ cdef inline PlayoutScratch* scratch_new(int max_moves) noexcept nogil:
     cdef int64_t cap = 64
     if s == NULL:
         return NULL
+    s.board = <BoardState*>malloc(board_bytes(MAX_SIDE, MAX_SIDE))
     while cap < 4 * (<int64_t>max_moves + 2):       # load at most 1/4: short probe runs
         cap *= 2
     s.keys = <uint64_t*>malloc(<size_t>cap * sizeof(uint64_t))
@@ -111,7 +112,8 @@ cdef inline PlayoutScratch* scratch_new(int max_moves) noexcept nogil:
     s.mask = cap - 1
     s.stamp = 0
     s.max_moves = max_moves
-    if s.keys == NULL or s.stamps == NULL:
+    if s.keys == NULL or s.stamps == NULL or s.board == NULL:
+        free(s.board)
         free(s.keys)
         free(s.stamps)
         free(s)
@@ -120,6 +122,7 @@ cdef inline PlayoutScratch* scratch_new(int max_moves) noexcept nogil:
 
 cdef inline void scratch_free(PlayoutScratch* s) noexcept nogil:
     if s != NULL:
+        free(s.board)
         free(s.keys)
         free(s.stamps)
         free(s)
@@ -155,28 +158,29 @@ cdef inline bint is_own_eye(const BoardState* b, int p, int colour) noexcept nog
     """p (empty) is a one-point eye of `colour`: every on-board orthogonal neighbour is its stone,
     and fewer than two diagonal points hold opponent stones (none on the edge or in a corner)."""
     cdef int s = b.stride, opp = 3 - colour, bad
-    cdef const uint8_t* c = b.color
+    cdef const Cell* c = b.cell
     # BLACK = 1, WHITE = 2, WALL = 3: a neighbour is the mover's or off-board iff it has the
     # mover's bit
-    if not (c[p - s] & c[p - 1] & c[p + 1] & c[p + s] & colour):
+    if not (c[p - s].color & c[p - 1].color & c[p + 1].color & c[p + s].color & colour):
         return False
     # p - s - 1 is -1 for the point A1 (the padding shares one wall column between rows): read
     # the wall at 0 instead, without a branch
-    bad = ((c[(p - s - 1) * (p - s - 1 > 0)] == opp) + (c[p - s + 1] == opp) +
-           (c[p + s - 1] == opp) + (c[p + s + 1] == opp))
+    bad = ((c[(p - s - 1) * (p - s - 1 > 0)].color == opp) + (c[p - s + 1].color == opp) +
+           (c[p + s - 1].color == opp) + (c[p + s + 1].color == opp))
     # on the edge (a wall beside it) no opponent diagonal is allowed, elsewhere one; no branches
-    return bad < 2 - ((c[p - s] == WALL) | (c[p - 1] == WALL) | (c[p + 1] == WALL) | (c[p + s] == WALL))
+    return bad < 2 - ((c[p - s].color == WALL) | (c[p - 1].color == WALL) |
+                      (c[p + 1].color == WALL) | (c[p + s].color == WALL))
 
 cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, int colour,
                                 bint has_ko, uint64_t ko_hash) noexcept nogil:
     """The policy's test of the empty point p for `colour` (see the module docstring)."""
-    cdef BoardState* b = &s.board
+    cdef BoardState* b = s.board
     cdef uint64_t h, key
     cdef int status, captured, k, q, sd = b.stride, opp = 3 - colour
     cdef bint atari = False
     cdef int nb[4]
     if has_empty_neighbour(b, p):     # so not an eye
-        if not b.ever[p]:
+        if not b.cell[p].ever:
             return True         # a liberty, and a colouring that cannot have occurred before
         nb[0] = p - sd
         nb[1] = p - 1
@@ -184,7 +188,7 @@ cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, 
         nb[3] = p + sd
         for k in range(4):
             q = nb[k]
-            atari = atari or (b.color[q] == opp and takes_last_liberty(b, p, b.head[q]))
+            atari = atari or (b.cell[q].color == opp and takes_last_liberty(b, p, b.cell[q].head))
         if not atari:           # no capture, no suicide: the hash needs no preview
             if g.ko_rule == KO_SIMPLE:
                 return True     # undoing the opponent's last turn needs a capture
@@ -198,7 +202,7 @@ cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, 
         status = board_preview(b, p, colour, &h, &captured)
         if status == SUICIDE and (not g.suicide or h == b.hash):
             return False
-        if status == LEGAL and not b.ever[p]:
+        if status == LEGAL and not b.cell[p].ever:
             return True
     if g.ko_rule == KO_SIMPLE:
         return not (has_ko and h == ko_hash)
@@ -210,19 +214,20 @@ cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, 
 cdef inline int playout_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* rng, int colour,
                              bint has_ko, uint64_t ko_hash) noexcept nogil:
     """A uniformly drawn allowed point (padded index), or 0 to pass. Reorders the empty list."""
-    cdef BoardState* b = &s.board
+    cdef BoardState* b = s.board
+    cdef int16_t* empty = empty_list(b)
     cdef int k = b.num_empty, i, p, q
     while k > 0:
         i = <int>rng_below(rng, <uint32_t>k)
-        p = b.empty[i]
+        p = empty[i]
         if playout_allows(s, g, p, colour, has_ko, ko_hash):
             return p
         k -= 1                  # p is refused this turn: swap it past the candidates
-        q = b.empty[k]
-        b.empty[i] = <int16_t>q
-        b.empty_pos[q] = <int16_t>i
-        b.empty[k] = <int16_t>p
-        b.empty_pos[p] = <int16_t>k
+        q = empty[k]
+        empty[i] = <int16_t>q
+        b.cell[q].next = <int16_t>i
+        empty[k] = <int16_t>p
+        b.cell[p].next = <int16_t>k
     return 0
 
 
@@ -230,28 +235,28 @@ cdef inline int chain_last_liberty(const BoardState* b, int h) noexcept nogil:
     """An empty point next to the chain headed by h (its only one when it is in atari), or 0."""
     cdef int st = h, s = b.stride
     while True:
-        if b.color[st - s] == EMPTY:
+        if b.cell[st - s].color == EMPTY:
             return st - s
-        if b.color[st - 1] == EMPTY:
+        if b.cell[st - 1].color == EMPTY:
             return st - 1
-        if b.color[st + 1] == EMPTY:
+        if b.cell[st + 1].color == EMPTY:
             return st + 1
-        if b.color[st + s] == EMPTY:
+        if b.cell[st + s].color == EMPTY:
             return st + s
-        st = b.next[st]
+        st = b.cell[st].next
         if st == h:
             return 0
 
 cdef inline int empty_neighbours(const BoardState* b, int p) noexcept nogil:
     """How many of p's orthogonal neighbours are empty."""
     cdef int s = b.stride
-    return ((b.color[p - s] == EMPTY) + (b.color[p - 1] == EMPTY) +
-            (b.color[p + 1] == EMPTY) + (b.color[p + s] == EMPTY))
+    return ((b.cell[p - s].color == EMPTY) + (b.cell[p - 1].color == EMPTY) +
+            (b.cell[p + 1].color == EMPTY) + (b.cell[p + s].color == EMPTY))
 
 cdef inline bint in_atari(const BoardState* b, int h) noexcept nogil:
     """The chain headed by h has exactly one liberty. One liberty point touches at most four of
     its stones, so more than four pseudo-liberties rule it out without walking the chain."""
-    return b.plibs[h] <= 4 and chain_liberties(b, h) == 1
+    return b.cell[h].plibs <= 4 and chain_liberties(b, h) == 1
 
 cdef inline int add_atari_rescue(const BoardState* b, int h, int* cand, int n) noexcept nogil:
     """Append to cand the moves that save the mover's chain headed by h, in atari: its liberty
@@ -269,11 +274,11 @@ cdef inline int add_atari_rescue(const BoardState* b, int h, int* cand, int n) n
         nb[2] = st + 1
         nb[3] = st + s
         for k in range(4):
-            q = b.head[nb[k]]
-            if q and b.color[q] == 3 - b.color[h] and n < 64 and in_atari(b, q):
+            q = b.cell[nb[k]].head
+            if q and b.cell[q].color == 3 - b.cell[h].color and n < 64 and in_atari(b, q):
                 cand[n] = chain_last_liberty(b, q)
                 n += 1
-        st = b.next[st]
+        st = b.cell[st].next
         if st == h:
             break
     return n
@@ -291,22 +296,22 @@ cdef inline bint self_atari(const BoardState* b, int p, int colour) noexcept nog
     nb[3] = p + s
     for k in range(4):
         q = nb[k]
-        if b.color[q] == EMPTY:
+        if b.cell[q].color == EMPTY:
             if libs == 0 or q != lib0:
                 libs += 1
                 lib0 = q
                 if libs >= 2:
                     return False
-        elif b.color[q] == 3 - colour:
-            if in_atari(b, b.head[q]):
+        elif b.cell[q].color == 3 - colour:
+            if in_atari(b, b.cell[q].head):
                 return False            # captures
-        elif b.color[q] == colour:
+        elif b.cell[q].color == colour:
             joined += 1
     if joined == 0:
         return False
     for k in range(4):                  # the liberties of the chains it joins, p excluded
-        h = b.head[nb[k]]
-        if b.color[nb[k]] != colour:
+        h = b.cell[nb[k]].head
+        if b.cell[nb[k]].color != colour:
             continue
         st = h
         while True:
@@ -316,12 +321,12 @@ cdef inline bint self_atari(const BoardState* b, int p, int colour) noexcept nog
             ne[3] = st + s
             for j in range(4):
                 e = ne[j]
-                if b.color[e] == EMPTY and e != p and (libs == 0 or e != lib0):
+                if b.cell[e].color == EMPTY and e != p and (libs == 0 or e != lib0):
                     libs += 1
                     lib0 = e
                     if libs >= 2:
                         return False
-            st = b.next[st]
+            st = b.cell[st].next
             if st == h:
                 break
     return libs == 1
@@ -335,18 +340,18 @@ cdef inline int heavy_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* rn
     rules and eye test as the uniform policy), play one drawn uniformly among the allowed ones
     (a move listed twice counts twice); otherwise draw as the uniform policy, and draw once
     more when that draw is a self_atari."""
-    cdef BoardState* b = &s.board
+    cdef BoardState* b = s.board
     cdef int cand[64]
     cdef int n = 0, k, h, i, p, sd = b.stride
     cdef int heads[4]
     if last:
-        h = b.head[last]
+        h = b.cell[last].head
         if h and in_atari(b, h):
             cand[0] = chain_last_liberty(b, h)
             n = 1
         k = distinct_neighbour_chains(b, last, heads)
         for i in range(k):
-            if b.color[heads[i]] == colour and in_atari(b, heads[i]):
+            if b.cell[heads[i]].color == colour and in_atari(b, heads[i]):
                 n = add_atari_rescue(b, heads[i], cand, n)
         while n > 0:
             i = <int>rng_below(rng, <uint32_t>n)
@@ -371,7 +376,7 @@ cdef inline void playout_continue(PlayoutScratch* s, const PlayoutSpec* g, uint6
     stands (a tree search fills both while it replays its moves): `colour` to move, `passes`
     consecutive passes so far, the simple-ko hash (has_ko, ko_hash) and the last play (padded
     point, 0 for none or a pass) as the game so far leaves them; the rest from g."""
-    cdef BoardState* b = &s.board
+    cdef BoardState* b = s.board
     cdef int turns = 0, p
     cdef int cap = g.max_moves if g.max_moves < s.max_moves else s.max_moves
     cdef int npoints = b.width * b.height
@@ -406,7 +411,7 @@ cdef inline void playout_continue(PlayoutScratch* s, const PlayoutSpec* g, uint6
     if owner == NULL:                   # the copy is not used again
         board_area_counts(b, owned, territory)
     else:
-        board_ownership(b.color, b, owner, owned, territory)
+        board_ownership(&b.cell[0].color, sizeof(Cell), b, owner, owned, territory)
     if g.territory:
         black = territory[BLACK] + b.captures[BLACK]
         white = territory[WHITE] + b.captures[WHITE]
@@ -426,7 +431,7 @@ cdef inline void playout_run(PlayoutScratch* s, const BoardState* start, const P
     moves (or NULL): room for that cap of public points (pass = width * height), the turns played.
     owner (or NULL): width * height entries, the final owner of each point (0, BLACK, WHITE).
     `start` and g.seen are only read; nothing may change them while playouts run."""
-    board_copy(&s.board, start)
+    board_copy(s.board, start)
     local_clear(s)
     playout_continue(s, g, rng, out, moves, owner, g.to_move, g.passes, g.has_ko_hash, g.ko_hash,
                      g.last_play)
@@ -439,11 +444,10 @@ cdef inline int spec_from_board(PlayoutSpec* g, Board board, int ko_rule, int ma
                                 HashSet* own) except -1:
     """Fill g to continue `board`'s game under `ko_rule` (the board's own rule or another one).
 
-    When ko_rule is a superko rule other than the board's, the keys of the game's colourings are
-    gathered into `own`, which the caller frees with hashset_free after the playouts; otherwise
-    own is left empty. Passes ending the game so far count towards the two that end a playout.
-    g keeps pointers into `board` (its superko memory): the board must not change while
-    playouts run on g (``fastgo.playouts`` copies both before it releases the GIL)."""
+    Under a superko rule the keys of the game's colourings are gathered into `own`, which the
+    caller frees with hashset_free after the playouts; otherwise own is left empty. Passes
+    ending the game so far count towards the two that end a playout. g keeps no pointer into
+    `board`: the board may change while playouts run on g."""
     cdef int64_t i
     cdef int to_move
     own.keys = NULL
@@ -467,9 +471,6 @@ cdef inline int spec_from_board(PlayoutSpec* g, Board board, int ko_rule, int ma
         g.last_play = to_pad(board.st, board.turns[board.nturns].move)
     g.seen = NULL
     if ko_rule == KO_SIMPLE:
-        return 0
-    if ko_rule == board.ko_rule:
-        g.seen = &board.seen
         return 0
     if hashset_init(own, 16) or hashset_reserve(own, board.nturns + 1):
         hashset_free(own)

@@ -41,6 +41,7 @@ ctypedef struct Run:
     PlayoutScratch** scratch    # one per thread
     PlayoutOutcome* outcome     # one per thread
     uint64_t seed
+    int64_t first               # playout i of this call is playout first + i of the run
     int8_t* owner               # npoints per thread, or NULL
     int64_t* owner_sum          # npoints per thread
     int npoints
@@ -62,7 +63,7 @@ cdef inline void _one(const Run* r, int64_t i, int tid) noexcept nogil:
     cdef int64_t* sums
     if r.slot != NULL and r.slot[i] >= 0:
         mv = r.moves + <int64_t>r.slot[i] * r.cap
-    playout_run(r.scratch[tid], r.start, r.spec, playout_seed(r.seed, i), oc, mv, own)
+    playout_run(r.scratch[tid], r.start, r.spec, playout_seed(r.seed, r.first + i), oc, mv, own)
     r.scores[i] = oc.score
     r.winners[i] = <int8_t>oc.winner
     r.lengths[i] = oc.turns
@@ -187,7 +188,7 @@ def _recorded(record, n):
 
 
 def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ownership=False,
-             record=0, policy="uniform"):
+             record=0, first=0, policy="uniform"):
     """Play `n` random games to the end from `board`'s position (the board is not changed) and
     score them.
 
@@ -200,19 +201,23 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     territory: those empty points + prisoners), komi to White.
 
     seed: any int (taken modulo 2**64); the same seed gives the same results whatever `threads`.
+    first: the index of this call's first playout in the run seeded `seed`: playout k of the call
+    is playout first + k of the run, so calls over [0, a) and [a, b) give exactly the playouts of
+    one call over [0, b) (how ``fastgo.cluster`` cuts a run into chunks).
     threads: OpenMP threads (default: all cores; one in a process forked after playouts ran).
     ko: "rules" (the board's rule; superko is judged exactly, against the whole game),
     "simple", "positional" or "situational". max_moves: the cap of turns per playout (default
     3 x points, at least 1000: thin and tiny boards run long); capped playouts are scored as they
     stand and flagged. ownership: also average who owns each point at the end (NaN when n is 0).
     record: keep the moves of the first `record` playouts, or of the playouts with the given
-    indices. policy: "uniform" (above) or "heavy": before the uniform draw, look at the
+    indices. The run can be interrupted (Ctrl-C) between blocks of playouts.
+    policy: "uniform" (above) or "heavy": before the uniform draw, look at the
     opponent's last play; if its chain is in atari, or one of the mover's chains next to it is,
     play an allowed capture or escape (the liberty of the chain in atari; for the mover's chain
     its liberty when that point has two or more empty neighbours, or the last liberty of an
     opponent chain in atari touching it), drawn uniformly among them; otherwise the uniform
     draw, made once more when it would join a chain of the mover and leave it one liberty
-    without capturing (see ``heavy_pick`` in playout.pxd). The run can be interrupted (Ctrl-C) between blocks of playouts.
+    without capturing (see ``heavy_pick`` in playout.pxd).
     Returns ``Playouts``.
     """
     if not isinstance(board, Board):
@@ -221,6 +226,8 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     # every argument first: their user code (__index__, iterators) runs before the board is read
     cdef int64_t count = _int(n, "n", 0, 2**31 - 1)
     cdef uint64_t seed64 = _int(seed, "seed", -2**1000, 2**1000) % 2**64
+    cdef int64_t first64 = _int(first, "first", 0, 2**62)
+    cdef int policy_id = policy_code(policy)
     cdef int nthreads = default_threads() if threads is None else _int(threads, "threads", 1, _MAX_THREADS)
     if _forked:
         if nthreads > 1 and threads is not None:
@@ -229,7 +236,6 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     max_moves = None if max_moves is None else _int(max_moves, "max_moves", 0, _MAX_MOVES)
     if type(ko) is not str or (ko != "rules" and ko not in _KO_RULES):
         raise ValueError(f"ko must be 'rules', 'simple', 'positional' or 'situational', not {ko!r}")
-    cdef int policy_id = policy_code(policy)
     if not isinstance(ownership, (bool, np.bool_)):
         raise TypeError(f"ownership must be a bool, not {type(ownership).__name__}")
     cdef bint want_owner = ownership
@@ -253,7 +259,6 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
 
     cdef PlayoutSpec spec
     cdef HashSet own_seen
-    cdef HashSet seen_copy
     cdef BoardState* start = NULL
     cdef PlayoutScratch** scratch = NULL
     cdef PlayoutOutcome* outcome = NULL
@@ -263,20 +268,15 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef int16_t* moves = NULL
     cdef int64_t i, j, t, lo, hi
     cdef Run run
-    seen_copy.keys = NULL
-    seen_copy.cap = 0
     spec_from_board(&spec, bd, ko_rule, cap, &own_seen)
     spec.policy = policy_id
     try:
-        # private copies: the GIL is released below, when another Python thread may play on `board`
-        start = <BoardState*>malloc(sizeof(BoardState))
+        # a private copy (spec's superko keys are one already): the GIL is released below, when
+        # another Python thread may play on `board`
+        start = board_new(bd.st.width, bd.st.height)
         if start == NULL:
             raise MemoryError()
         board_copy(start, bd.st)
-        if spec.seen == &bd.seen:
-            if hashset_copy(&seen_copy, &bd.seen):
-                raise MemoryError()
-            spec.seen = &seen_copy
         scratch = <PlayoutScratch**>calloc(nthreads, sizeof(PlayoutScratch*))
         outcome = <PlayoutOutcome*>malloc(nthreads * sizeof(PlayoutOutcome))
         if scratch == NULL or outcome == NULL:
@@ -305,6 +305,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
         run.scratch = scratch
         run.outcome = outcome
         run.seed = seed64
+        run.first = first64
         run.owner = owner
         run.owner_sum = owner_sum
         run.npoints = npoints
@@ -353,9 +354,8 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
         free(owner_sum)
         free(slot)
         free(moves)
-        free(start)
+        board_free(start)
         hashset_free(&own_seen)
-        hashset_free(&seen_copy)
 
 
 def simulate(n, width=9, height=None, *, rules=None, komi=None, handicap=0, seed=0, threads=None,

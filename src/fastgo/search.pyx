@@ -300,12 +300,8 @@ cdef class Search:
         cdef int t
         hashset_free(&self.seen)
         spec_from_board(&self.spec, bd, bd.ko_rule, self.prm.max_moves, &own)
-        self.seen = own
-        if self.spec.seen == &bd.seen:
-            if hashset_copy(&self.seen, &bd.seen):
-                raise MemoryError()
-            self.spec.seen = &self.seen
-        elif self.spec.seen != NULL:
+        self.seen = own                 # the game's superko keys (empty under simple ko)
+        if self.spec.seen != NULL:
             self.spec.seen = &self.seen
         self.spec.policy = policy_id
         for t in range(self.nthreads):
@@ -390,7 +386,7 @@ cdef class Search:
     cdef void _replay(self, Worker* w) noexcept nogil:
         """The position at the leaf of w's path, in w's scratch board and superko memory."""
         cdef PlayoutScratch* s = w.scratch
-        cdef BoardState* b = &s.board
+        cdef BoardState* b = s.board
         cdef int colour = self.root_colour, passes = self.spec.passes, last = self.spec.last_play
         cdef int d, m, p, ko_rule = self.spec.ko_rule
         cdef bint has_ko = self.spec.has_ko_hash
@@ -437,16 +433,16 @@ cdef class Search:
         (core.judge_play, as Board judges them) less one-point eyes of the mover (is_own_eye,
         the playout policy's) and plays that leave the colouring as it is (a one-stone suicide
         where the rules allow it: a pass in all but name), in order; then pass."""
-        cdef BoardState* b = &w.scratch.board
+        cdef BoardState* b = w.scratch.board
         cdef int r, c, p, n = 0, colour = w.leaf_colour
         cdef const uint64_t* ko = &w.leaf_ko_hash if w.leaf_has_ko else NULL
         cdef uint64_t h
         for r in range(self.height):
             p = (r + 1) * b.stride
             for c in range(self.width):
-                if (b.color[p] == EMPTY and not is_own_eye(b, p, colour)
+                if (b.cell[p].color == EMPTY and not is_own_eye(b, p, colour)
                         and judge_play(b, p, colour, self.spec.ko_rule, self.spec.suicide, ko,
-                                       &w.seen, &h) == LEGAL and h != b.hash):
+                                       hashset_seen, &w.seen, &h) == LEGAL and h != b.hash):
                     w.cand[n] = <int16_t>(r * self.width + c)
                     n += 1
                 p += 1
@@ -538,7 +534,7 @@ cdef class Search:
         with `tactics` samples won at 0.9, one that saves a chain of the mover in atari (its
         liberty, with two or more empty neighbours) with `tactics` samples at 0.8."""
         cdef int k, j, m, p, h, s = w.scratch.board.stride, me = w.leaf_colour
-        cdef const BoardState* b = &w.scratch.board
+        cdef const BoardState* b = w.scratch.board
         cdef Node* c
         cdef double rate, t = self.prm.tactics
         cdef int nb[4]
@@ -556,9 +552,9 @@ cdef class Search:
             nb[3] = p + s
             capture = escape = False
             for j in range(4):
-                h = b.head[nb[j]]
+                h = b.cell[nb[j]].head
                 if h and in_atari(b, h):
-                    if b.color[h] == me:
+                    if b.cell[h].color == me:
                         escape = escape or empty_neighbours(b, p) >= 2
                     else:
                         capture = True
@@ -607,7 +603,7 @@ cdef class Search:
 
     cdef double _terminal_value(self, Worker* w) noexcept nogil:
         """+1, 0 or -1 for the side to move at a finished leaf: the position scored as it stands."""
-        cdef BoardState* b = &w.scratch.board
+        cdef BoardState* b = w.scratch.board
         cdef int owned[3]
         cdef int territory[3]
         cdef double score
@@ -633,12 +629,12 @@ cdef class Search:
             nd.value += -v if (depth - d) % 2 == 0 else v
 
     cdef void _encode(self, Worker* w, float* out) noexcept nogil:
-        cdef BoardState* b = &w.scratch.board
+        cdef BoardState* b = w.scratch.board
         cdef int r, c, i, v, me = w.leaf_colour, P = self.npoints
         cdef float black_to_move = 1.0 if me == BLACK else 0.0
         for r in range(self.height):
             for c in range(self.width):
-                v = b.color[(r + 1) * b.stride + c]
+                v = b.cell[(r + 1) * b.stride + c].color
                 i = r * self.width + c
                 out[i] = v == me
                 out[P + i] = v == 3 - me
