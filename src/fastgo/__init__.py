@@ -16,6 +16,7 @@ from fastgo.coords import (point_to_rowcol, rowcol_to_point, point_to_vertex, ve
                            star_points)
 from fastgo.errors import IllegalMoveError, IllegalActionError, ConsistencyError
 from fastgo.batch import BoardBatch, StepResult, random_actions
+from fastgo.gametree import count_games, perft, perft_divide
 from fastgo.playout import Playouts, playouts, simulate
 from fastgo.rules import Rules, PRESETS
 from fastgo.search import Search, SearchResult
@@ -29,4 +30,5 @@ __all__ = ["Board", "Chain", "Score", "Rules", "PRESETS", "IllegalMoveError", "C
            "Playouts", "Search", "SearchResult", "Simulation",
            "count_legal_positions", "count_legal_positions_brute", "count_legal_positions_stats",
            "legal_position_mask", "estimate_legal_fraction",
-           "BoardBatch", "StepResult", "IllegalActionError", "random_actions"]
+           "BoardBatch", "StepResult", "IllegalActionError", "random_actions",
+           "count_games", "perft", "perft_divide"]

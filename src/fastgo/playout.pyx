@@ -13,7 +13,21 @@ import warnings
 
 import numpy as np
 cimport numpy as cnp
-cimport openmp
+
+cdef extern from *:
+    """
+    /* OpenMP's thread count, or 1 in a single-threaded build (setup.py: FASTGO_OPENMP=0) */
+    #ifdef _OPENMP
+    #include <omp.h>
+    static int fastgo_max_threads(void) { return omp_get_max_threads(); }
+    #define FASTGO_HAS_OPENMP 1
+    #else
+    static int fastgo_max_threads(void) { return 1; }
+    #define FASTGO_HAS_OPENMP 0
+    #endif
+    """
+    int fastgo_max_threads() nogil
+    int FASTGO_HAS_OPENMP
 from cython.parallel cimport prange, threadid
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, calloc, free
@@ -74,6 +88,10 @@ cdef inline void _one(const Run* r, int64_t i, int tid) noexcept nogil:
             sums[j] += (own[j] == BLACK) - (own[j] == WHITE)
 
 
+#: Whether this build runs kernels on OpenMP threads (False: built with FASTGO_OPENMP=0, every
+#: ``threads`` runs on one core with the same results).
+OPENMP = bool(FASTGO_HAS_OPENMP)
+
 _forked = False
 
 
@@ -90,7 +108,7 @@ def default_threads():
     """The number of threads a run (of playouts, or of fastgo.count's kernels) uses by default:
     OpenMP's (all cores, or OMP_NUM_THREADS); 1 in a forked child process (OpenMP's threads do
     not survive fork: a child that starts a parallel region after its parent ran one hangs)."""
-    return 1 if _forked else max(1, openmp.omp_get_max_threads())
+    return 1 if _forked else max(1, fastgo_max_threads())
 
 
 class Playouts:
