@@ -11,7 +11,7 @@ import pytest
 
 import fastgo
 from fastgo.gtp import Engine, free_handicap_points
-from fastgo.player import MonteCarloPlayer, RavePlayer, TreePlayer
+from fastgo.player import Player
 
 # the directory holding the fastgo these tests import (src/ or site-packages): subprocesses get it
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(fastgo.__file__)))
@@ -476,60 +476,6 @@ def test_genmove_stays_within_byo_yomi_periods():
     assert len(e.board.history) == 1
 
 
-class Stub:
-    """A stand-in for fastgo.playouts: the mover of `board` wins playouts according to `rate`
-    of the previous move (the move under test), deterministically."""
-
-    def __init__(self, rates, default=0.5, ownership=None):
-        self.rates, self.default, self.own = rates, default, ownership
-        self.calls = 0
-
-    def __call__(self, board, n, *, seed, threads, ownership=False):
-        self.calls += 1
-        last = board.history[-1] if board.history else None
-        rate = self.rates.get(last, self.default)
-        mover = 3 - board.to_move                  # the side that just played the arm's move
-        k = int(round(rate * n))
-        winners = np.array([mover] * k + [3 - mover] * (n - k), dtype=np.int8)
-
-        class R:
-            pass
-        r = R()
-        r.winners = winners
-        r.ownership = (self.own if self.own is not None
-                       else np.zeros((board.height, board.width))) if ownership else None
-        return r
-
-
-def test_ucb_finds_the_winning_move_and_spends_the_budget_on_it():
-    b = fastgo.Board(5)
-    stub = Stub({12: 0.9, 7: 0.6})
-    p = MonteCarloPlayer(4000, batch=10, exploration=0.5, playout_fn=stub, resign_threshold=0)
-    d = p.choose(b)
-    assert d.move == 12 and d.winrate == pytest.approx(0.9)
-    assert 4000 <= d.playouts < 4000 + 10
-    pulls = {pt: n for pt, n, _ in d.arms}
-    assert pulls[12] > 0.5 * d.playouts                  # the best arm gets most pulls
-    assert pulls[7] >= max(n for pt, n, _ in d.arms if pt not in (12, 7))
-    assert min(pulls.values()) >= 10                     # every arm was tried
-    assert set(pulls) == set(range(25))    # the 25 points; no pass: komi, Black loses as it stands
-
-
-def test_pass_is_a_candidate_only_when_the_position_already_wins():
-    stub = Stub({})
-    p = MonteCarloPlayer(400, batch=10, playout_fn=stub, resign_threshold=0)
-    b = fastgo.Board(5, komi=0.5)
-    b.play("C3")                                        # White to move, behind by 24.5
-    assert 25 not in {pt for pt, _, _ in p.choose(b).arms}
-    b = fastgo.Board.from_diagram("""
-        . . . . .
-        . . . . .
-        . . X . .
-        . . . . .
-        . . . . .""", komi=0.5)                           # Black to move, ahead: may pass
-    assert 25 in {pt for pt, _, _ in p.choose(b).arms}
-
-
 def test_player_passes_only_when_passing_wins():
     top = """
         . X . . .
@@ -540,7 +486,7 @@ def test_player_passes_only_when_passing_wins():
     # White has passed; Black owns the whole board as it stands: passing wins
     b = fastgo.Board.from_diagram(top, rules="chinese", to_move=fastgo.WHITE)
     b.pass_()
-    p = MonteCarloPlayer(500, playout_fn=Stub({}), resign_threshold=0)
+    p = Player(500, resign_threshold=0)
     d = p.choose(b)
     assert d.move == b.pass_move and d.reason == "pass wins"
     # with komi 30 Black loses as it stands: it plays on rather than pass
@@ -548,26 +494,21 @@ def test_player_passes_only_when_passing_wins():
     b.pass_()
     d = p.choose(b)
     assert d.move != b.pass_move and b.is_legal(d.move)
-    assert all(pt != b.pass_move for pt, _, _ in d.arms)  # passing is not even an arm
-    # White has not passed: pass is an ordinary arm, chosen only if its playouts win most
-    b = fastgo.Board.from_diagram(top, rules="chinese")
-    d = MonteCarloPlayer(2000, playout_fn=Stub({25: 0.8}), resign_threshold=0).choose(b)
-    assert d.move == b.pass_move and d.reason == ""
 
 
 def test_player_never_fills_its_own_true_eyes_and_resigns_when_hopeless():
+    # Black's wall with three eyes owns 10 points; White gets the other 15 and 30 komi
     b = fastgo.Board.from_diagram("""
         . X . X .
         X X X X X
         . . . . .
         . . . . .
-        . . . . .""", rules="chinese")
+        . . . . .""", rules="chinese", komi=30)
     eyes = {fastgo.vertex_to_point(v, 5, 5) for v in ("A5", "C5", "E5")}
-    p = MonteCarloPlayer(300, playout_fn=Stub({}, default=0.0), resign_threshold=0.05,
-                         resign_min_playouts=100)
+    p = Player(2000, resign_threshold=0.05, resign_min_playouts=100)
     d = p.choose(b)
     assert d.move is None and d.reason == "resign"
-    assert {pt for pt, _, _ in d.arms} == set(range(0, 15)) | {b.pass_move}
+    assert {pt for pt, _, _ in d.arms} == set(range(0, 15)) | {b.pass_move}   # no eye is a move
     p.resign_threshold = 0
     d = p.choose(b)
     assert d.move is not None and d.move not in eyes
@@ -585,8 +526,20 @@ def test_player_never_fills_its_own_true_eyes_and_resigns_when_hopeless():
     assert d.move == b.pass_move and d.reason == "no move left"
 
 
+def test_player_keeps_its_tree_across_moves():
+    b = fastgo.Board(7, rules="chinese")
+    p = Player(3000, resign_threshold=0)
+    d = p.choose(b)
+    tree = p.tree(b)
+    child = dict((pt, n) for pt, n, _ in d.arms)[d.move]
+    b.play(d.move)
+    assert p.tree(b) is tree and tree.result().root_visits == child   # the subtree was kept
+    b.undo()                                      # not a continuation: a new tree
+    assert p.tree(b) is not tree and p.tree(b).result().root_visits == 0
+
+
 def test_engine_survives_an_internal_error():
-    class Broken(MonteCarloPlayer):
+    class Broken(Player):
         def choose(self, *a, **k):
             raise RuntimeError("boom")
     e = Engine(player=Broken(10))
@@ -679,49 +632,8 @@ def test_bad_command_line_options_exit_with_a_message_and_no_answer(args, messag
     assert message in err and "Traceback" not in err, err
 
 
-class RootStub(Stub):
-    """Playouts whose result depends only on the move played at the root (history index k)."""
-
-    def __init__(self, k, rates, me):
-        super().__init__(rates)
-        self.k, self.me = k, me
-
-    def __call__(self, board, n, *, seed, threads, ownership=False):
-        self.calls += 1
-        h = board.history
-        rate = self.rates.get(h[self.k] if len(h) > self.k else None, self.default)
-        k = int(round(rate * n))
-
-        class R:
-            pass
-        r = R()
-        r.winners = np.array([self.me] * k + [3 - self.me] * (n - k), dtype=np.int8)
-        r.ownership = np.zeros((board.height, board.width)) if ownership else None
-        return r
-
-
-def test_tree_player_credits_each_side_correctly_and_is_reproducible():
-    b = fastgo.Board(5)
-    b.play("C3")                                   # White to move: the root mover is White
-    stub = RootStub(1, {7: 0.85, 8: 0.6}, fastgo.WHITE)
-    p = TreePlayer(3000, batch=4, exploration=0.5, playout_fn=stub, resign_threshold=0)
-    d = p.choose(b)
-    assert d.move == 7 and d.winrate == pytest.approx(round(0.85 * 4) / 4)   # batches of 4
-    assert 3000 <= d.playouts < 3004
-    pulls = dict((pt, n) for pt, n, _ in d.arms)
-    assert pulls[7] > d.playouts / 2
-    assert sum(pulls.values()) == d.playouts        # every playout is credited to one root move
-    d2 = TreePlayer(3000, batch=4, exploration=0.5, playout_fn=RootStub(1, {7: 0.85, 8: 0.6},
-                    fastgo.WHITE), resign_threshold=0).choose(b)
-    assert d2.arms == d.arms                       # same seed, same search
-    # the same playouts won by the other side: the move is now the worst one for White
-    d3 = TreePlayer(3000, batch=4, exploration=0.5, resign_threshold=0, playout_fn=RootStub(
-        1, {7: 0.15, 8: 0.4}, fastgo.WHITE)).choose(b)
-    assert d3.move not in (7, 8)
-
-
-@pytest.mark.parametrize("cls", [MonteCarloPlayer, TreePlayer, RavePlayer])
-def test_searches_with_real_playouts_take_the_winning_capture(cls):
+@pytest.mark.parametrize("rave", [True, False])
+def test_searches_with_real_playouts_take_the_winning_capture(rave):
     # Black's big chain and White's outer chain each have one liberty (A1, E2); A1 would be
     # suicide, E2 captures nine stones; anything else lets White capture at A1 or connect at E2
     b = fastgo.Board.from_diagram("""
@@ -730,36 +642,9 @@ def test_searches_with_real_playouts_take_the_winning_capture(cls):
         O X O X O
         X X O O .
         . X O . .""", rules="chinese", komi=0)
-    p = cls(4000, resign_threshold=0, seed=1)
+    p = Player(4000, resign_threshold=0, seed=1, rave=rave)
     d = p.choose(b)
     assert fastgo.point_to_vertex(d.move, 5, 5) == "E2", d.arms[:5]
-
-
-def test_rave_backup_matches_the_amaf_definition():
-    from fastgo.player import _RaveNode, _backup, _UNPLAYED
-    rng = np.random.default_rng(5)
-    npts = 9                                          # a 3x3 board: points 0..8, pass 9
-    for trial in range(300):
-        depth = int(rng.integers(1, 5))
-        path, mover = [], 1 + int(rng.integers(0, 2))
-        for d in range(depth):
-            moves = sorted(rng.choice(npts + 1, size=int(rng.integers(1, npts + 2)), replace=False).tolist())
-            node = _RaveNode(mover, moves, npts)
-            path.append((node, int(rng.integers(0, len(moves)))))
-            mover = 3 - mover
-        tail = rng.integers(0, npts + 1, size=int(rng.integers(0, 20)))   # repeats, passes
-        winner = int(rng.integers(0, 3))
-        first = np.full(npts + 1, _UNPLAYED, dtype=np.int64)
-        _backup(path, tail, winner, first)
-        assert (first == _UNPLAYED).all()                # scratch left clean
-        seq = [nd.moves[i] for nd, i in path] + tail.tolist()
-        for d, (nd, i) in enumerate(path):
-            won = 1.0 if winner == nd.mover else 0.5 if winner == 0 else 0.0
-            assert (nd.n[i], nd.w[i], nd.total) == (1, won, 1)
-            for j, m in enumerate(nd.moves):
-                later = seq[d:]
-                sample = m != npts and m in later and later.index(m) % 2 == 0
-                assert (nd.an[j], nd.aw[j]) == ((1, won) if sample else (0, 0)), (trial, d, m)
 
 
 COMMAND_WORDS = sorted(Engine().commands) + ["", "foo", "PLAY", "#", "\t", "\x00"]
@@ -787,6 +672,10 @@ def test_random_command_lines_always_get_one_well_formed_answer(seed, tmp_path, 
             continue
         ans = e.handle(line)
         if ans is None:
+            continue
+        if e.stream is not None:          # an analysis command: the answer stays open (run streams)
+            assert ans.startswith("=") and ans.endswith("\n") and ans.count("\n") == 1, (line, ans)
+            e.stream = None
             continue
         assert ans.endswith("\n\n") and "\n\n" not in ans[:-2], (line, ans)
         assert ans[0] in "=?", (line, ans)
@@ -913,3 +802,68 @@ def test_ascii_number_forms_are_accepted():
     transcript(e, [("komi -.5", "= "), ("fastgo-rules", "= tromp-taylor ko=positional suicide=allowed scoring=area komi=-0.5"),
                    ("komi +2.5e0", "= "), ("komi 7.", "= "), ("boardsize 019", "= ")])
     assert e.rules.komi == 7 and e.board.width == 19
+
+
+def _timed_lines(items):
+    """Input for Engine.run: bytes lines, and floats meaning "wait this long"."""
+    for it in items:
+        if isinstance(it, float):
+            time.sleep(it)
+        else:
+            yield it + b"\n"
+
+
+def test_lz_and_kata_analyze_stream_info_lines_until_the_next_command():
+    import io
+    e = Engine(playouts=1000, rules="chinese", size=5)
+    out = io.StringIO()
+    e.run(_timed_lines([b"1 play b B4", b"2 lz-analyze w 10", 0.8,
+                        b"3 kata-analyze 10 ownership true", 0.8, b"4 gogui-analyze_commands",
+                        b"5 name", b"6 quit"]), out)
+    text = out.getvalue()
+    answers = text.split("\n\n")
+    assert answers[0] == "=1 "
+    lz = answers[1].split("\n")
+    assert lz[0] == "=2" and len(lz) >= 3                  # several lines in 0.8 s
+    b = fastgo.Board(5, rules="chinese")
+    b.play("B4")
+    legal = {fastgo.point_to_vertex(p, 5, 5) for p in b.legal_moves()}
+    last_total = 0
+    for line in lz[1:]:
+        entries = line.split("info ")[1:]
+        assert entries and line.startswith("info move ")
+        total, prev = 0, None
+        for k, entry in enumerate(entries):
+            f = entry.split()
+            assert f[0] == "move" and f[2] == "visits" and f[4] == "winrate" and f[6] == "prior"
+            assert f[8] == "lcb" and f[10] == "order" and f[12] == "pv"
+            assert f[1] in legal and int(f[11]) == k and f[13] == f[1]
+            n = int(f[3])
+            assert 0 <= int(f[5]) <= 10000 and 0 <= int(f[9]) <= int(f[5])
+            assert prev is None or n <= prev              # most visited first
+            prev = n
+            total += n
+        assert total >= last_total                        # the tree grows between lines
+        last_total = total
+    kata = answers[2].split("\n")
+    assert kata[0] == "=3" and len(kata) >= 2
+    for line in kata[1:]:
+        head, own = line.split(" ownership ")
+        assert head.startswith("info move ") and (" winrate 0." in head or " winrate 1." in head)
+        values = [float(v) for v in own.split()]
+        assert len(values) == 25 and all(-1 <= v <= 1 for v in values)
+        assert values[6] < 0            # B4 (row 2 from the top, column 2): Black's, White to move
+    assert answers[3] == "=4 dboard/Ownership/fastgo-ownership\nstring/Last search/fastgo-stats"
+    assert answers[4] == "=5 fastgo" and answers[5] == "=6 "
+    for cmd in ("fastgo-ownership", "fastgo-stats"):
+        assert cmd in e.commands
+
+
+def test_pondering_grows_the_tree_the_next_genmove_reuses():
+    import io
+    e = Engine(playouts=200, rules="chinese", size=7, ponder=True)
+    out = io.StringIO()
+    e.run(_timed_lines([b"1 genmove b", 0.6, b"2 quit"]), out)
+    assert out.getvalue().startswith("=1 ") and out.getvalue().endswith("=2 \n\n")
+    tree = e.player.tree(e.board)
+    assert tree.result().root_visits > 200           # pondered on White's time

@@ -54,7 +54,7 @@ import fastgo
 from fastgo.board import Board
 from fastgo.coords import check_size, point_to_vertex, star_points, vertex_to_point
 from fastgo.errors import IllegalMoveError
-from fastgo.player import MonteCarloPlayer, RavePlayer, TreePlayer
+from fastgo.player import Player
 from fastgo.rules import PRESETS, Rules
 from fastgo import sgf
 
@@ -63,8 +63,8 @@ _CONTROL = {c: None for c in range(32) if c not in (9, 10)}
 _CONTROL[127] = None
 
 
-#: genmove's searches: UCT with RAVE (the default), plain UCT, flat UCB1 over the root moves
-SEARCHES = {"rave": RavePlayer, "uct": TreePlayer, "flat": MonteCarloPlayer}
+#: genmove's searches (``fastgo.search``): UCT with RAVE (the default) or plain UCT
+SEARCHES = {"rave": True, "uct": False}
 
 
 #: Commands that take no arguments: extra ones are a syntax error. (``quit`` is not here: it
@@ -161,7 +161,8 @@ class Engine:
     """
 
     def __init__(self, *, playouts=10000, seconds=None, resign=0.03, seed=0, threads=1,
-                 rules="tromp-taylor", size=9, exploration=None, search="rave", player=None):
+                 rules="tromp-taylor", size=9, exploration=None, search="rave", player=None,
+                 policy="uniform", ponder=False):
         self.rules = Rules.preset(rules) if isinstance(rules, str) else rules
         if not isinstance(self.rules, Rules):
             raise TypeError(f"rules must be a preset name or a Rules, not {type(rules).__name__}")
@@ -176,10 +177,15 @@ class Engine:
         _check_number("seed", seed, -2**63, 2**63 - 1, integer=True)
         if exploration is not None:
             _check_number("exploration", exploration, 0, 1e6)
-        self.player = player or SEARCHES[search](playouts, seconds, resign_threshold=resign,
-                                                 seed=seed, threads=threads)
+        if policy not in ("uniform", "heavy"):
+            raise ValueError(f"policy must be 'uniform' or 'heavy', not {policy!r}")
+        self.player = player or Player(playouts, seconds, rave=SEARCHES[search], policy=policy,
+                                       resign_threshold=resign, seed=seed, threads=threads)
         if exploration is not None:
             self.player.exploration = exploration
+        self.ponder = bool(ponder)
+        self.stream = None                 # an analysis command's _Stream, for run() to start
+        self.pondering_due = False         # a genmove just played: run() may ponder (ponder=True)
         self.quit_requested = False
         self.last_search = None            # (Decision, width, height) of the last genmove
         self.time_settings = None          # (main, byo-yomi time, byo-yomi stones); None: no limit
@@ -224,6 +230,9 @@ class Engine:
             "fastgo-why_illegal": self.cmd_fastgo_why_illegal,
             "fastgo-legal_moves": self.cmd_fastgo_legal_moves,
             "fastgo-ownership": self.cmd_fastgo_ownership,
+            "lz-analyze": self.cmd_lz_analyze,
+            "kata-analyze": self.cmd_kata_analyze,
+            "gogui-analyze_commands": self.cmd_gogui_analyze_commands,
         }
 
     # -- protocol ----------------------------------------------------------------------------------
@@ -252,6 +261,11 @@ class Engine:
                 raise GtpError("syntax error")
             result = handler(args)
             ok = True
+            if isinstance(result, _Stream):
+                # an analysis command: its answer stays open; run() streams its lines and
+                # ends it with the empty line when the next command arrives
+                self.stream = result
+                return f"={ident}\n"
         except GtpError as e:
             result, ok = str(e), False
         except Exception as e:              # a bug: answer, keep going, log to stderr
@@ -272,8 +286,15 @@ class Engine:
         until ``quit`` or the end of the input."""
         infile = infile or sys.stdin.buffer
         outfile = outfile or sys.stdout
+        worker = None
         try:
             for raw in infile:
+                text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+                if not text.translate(_CONTROL).split("#", 1)[0].strip():
+                    continue
+                if worker is not None:          # a command arrived: analysis or pondering ends
+                    worker.finish()
+                    worker = None
                 answer = self.handle(raw)
                 if answer is None:
                     continue
@@ -281,8 +302,17 @@ class Engine:
                 outfile.flush()
                 if self.quit_requested:
                     break
+                if self.stream is not None:
+                    worker = _Background(self, outfile, self.stream)
+                    self.stream = None
+                elif self.ponder and self.pondering_due:
+                    worker = _Background(self, outfile, None)
+                self.pondering_due = False
         except (KeyboardInterrupt, BrokenPipeError):
             pass
+        finally:
+            if worker is not None:
+                worker.finish()
         return 0
 
     # -- state ----------------------------------------------------------------------------------------
@@ -378,7 +408,7 @@ class Engine:
         return "fastgo"
 
     def cmd_version(self, args):
-        return f"{fastgo.__version__} (Monte Carlo demo player)"
+        return f"{fastgo.__version__} (Monte Carlo tree search, UCT with RAVE)"
 
     def cmd_known_command(self, args):
         if len(args) != 1:
@@ -466,6 +496,7 @@ class Engine:
                 self._spend(colour, time.monotonic() - t0)
             return "resign" if decision.move is None else self._vertex(decision.move)
         self.board.play(decision.move)
+        self.pondering_due = not self.board.is_over
         steps = record[1] + 1 if record[0] == "undo" else None
         self.undo_stack.append(("undo", steps) if steps is not None else record)
         self._spend(colour, time.monotonic() - t0)
@@ -817,8 +848,127 @@ class Engine:
         if self.board.is_over:
             own = self.board.score().ownership.astype(float)
         else:
-            own = self.player._run(self.board, n, self.player.seed, ownership=True).ownership
+            own = self.player.ownership(self.board, n)
         return "\n".join(" ".join(f"{v:+.2f}" for v in row) for row in np.asarray(own)[::-1])
+
+
+    # -- analysis (Lizzie, Sabaki, GoGui) ----------------------------------------------------------
+
+    def _analysis_args(self, args, kata):
+        """``[colour] [interval] [key value ...]``: interval in centiseconds (default 100), and
+        for kata-analyze ``ownership true|false``; other keys (minmoves, maxmoves...) are read
+        and ignored. The position analysed is the board's, for the side to move."""
+        interval, ownership = 100, False
+        args = list(args)
+        if args and args[0].lower() in ("b", "w", "black", "white"):
+            args.pop(0)
+        if args and args[0].isdigit():
+            interval = _int_arg(args.pop(0))
+        if len(args) % 2:
+            raise GtpError("syntax error")
+        for key, value in zip(args[::2], args[1::2]):
+            if key == "interval":
+                interval = _int_arg(value)
+            elif key == "ownership" and kata:
+                if value not in ("true", "false"):
+                    raise GtpError("syntax error")
+                ownership = value == "true"
+        if self.board.is_over:
+            raise GtpError("the game is over")
+        return max(interval, 1) / 100.0, ownership
+
+    def cmd_lz_analyze(self, args):
+        """``lz-analyze [colour] [interval]``: Leela Zero's streaming analysis: every `interval`
+        centiseconds a line of ``info move V visits N winrate W prior P lcb L order K pv ...``
+        entries (winrate, prior and lcb in 1/10000, for the side to move) until the next command."""
+        interval, _ = self._analysis_args(args, kata=False)
+        return _Stream(self.board.copy(), interval, "lz", False)
+
+    def cmd_kata_analyze(self, args):
+        """``kata-analyze [colour] [interval] [ownership true]``: KataGo's streaming analysis,
+        as lz-analyze with win rates and priors in [0, 1], and with ``ownership true`` the
+        ownership of every point (+1 the side to move's), top row first, after the moves."""
+        interval, ownership = self._analysis_args(args, kata=True)
+        return _Stream(self.board.copy(), interval, "kata", ownership)
+
+    def cmd_gogui_analyze_commands(self, args):
+        """GoGui's analyze menu: the ownership map (``dboard``) and the last search's statistics."""
+        return "dboard/Ownership/fastgo-ownership\nstring/Last search/fastgo-stats"
+
+    def analysis_line(self, result, board, kind, ownership):
+        """One analysis line (see cmd_lz_analyze / cmd_kata_analyze) from a ``SearchResult``."""
+        w, h = board.width, board.height
+        search = self.player.tree(board)
+        order = [i for i in sorted(range(len(result.moves)), key=lambda i: -result.visits[i])
+                 if result.visits[i] > 0]
+        parts = []
+        for k, i in enumerate(order):
+            move = int(result.moves[i])
+            n = int(result.visits[i])
+            rate = float(result.values[i])
+            lcb = max(0.0, rate - 1.0 / np.sqrt(n))
+            prior = 1.0 / max(1, len(result.moves))
+            pv = " ".join(point_to_vertex(p, w, h) for p in search.variation(move))
+            if kind == "lz":
+                parts.append(f"info move {point_to_vertex(move, w, h)} visits {n} winrate "
+                             f"{int(round(10000 * rate))} prior {int(round(10000 * prior))} lcb "
+                             f"{int(round(10000 * lcb))} order {k} pv {pv}")
+            else:
+                parts.append(f"info move {point_to_vertex(move, w, h)} visits {n} winrate "
+                             f"{rate:.6f} prior {prior:.6f} lcb {lcb:.6f} order {k} pv {pv}")
+        line = " ".join(parts)
+        if ownership and result.ownership is not None:
+            own = np.nan_to_num(np.asarray(result.ownership))[::-1]
+            if board.to_move == WHITE:
+                own = -own
+            line += " ownership " + " ".join(f"{v:.4f}" for v in own.ravel())
+        return line + "\n"
+
+
+class _Stream:
+    """A pending analysis: the position, seconds between lines, "lz" or "kata", ownership."""
+
+    def __init__(self, board, interval, kind, ownership):
+        self.board, self.interval, self.kind, self.ownership = board, interval, kind, ownership
+
+
+class _Background:
+    """A thread that searches the engine's position until the next command: an analysis
+    stream (lines written to `out` every interval) or, with `stream` None, pondering (the tree
+    the next genmove reuses grows). ``finish()`` stops it within one slice of the search
+    (0.05 s) and, for a stream, ends the open answer with its empty line."""
+
+    SLICE = 0.05
+
+    def __init__(self, engine, out, stream):
+        import threading
+        self.engine, self.out, self.stream = engine, out, stream
+        self.board = stream.board if stream is not None else engine.board.copy()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        player = self.engine.player
+        next_line = time.monotonic() + (self.stream.interval if self.stream else 0)
+        try:
+            while not self.done.is_set():
+                r = player.think(self.board, seconds=self.SLICE)
+                if self.stream is not None and time.monotonic() >= next_line and not self.done.is_set():
+                    self.out.write(self.engine.analysis_line(r, self.board, self.stream.kind,
+                                                             self.stream.ownership))
+                    self.out.flush()
+                    next_line = time.monotonic() + self.stream.interval
+        except Exception:                   # never let a search error kill the engine
+            print("fastgo gtp: analysis stopped by an internal error:", file=sys.stderr)
+            traceback.print_exc(file=sys.stderr)
+
+    def finish(self):
+        self.done.set()
+        self.thread.join()
+        if self.stream is not None:
+            self.out.write("\n")
+            self.out.flush()
 
 
 def free_handicap_points(width, height, n):
@@ -872,10 +1022,13 @@ def add_arguments(parser):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="playout threads (default 1)")
     parser.add_argument("--search", default="rave", choices=sorted(SEARCHES),
-                        help="rave: tree search with RAVE (default); uct: plain UCT; flat: UCB1 "
-                             "over the root moves only")
+                        help="rave: tree search with RAVE (default); uct: plain UCT")
     parser.add_argument("--exploration", type=float, default=None,
-                        help="UCB1 exploration constant c (default: the player's)")
+                        help="UCB1 exploration constant c (default: the search's)")
+    parser.add_argument("--policy", default="uniform", choices=["uniform", "heavy"],
+                        help="playout policy (fastgo.playouts; default uniform)")
+    parser.add_argument("--ponder", action="store_true",
+                        help="search on the opponent's time, between a genmove and the next command")
 
 
 def run_from_args(args):
@@ -883,7 +1036,8 @@ def run_from_args(args):
     check_size(args.size, args.size)
     engine = Engine(playouts=args.playouts, seconds=args.seconds, resign=args.resign,
                     seed=args.seed, threads=args.threads, rules=rules, size=args.size,
-                    exploration=args.exploration, search=args.search)
+                    exploration=args.exploration, search=args.search, policy=args.policy,
+                    ponder=args.ponder)
     # answers go to stdout only; line-buffered text so each answer leaves at once
     out = open(sys.stdout.fileno(), "w", encoding="utf-8", newline="\n", closefd=False)
     return engine.run(sys.stdin.buffer, out)

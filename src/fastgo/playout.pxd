@@ -62,6 +62,10 @@ cdef inline uint64_t playout_seed(uint64_t seed, int64_t index) noexcept nogil:
 # ---------------------------------------------------------------------------------------------
 # What a playout continues from, and the per-thread memory it plays in.
 
+cdef enum PlayoutPolicy:
+    POLICY_UNIFORM = 0          # the uniform policy of the module docstring
+    POLICY_HEAVY = 1            # captures and atari escapes next to the last play first (heavy_pick)
+
 ctypedef struct PlayoutSpec:
     int to_move                 # BLACK or WHITE
     int passes                  # consecutive passes ending the game so far (2: it is over)
@@ -73,6 +77,8 @@ ctypedef struct PlayoutSpec:
     const HashSet* seen         # superko: the keys of the game so far (NULL when none)
     double komi
     int max_moves               # the cap of turns in one playout
+    int policy                  # POLICY_UNIFORM or POLICY_HEAVY
+    int last_play               # padded point of the last turn's play; 0 after a pass or none
 
 ctypedef struct PlayoutScratch:
     BoardState* board           # room for a board of any size (board_bytes(MAX_SIDE, MAX_SIDE))
@@ -225,37 +231,172 @@ cdef inline int playout_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* 
     return 0
 
 
+cdef inline int chain_last_liberty(const BoardState* b, int h) noexcept nogil:
+    """An empty point next to the chain headed by h (its only one when it is in atari), or 0."""
+    cdef int st = h, s = b.stride
+    while True:
+        if b.cell[st - s].color == EMPTY:
+            return st - s
+        if b.cell[st - 1].color == EMPTY:
+            return st - 1
+        if b.cell[st + 1].color == EMPTY:
+            return st + 1
+        if b.cell[st + s].color == EMPTY:
+            return st + s
+        st = b.cell[st].next
+        if st == h:
+            return 0
+
+cdef inline int empty_neighbours(const BoardState* b, int p) noexcept nogil:
+    """How many of p's orthogonal neighbours are empty."""
+    cdef int s = b.stride
+    return ((b.cell[p - s].color == EMPTY) + (b.cell[p - 1].color == EMPTY) +
+            (b.cell[p + 1].color == EMPTY) + (b.cell[p + s].color == EMPTY))
+
+cdef inline bint in_atari(const BoardState* b, int h) noexcept nogil:
+    """The chain headed by h has exactly one liberty. One liberty point touches at most four of
+    its stones, so more than four pseudo-liberties rule it out without walking the chain."""
+    return b.cell[h].plibs <= 4 and chain_liberties(b, h) == 1
+
+cdef inline int add_atari_rescue(const BoardState* b, int h, int* cand, int n) noexcept nogil:
+    """Append to cand the moves that save the mover's chain headed by h, in atari: its liberty
+    when that point has at least two empty neighbours, and the last liberty of every opponent
+    chain in atari touching it. Returns the new length (cand holds room for 64)."""
+    cdef int st = h, s = b.stride, k, q, lib
+    cdef int nb[4]
+    lib = chain_last_liberty(b, h)
+    if lib and n < 64 and empty_neighbours(b, lib) >= 2:
+        cand[n] = lib
+        n += 1
+    while True:
+        nb[0] = st - s
+        nb[1] = st - 1
+        nb[2] = st + 1
+        nb[3] = st + s
+        for k in range(4):
+            q = b.cell[nb[k]].head
+            if q and b.cell[q].color == 3 - b.cell[h].color and n < 64 and in_atari(b, q):
+                cand[n] = chain_last_liberty(b, q)
+                n += 1
+        st = b.cell[st].next
+        if st == h:
+            break
+    return n
+
+cdef inline bint self_atari(const BoardState* b, int p, int colour) noexcept nogil:
+    """A play of `colour` at the empty point p joins one of its chains and leaves the joined
+    chain with exactly one liberty, capturing nothing (a throw-in of a single stone is not
+    counted: it can be a good move)."""
+    cdef int s = b.stride, k, j, q, h, st, e, libs = 0, lib0 = 0, joined = 0
+    cdef int nb[4]
+    cdef int ne[4]
+    nb[0] = p - s
+    nb[1] = p - 1
+    nb[2] = p + 1
+    nb[3] = p + s
+    for k in range(4):
+        q = nb[k]
+        if b.cell[q].color == EMPTY:
+            if libs == 0 or q != lib0:
+                libs += 1
+                lib0 = q
+                if libs >= 2:
+                    return False
+        elif b.cell[q].color == 3 - colour:
+            if in_atari(b, b.cell[q].head):
+                return False            # captures
+        elif b.cell[q].color == colour:
+            joined += 1
+    if joined == 0:
+        return False
+    for k in range(4):                  # the liberties of the chains it joins, p excluded
+        h = b.cell[nb[k]].head
+        if b.cell[nb[k]].color != colour:
+            continue
+        st = h
+        while True:
+            ne[0] = st - s
+            ne[1] = st - 1
+            ne[2] = st + 1
+            ne[3] = st + s
+            for j in range(4):
+                e = ne[j]
+                if b.cell[e].color == EMPTY and e != p and (libs == 0 or e != lib0):
+                    libs += 1
+                    lib0 = e
+                    if libs >= 2:
+                        return False
+            st = b.cell[st].next
+            if st == h:
+                break
+    return libs == 1
+
+cdef inline int heavy_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* rng, int colour,
+                           bint has_ko, uint64_t ko_hash, int last) noexcept nogil:
+    """POLICY_HEAVY: look first at the opponent's last play `last` (padded point; 0 after a
+    pass or at the start). The urgent moves are the last liberty of its chain when that chain is
+    in atari (capture it), and for each of the mover's chains next to it that is in atari, the
+    rescues of add_atari_rescue. When some urgent move is allowed (playout_allows: the same
+    rules and eye test as the uniform policy), play one drawn uniformly among the allowed ones
+    (a move listed twice counts twice); otherwise draw as the uniform policy, and draw once
+    more when that draw is a self_atari."""
+    cdef BoardState* b = s.board
+    cdef int cand[64]
+    cdef int n = 0, k, h, i, p, sd = b.stride
+    cdef int heads[4]
+    if last:
+        h = b.cell[last].head
+        if h and in_atari(b, h):
+            cand[0] = chain_last_liberty(b, h)
+            n = 1
+        k = distinct_neighbour_chains(b, last, heads)
+        for i in range(k):
+            if b.cell[heads[i]].color == colour and in_atari(b, heads[i]):
+                n = add_atari_rescue(b, heads[i], cand, n)
+        while n > 0:
+            i = <int>rng_below(rng, <uint32_t>n)
+            p = cand[i]
+            if p and playout_allows(s, g, p, colour, has_ko, ko_hash):
+                return p
+            n -= 1
+            cand[i] = cand[n]
+    p = playout_pick(s, g, rng, colour, has_ko, ko_hash)
+    if p and self_atari(b, p, colour):
+        p = playout_pick(s, g, rng, colour, has_ko, ko_hash)     # redrawn once
+    return p
+
+
 # ---------------------------------------------------------------------------------------------
 # A playout.
 
-cdef inline void playout_run(PlayoutScratch* s, const BoardState* start, const PlayoutSpec* g,
-                             uint64_t rng, PlayoutOutcome* out, int16_t* moves,
-                             int8_t* owner) noexcept nogil:
-    """Play the policy from `start` (copied into s) until two passes or the cap (the smaller of
-    g.max_moves and s.max_moves) turns, then score the final position under g's scoring with komi.
-
-    moves (or NULL): room for that cap of public points (pass = width * height), the turns played.
-    owner (or NULL): width * height entries, the final owner of each point (0, BLACK, WHITE).
-    `start` and g.seen are only read; nothing may change them while playouts run."""
+cdef inline void playout_continue(PlayoutScratch* s, const PlayoutSpec* g, uint64_t rng,
+                                  PlayoutOutcome* out, int16_t* moves, int8_t* owner, int colour,
+                                  int passes, bint has_ko, uint64_t ko_hash, int last) noexcept nogil:
+    """playout_run from the position already in s.board, with s's own superko memory as it
+    stands (a tree search fills both while it replays its moves): `colour` to move, `passes`
+    consecutive passes so far, the simple-ko hash (has_ko, ko_hash) and the last play (padded
+    point, 0 for none or a pass) as the game so far leaves them; the rest from g."""
     cdef BoardState* b = s.board
-    cdef int colour = g.to_move, passes = g.passes, turns = 0, p
+    cdef int turns = 0, p
     cdef int cap = g.max_moves if g.max_moves < s.max_moves else s.max_moves
-    cdef int npoints = start.width * start.height
-    cdef bint has_ko = g.has_ko_hash, superko = g.ko_rule != KO_SIMPLE
-    cdef uint64_t ko_hash = g.ko_hash, before
+    cdef int npoints = b.width * b.height
+    cdef bint superko = g.ko_rule != KO_SIMPLE, heavy = g.policy == POLICY_HEAVY
+    cdef uint64_t before
     cdef int owned[3]
     cdef int territory[3]
     cdef double black, white
-    board_copy(b, start)
-    local_clear(s)
     while passes < 2 and turns < cap:
         before = b.hash
-        p = playout_pick(s, g, &rng, colour, has_ko, ko_hash)
+        if heavy:
+            p = heavy_pick(s, g, &rng, colour, has_ko, ko_hash, last)
+        else:
+            p = playout_pick(s, g, &rng, colour, has_ko, ko_hash)
         if p:
             board_play(b, NULL, p, colour)
             passes = 0
         else:
             passes += 1
+        last = p
         if moves != NULL:
             moves[turns] = <int16_t>(from_pad(b, p) if p else npoints)
         # a pass repeats the colouring: only a situational key can be new
@@ -279,6 +420,21 @@ cdef inline void playout_run(PlayoutScratch* s, const BoardState* start, const P
         white = owned[WHITE]
     out.score = black - (white + g.komi)      # as Board.score: komi joins White's points first
     out.winner = BLACK if out.score > 0 else WHITE if out.score < 0 else EMPTY
+
+
+cdef inline void playout_run(PlayoutScratch* s, const BoardState* start, const PlayoutSpec* g,
+                             uint64_t rng, PlayoutOutcome* out, int16_t* moves,
+                             int8_t* owner) noexcept nogil:
+    """Play the policy from `start` (copied into s) until two passes or the cap (the smaller of
+    g.max_moves and s.max_moves) turns, then score the final position under g's scoring with komi.
+
+    moves (or NULL): room for that cap of public points (pass = width * height), the turns played.
+    owner (or NULL): width * height entries, the final owner of each point (0, BLACK, WHITE).
+    `start` and g.seen are only read; nothing may change them while playouts run."""
+    board_copy(s.board, start)
+    local_clear(s)
+    playout_continue(s, g, rng, out, moves, owner, g.to_move, g.passes, g.has_ko_hash, g.ko_hash,
+                     g.last_play)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,6 +465,10 @@ cdef inline int spec_from_board(PlayoutSpec* g, Board board, int ko_rule, int ma
     g.ko_hash = board.turns[board.nturns - 1].hash if board.nturns >= 1 else 0
     g.komi = board.rules.komi
     g.max_moves = max_moves
+    g.policy = POLICY_UNIFORM
+    g.last_play = 0
+    if board.nturns >= 1 and board.turns[board.nturns].move != board.npoints:
+        g.last_play = to_pad(board.st, board.turns[board.nturns].move)
     g.seen = NULL
     if ko_rule == KO_SIMPLE:
         return 0

@@ -174,6 +174,17 @@ def _int(value, name, lo, hi):
     return v
 
 
+#: the playout policies by name (see ``playouts``)
+POLICIES = {"uniform": POLICY_UNIFORM, "heavy": POLICY_HEAVY}
+
+
+def policy_code(policy):
+    """The kernel's code of a playout policy name ("uniform" or "heavy")."""
+    if not isinstance(policy, str) or policy not in POLICIES:
+        raise ValueError(f"policy must be 'uniform' or 'heavy', not {policy!r}")
+    return POLICIES[policy]
+
+
 def _recorded(record, n):
     """The sorted indices of the playouts whose moves are kept."""
     if isinstance(record, (bool, np.bool_)):
@@ -195,7 +206,7 @@ def _recorded(record, n):
 
 
 def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ownership=False,
-             record=0, first=0):
+             record=0, first=0, policy="uniform"):
     """Play `n` random games to the end from `board`'s position (the board is not changed) and
     score them.
 
@@ -218,6 +229,13 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     stand and flagged. ownership: also average who owns each point at the end (NaN when n is 0).
     record: keep the moves of the first `record` playouts, or of the playouts with the given
     indices. The run can be interrupted (Ctrl-C) between blocks of playouts.
+    policy: "uniform" (above) or "heavy": before the uniform draw, look at the
+    opponent's last play; if its chain is in atari, or one of the mover's chains next to it is,
+    play an allowed capture or escape (the liberty of the chain in atari; for the mover's chain
+    its liberty when that point has two or more empty neighbours, or the last liberty of an
+    opponent chain in atari touching it), drawn uniformly among them; otherwise the uniform
+    draw, made once more when it would join a chain of the mover and leave it one liberty
+    without capturing (see ``heavy_pick`` in playout.pxd).
     Returns ``Playouts``.
     """
     if not isinstance(board, Board):
@@ -227,6 +245,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef int64_t count = _int(n, "n", 0, 2**31 - 1)
     cdef uint64_t seed64 = _int(seed, "seed", -2**1000, 2**1000) % 2**64
     cdef int64_t first64 = _int(first, "first", 0, 2**62)
+    cdef int policy_id = policy_code(policy)
     cdef int nthreads = default_threads() if threads is None else _int(threads, "threads", 1, _MAX_THREADS)
     if _forked:
         if nthreads > 1 and threads is not None:
@@ -268,6 +287,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef int64_t i, j, t, lo, hi
     cdef Run run
     spec_from_board(&spec, bd, ko_rule, cap, &own_seen)
+    spec.policy = policy_id
     try:
         # a private copy (spec's superko keys are one already): the GIL is released below, when
         # another Python thread may play on `board`
@@ -357,10 +377,10 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
 
 
 def simulate(n, width=9, height=None, *, rules=None, komi=None, handicap=0, seed=0, threads=None,
-             ko="rules", max_moves=None, ownership=False, record=0):
+             ko="rules", max_moves=None, ownership=False, record=0, policy="uniform"):
     """Play `n` random games from the empty board of the given size and rules (a ``Rules`` or a
     preset name; `komi` and `handicap` as for ``Board``) and score them: ``playouts`` from a new
     ``Board``. Returns ``Playouts``."""
     board = _Board(width, height, rules=rules, komi=komi, handicap=handicap)
     return playouts(board, n, seed=seed, threads=threads, ko=ko, max_moves=max_moves,
-                    ownership=ownership, record=record)
+                    ownership=ownership, record=record, policy=policy)

@@ -1,0 +1,141 @@
+# cython: language_level=3
+"""The C-level view of ``fastgo.search``: the node pool and the search object.
+
+A tree is an array of ``Node``s allocated once (sized by a memory budget); the children of a node
+are contiguous (``first`` .. ``first + nchildren - 1``). Positions are not stored: every descent
+replays the moves from the root's position into the thread's own scratch board.
+"""
+
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+from fastgo.core cimport BoardState, HashSet
+from fastgo.playout cimport PlayoutSpec, PlayoutScratch
+
+
+cdef extern from "<pthread.h>" nogil:
+    ctypedef struct pthread_mutex_t:
+        pass
+    int pthread_mutex_init(pthread_mutex_t* m, void* attr)
+    int pthread_mutex_destroy(pthread_mutex_t* m)
+    int pthread_mutex_lock(pthread_mutex_t* m)
+    int pthread_mutex_unlock(pthread_mutex_t* m)
+
+
+cdef enum:
+    NOT_EXPANDED = -1       # Node.first of a leaf
+    EXPANDING = -2          # Node.first while one thread builds the children
+    MAX_DEPTH = 512         # a descent stops here (a leaf, never expanded)
+
+
+ctypedef struct Node:
+    int32_t first           # pool index of the first child; NOT_EXPANDED or EXPANDING
+    int16_t nchildren       # number of children (moves allowed at this node, pass included)
+    int16_t move            # public point played to reach this node (pass = points); -1 at the root
+    int32_t visits          # finished visits (playouts, or leaf evaluations, through this node)
+    int32_t pending         # visits in flight through this node (virtual loss)
+    double value            # sum of the outcomes for the player who played `move`: UCT 1 win,
+                            # 1/2 tie, 0 loss; PUCT the evaluator's value in [-1, 1]
+    int32_t amaf_visits     # RAVE: playouts below the parent in which the mover played `move` first
+    float amaf_value        # RAVE: sum of their outcomes for the mover
+    float prior             # PUCT: the evaluator's prior; UCT: the prior win rate (1/2; pass 0.1)
+    float mix               # UCT: the node's value term of the selection formula without
+                            # in-flight visits; negative when stale (recomputed when read)
+
+
+ctypedef struct Pool:
+    Node* nodes
+    int64_t cap             # nodes allocated
+    int64_t used            # nodes handed out (node 0 is the root)
+
+
+ctypedef struct Params:
+    bint puct               # PUCT on the evaluator, else UCT on playouts
+    bint rave               # UCT: mix all-moves-as-first values in
+    double exploration      # UCT: c of c * sqrt(ln N / n); PUCT: c_puct
+    double rave_equiv       # UCT: the visits at which RAVE and the mean weigh the same
+    double prior_visits     # UCT: even-game visits (at 1/2) every child starts with
+    int expand_after        # UCT: visits a leaf takes before it is expanded
+    int tactics             # UCT: virtual AMAF samples of captures and atari escapes
+    double fpu              # PUCT: the value of an unvisited child
+    int virtual_loss        # visits an in-flight descent counts as a loss, per node
+    bint ownership          # UCT: playouts record who owns each point at the end
+    int max_moves           # the cap of turns of a playout
+
+
+ctypedef struct Worker:
+    PlayoutScratch* scratch # the thread's board and superko memory, replayed from the root
+    int32_t path[MAX_DEPTH + 1]     # node indices root .. leaf of the descent
+    int depth               # path[depth] is the leaf
+    int leaf_colour         # colour to move at the leaf
+    int leaf_passes         # consecutive passes at the leaf (2: the game is over there)
+    bint leaf_has_ko        # simple-ko memory at the leaf (as PlayoutSpec)
+    uint64_t leaf_ko_hash
+    int leaf_last           # padded point of the last play at the leaf, 0 for none or a pass
+    int16_t* moves          # the playout's turns (public points)
+    int8_t* owner           # points: the playout's final owners
+    int64_t* owner_sum      # points: sum over playouts of +1 Black / -1 White owner
+    int64_t owned           # playouts summed into owner_sum
+    uint8_t* first_colour   # points + 1: RAVE, the colour that played each point first
+    int16_t* cand           # points + 1: moves allowed at the leaf (public points)
+    HashSet seen            # superko: the root game's keys and the replayed path's (judge_play)
+    uint64_t path_keys[MAX_DEPTH]   # the keys the replay added to `seen`, removed after it
+    int nkeys
+
+
+cdef class Search:
+    cdef Pool pool
+    cdef Params prm
+    cdef BoardState* root_state     # the root position (copied from `board`)
+    cdef PlayoutSpec spec           # the game at the root (rules, ko memory, to move)
+    cdef HashSet seen               # the superko keys of the game up to the root
+    cdef object root_board          # the root as a fastgo.Board (a private copy)
+    cdef int width, height, npoints, root_colour
+    cdef Worker** workers
+    cdef int nthreads
+    cdef pthread_mutex_t lock       # guards the pool and every node's counters
+    cdef uint64_t seed
+    cdef int64_t simulations        # simulations started over the search object's life
+    cdef int64_t started            # simulations started in the current search() call
+    cdef int64_t lim_playouts       # this call's limits: simulations (-1: none), root visits
+    cdef int64_t lim_visits         # (-1: none), the clock (0: none) and the end of the slice
+    cdef double deadline            # the workers run before Python looks for Ctrl-C
+    cdef double slice_end
+    cdef bint pool_full             # no room for another expansion: leaves stay leaves
+    cdef int32_t* bpaths            # PUCT: per leaf of the batch its path (MAX_DEPTH + 1),
+    cdef int32_t* bdepth            # its depth,
+    cdef int16_t* bcand             # the moves allowed there (points + 1)
+    cdef int32_t* bncand            # and their number,
+    cdef int8_t* bcolour            # and the colour to move there
+    cdef volatile int stop_flag     # set by stop(): workers finish their simulation and return
+    cdef bint root_noised
+    cdef readonly object evaluator
+    cdef readonly str encoding
+    cdef readonly str policy
+    cdef readonly int batch
+    cdef object dirichlet           # (alpha, weight) or None
+    cdef object rng                 # numpy Generator for Dirichlet noise
+    cdef object guard               # a threading.Lock: one search() or advance() at a time
+    cdef float* planes              # PUCT: batch x planes x points input buffer
+    cdef object planes_array        # the numpy view of `planes` handed to the evaluator
+
+    cdef _set_root(self, int policy_id)
+    cdef void _clear_tree(self) noexcept
+    cdef int32_t _select(self, int32_t ni) noexcept nogil
+    cdef int _descend(self, Worker* w) noexcept nogil
+    cdef void _replay(self, Worker* w) noexcept nogil
+    cdef void _unreplay(self, Worker* w) noexcept nogil
+    cdef int _moves(self, Worker* w) noexcept nogil
+    cdef int32_t _alloc(self, int n) noexcept nogil
+    cdef bint _may_start(self) noexcept nogil
+    cdef bint _uct_simulation(self, Worker* w) noexcept nogil
+    cdef void _init_children(self, int32_t first, int n, Worker* w) noexcept nogil
+    cdef void _backup_uct(self, Worker* w, double black, int turns) noexcept nogil
+    cdef void _work(self, int t) noexcept nogil
+    cdef double _terminal_value(self, Worker* w) noexcept nogil
+    cdef float _mix(self, const Node* c, double pending) noexcept nogil
+    cdef void _backup_puct(self, const int32_t* path, int depth, double v, int colour) noexcept nogil
+    cdef void _encode(self, Worker* w, float* out) noexcept nogil
+    cdef int _collect(self) noexcept nogil
+    cdef void _apply(self, int k, const float* priors, const float* values) noexcept nogil
+    cdef void _abandon(self, int k) noexcept nogil
+    cdef _evaluate(self, int k)
+    cdef list _pv(self, int32_t ni)

@@ -1,0 +1,996 @@
+# cython: language_level=3, binding=True, embedsignature=True
+"""Monte Carlo tree search in C: UCT with RAVE on playouts, or PUCT on a batched evaluator.
+
+``Search(board, ...)`` holds a tree over `board`'s position (the board is copied, not changed):
+
+- **Node pool.** One array of ``Node``s (40 bytes each, ``Search.bytes_per_node``) allocated once
+  from the `memory` budget; a node's children are contiguous. When the pool is full, leaves stop
+  being expanded (the search goes on, evaluating them as leaves).
+- **No positions per node.** Every descent replays its moves from the root into the thread's own
+  scratch board (``board_copy`` of the root, ``board_play`` per move), the superko memory of the
+  path included.
+- **Tree moves.** At a node the children are the points the rules allow there, judged by
+  ``core.judge_play`` (Board's own judgement: ko rule, suicide option, superko against the whole
+  game and the path), less one-point eyes of the mover (the playout policy's ``is_own_eye``) and
+  plays that leave the colouring unchanged (one-stone suicides where allowed), in increasing
+  order, and pass last. Two passes in a row end the
+  game: such a node is terminal and scored exactly as it stands (the rules' scoring, komi).
+
+**UCT (no evaluator).** A simulation descends from the root, picking at each node the child with
+the largest
+
+    (1 - b) * q + b * qa + c * sqrt(ln(N + 1) / (n + 1)),
+    q  = (w + r * P) / (n + P),   qa = (wa + r * P) / (na + P),   b = na / (na + n + n * na / E)
+
+(b = 0 when na = 0) where n, w are the child's visits and wins (1 a win, 1/2 a tie) for the
+player who moves there, in-flight visits counted as losses (virtual loss); na, wa its
+all-moves-as-first (AMAF) statistics (RAVE; b = 0 with ``rave=False``); N the parent's visits;
+r the child's prior win rate (1/2; a pass 0.1 unless the opponent just passed); na and wa start
+with ``tactics`` virtual samples won at 0.9 for a capture and 0.8 for an atari escape (see
+``_init_children``); P
+``prior_visits``; E ``rave_equiv``; c ``exploration``. Ties go to the first child. A leaf with
+``expand_after`` visits (the root at once) is expanded; then one playout (``playout_continue``,
+the chosen ``policy``) runs from the leaf and its result is backed up: every node on the path
+gains a visit and the result for its mover, and every child of a node on the path whose move its
+mover played first at or below that node (in the tree or the playout) gains an AMAF sample.
+
+**PUCT (an evaluator).** A descent picks the child with the largest
+
+    q + c_puct * p * sqrt(N) / (1 + n),   q = w / n (n > 0) else fpu
+
+with n, w the child's visits and summed values for its mover (each in-flight visit counts as a
+visit of value -1, times ``virtual_loss``), p its prior and N the parent's visits (its own
+evaluation included). Descents collect up to ``batch`` distinct leaves (a second descent into a
+leaf already collected ends the batch); ``evaluator(planes)`` gets them as float32
+``[B, 3, height, width]`` planes (``encoding="stones"``: the stones of the side to move, the
+opponent's stones, all ones when Black is to move) and returns ``(priors [B, points + 1],
+values [B])``: values in [-1, 1] for the side to move. Each leaf is expanded with its priors
+(clipped at 0, renormalised over its children; uniform when they sum to 0) and its value is
+backed up (negated at every other level). A terminal leaf is valued exactly (+1 win, 0 tie, -1
+loss). ``dirichlet=(alpha, eps)`` mixes Dir(alpha) noise into the root's priors once per root.
+
+**Threads.** UCT runs ``threads`` workers (OpenMP) that share the tree under one mutex (held
+for the descent and the backup, never for a playout; no spinning). Playout i of the search
+object's life draws from its own generator seeded by (seed, i), so with one thread a search is
+reproducible; with more, the interleaving (and so the tree) varies. PUCT collects on one thread.
+
+Limits: ``search(visits=, playouts=, seconds=)`` stops at the first reached (root visits, this
+call's simulations, wall time); ``stop()`` from another thread ends it early. ``advance(move)``
+plays a move and keeps its subtree.
+"""
+
+import math
+import operator
+import threading
+import time
+
+import numpy as np
+cimport numpy as cnp
+from cython.parallel cimport prange
+from libc.math cimport sqrt, log, isfinite
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memset, memcpy
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from cpython.exc cimport PyErr_CheckSignals
+
+from fastgo.core cimport *
+from fastgo.board cimport Board
+from fastgo.playout cimport (PlayoutSpec, PlayoutScratch, PlayoutOutcome, scratch_new,
+                             scratch_free, local_clear, local_add, is_own_eye,
+                             playout_continue, playout_seed, spec_from_board, in_atari,
+                             empty_neighbours)
+from fastgo.playout import policy_code, default_threads, _int
+from fastgo.board import Board as _Board
+
+cnp.import_array()
+
+ENCODINGS = ("stones",)
+_SLICE = 0.1            # seconds the workers run between two looks for Ctrl-C and stop()
+
+
+cdef enum:
+    _ISQRT_N = 1 << 16
+cdef float _ISQRT[_ISQRT_N]          # 1 / sqrt(n + 1): UCT's exploration term without a division
+cdef int _i
+for _i in range(_ISQRT_N):
+    _ISQRT[_i] = <float>(1.0 / math.sqrt(_i + 1.0))
+
+
+cdef inline double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return <double>ts.tv_sec + 1e-9 * <double>ts.tv_nsec
+
+
+def _float(value, name, lo, hi):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    v = float(value)
+    if not (lo <= v <= hi):
+        raise ValueError(f"{name} must be between {lo} and {hi}, got {value!r}")
+    return v
+
+
+class SearchResult:
+    """What a search found, for the side to move at the root.
+
+    best_move  the root move with the most visits (ties: higher value, then the earlier move);
+               None when the root has no children (never searched)
+    moves      int32[k]: the root's children (points, pass = points)
+    visits     int64[k]: their visits; values float64[k]: their mean outcome for the side to move
+               (a win rate in [0, 1]; NaN where unvisited); priors float32[k] (PUCT, else 0)
+    pv         the principal variation: from the root, the most visited child while it has visits
+    winrate    the best move's value (UCT: wins, ties half; PUCT: (q + 1) / 2)
+    ownership  float64[height, width]: mean owner of each point at the end of this search's
+               playouts (+1 Black, -1 White); None without ``ownership=True`` (or for PUCT)
+    playouts   simulations of this call; root_visits the root's visits (reused ones included);
+    seconds    wall time; nodes: nodes in use
+    """
+
+    __slots__ = ("best_move", "moves", "visits", "values", "priors", "pv", "winrate", "ownership",
+                 "playouts", "root_visits", "seconds", "nodes", "width", "height")
+
+    def __init__(self, **kw):
+        for k, v in kw.items():
+            setattr(self, k, v)
+
+    def policy(self, temperature=1.0):
+        """Visit-count policy target, float64[points + 1]: visits ** (1 / temperature) normalised
+        (temperature 0: all on the most visited moves, shared equally)."""
+        t = _float(temperature, "temperature", 0.0, 1e6)
+        out = np.zeros(self.width * self.height + 1)
+        v = self.visits.astype(np.float64)
+        if not len(v) or v.sum() == 0:
+            return out
+        if t == 0:
+            w = (v == v.max()).astype(np.float64)
+        else:
+            w = (v / v.max()) ** (1.0 / t)
+        out[self.moves] = w / w.sum()
+        return out
+
+    def __repr__(self):
+        from fastgo.coords import point_to_vertex
+        bm = "none" if self.best_move is None else point_to_vertex(self.best_move, self.width, self.height)
+        return (f"<SearchResult best {bm} winrate {self.winrate:.3f}, {self.playouts} playouts, "
+                f"root visits {self.root_visits}, {self.seconds:.3f} s>")
+
+
+cdef class Search:
+    """A search tree over a copy of `board` (see the module docstring for the algorithms).
+
+    evaluator: None for UCT on playouts; else a callable ``planes -> (priors, values)`` for PUCT.
+    threads: UCT workers (default: all cores). seed: playouts' seed. memory: bytes for the node
+    pool. policy: the playout policy ("uniform" or "heavy", as ``fastgo.playouts``). rave,
+    exploration (UCT c, default 0.1 with RAVE and 0.7 without; PUCT c_puct, default 1.5),
+    rave_equiv, prior_visits, expand_after, tactics (virtual AMAF samples for captures and
+    atari escapes; 0: none): UCT tuning. batch, fpu, virtual_loss, dirichlet
+    ((alpha, eps) or None), encoding ("stones"): PUCT. ownership: playouts record final owners.
+    max_moves: cap of turns per playout (default 3 x points, at least 1000).
+    """
+
+    bytes_per_node = sizeof(Node)
+
+    def __cinit__(self):
+        self.pool.nodes = NULL
+        self.root_state = NULL
+        self.workers = NULL
+        self.nthreads = 0
+        self.seen.keys = NULL
+        self.seen.counts = NULL
+        self.seen.cap = 0
+        self.seen.used = 0
+        self.planes = NULL
+        self.bpaths = NULL
+        self.bdepth = NULL
+        self.bcand = NULL
+        self.bncand = NULL
+        self.bcolour = NULL
+        pthread_mutex_init(&self.lock, NULL)
+
+    def __dealloc__(self):
+        cdef int t
+        free(self.pool.nodes)
+        free(self.root_state)
+        if self.workers != NULL:
+            for t in range(self.nthreads):
+                _worker_free(self.workers[t])
+            free(self.workers)
+        hashset_free(&self.seen)
+        free(self.planes)
+        free(self.bpaths)
+        free(self.bdepth)
+        free(self.bcand)
+        free(self.bncand)
+        free(self.bcolour)
+        pthread_mutex_destroy(&self.lock)
+
+    def __init__(self, board, *, evaluator=None, threads=None, seed=0, memory=256 * 2**20,
+                 policy="uniform", rave=True, exploration=None, rave_equiv=2000.0,
+                 prior_visits=2.0, expand_after=2, tactics=20, batch=256, fpu=0.0, virtual_loss=1,
+                 dirichlet=None, encoding="stones", ownership=False, max_moves=None):
+        if not isinstance(board, _Board):
+            raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
+        if self.root_state != NULL:
+            raise RuntimeError("Search.__init__ called twice")
+        cdef Board bd = board
+        cdef int t
+        cdef int64_t cap
+        if evaluator is not None and not callable(evaluator):
+            raise TypeError(f"evaluator must be callable, not {type(evaluator).__name__}")
+        self.evaluator = evaluator
+        self.prm.puct = evaluator is not None
+        self.width, self.height, self.npoints = bd.st.width, bd.st.height, bd.npoints
+        nthreads = default_threads() if threads is None else _int(threads, "threads", 1, 1024)
+        if self.prm.puct:
+            nthreads = 1
+        self.seed = _int(seed, "seed", -2**1000, 2**1000) % 2**64
+        memory = _int(memory, "memory", 0, 2**48)
+        cap = memory // sizeof(Node)
+        if cap < self.npoints + 2:
+            raise ValueError(f"memory must hold at least {self.npoints + 2} nodes "
+                             f"({(self.npoints + 2) * sizeof(Node)} bytes), got {memory}")
+        self.policy = policy
+        policy_id = policy_code(policy)
+        if not isinstance(rave, (bool, np.bool_)):
+            raise TypeError("rave must be a bool")
+        self.prm.rave = rave and not self.prm.puct
+        default_c = 1.5 if self.prm.puct else (0.1 if self.prm.rave else 0.7)
+        self.prm.exploration = default_c if exploration is None else _float(exploration, "exploration", 0, 1e6)
+        self.prm.rave_equiv = _float(rave_equiv, "rave_equiv", 1e-9, 1e12)
+        self.prm.prior_visits = _float(prior_visits, "prior_visits", 0, 1e9)
+        self.prm.expand_after = _int(expand_after, "expand_after", 0, 2**30)
+        self.prm.tactics = _int(tactics, "tactics", 0, 2**20)
+        self.prm.fpu = _float(fpu, "fpu", -1, 1)
+        self.prm.virtual_loss = _int(virtual_loss, "virtual_loss", 0, 2**20)
+        self.batch = _int(batch, "batch", 1, 65536)
+        if encoding not in ENCODINGS:
+            raise ValueError(f"encoding must be one of {ENCODINGS}, not {encoding!r}")
+        self.encoding = encoding
+        if dirichlet is not None:
+            try:
+                alpha, eps = dirichlet
+            except (TypeError, ValueError):
+                raise TypeError("dirichlet must be (alpha, eps) or None") from None
+            dirichlet = (_float(alpha, "dirichlet alpha", 1e-9, 1e9), _float(eps, "dirichlet eps", 0, 1))
+        self.dirichlet = dirichlet
+        self.rng = None                 # numpy's Generator, made when noise is first needed
+        if not isinstance(ownership, (bool, np.bool_)):
+            raise TypeError("ownership must be a bool")
+        self.prm.ownership = ownership and not self.prm.puct
+        self.prm.max_moves = (max(3 * self.npoints, 1000) if max_moves is None
+                              else _int(max_moves, "max_moves", 0, 1_000_000))
+        self.guard = threading.Lock()
+        self.root_board = bd.copy()
+
+        self.pool.nodes = <Node*>malloc(<size_t>cap * sizeof(Node))
+        self.root_state = <BoardState*>malloc(board_bytes(self.width, self.height))
+        self.workers = <Worker**>calloc(nthreads, sizeof(Worker*))
+        if self.pool.nodes == NULL or self.root_state == NULL or self.workers == NULL:
+            raise MemoryError()
+        self.pool.cap = cap
+        self.nthreads = nthreads
+        for t in range(nthreads):
+            self.workers[t] = _worker_new(self.npoints, self.prm.max_moves)
+            if self.workers[t] == NULL:
+                raise MemoryError()
+        if self.prm.puct:
+            B = self.batch
+            self.planes = <float*>malloc(<size_t>B * 3 * self.npoints * sizeof(float))
+            self.bpaths = <int32_t*>malloc(<size_t>B * (MAX_DEPTH + 1) * sizeof(int32_t))
+            self.bdepth = <int32_t*>malloc(<size_t>B * sizeof(int32_t))
+            self.bcand = <int16_t*>malloc(<size_t>B * (self.npoints + 1) * sizeof(int16_t))
+            self.bncand = <int32_t*>malloc(<size_t>B * sizeof(int32_t))
+            self.bcolour = <int8_t*>malloc(<size_t>B * sizeof(int8_t))
+            if (self.planes == NULL or self.bpaths == NULL or self.bdepth == NULL or
+                    self.bcand == NULL or self.bncand == NULL or self.bcolour == NULL):
+                raise MemoryError()
+            self.planes_array = np.asarray(<float[:B * 3 * self.npoints]>self.planes).reshape(
+                B, 3, self.height, self.width)
+        self._set_root(policy_id)
+        self._clear_tree()
+
+    # -- the root ---------------------------------------------------------------------------------
+
+    cdef _set_root(self, int policy_id):
+        """Read the root position and the game's ko memory from self.root_board (a private copy)."""
+        cdef Board bd = self.root_board
+        cdef HashSet own
+        cdef int t
+        hashset_free(&self.seen)
+        spec_from_board(&self.spec, bd, bd.ko_rule, self.prm.max_moves, &own)
+        self.seen = own                 # the game's superko keys (empty under simple ko)
+        if self.spec.seen != NULL:
+            self.spec.seen = &self.seen
+        self.spec.policy = policy_id
+        for t in range(self.nthreads):
+            hashset_free(&self.workers[t].seen)
+            if hashset_copy(&self.workers[t].seen, &self.seen):
+                raise MemoryError()
+        board_copy(self.root_state, bd.st)
+        self.root_colour = self.spec.to_move
+        self.root_noised = False
+
+    cdef void _clear_tree(self) noexcept:
+        self.pool.used = 1
+        self.pool_full = False
+        _node_init(&self.pool.nodes[0], -1, 0.5)
+
+    # -- one descent ------------------------------------------------------------------------------
+
+    cdef int32_t _select(self, int32_t ni) noexcept nogil:
+        """The child of node ni a descent follows (see the module docstring)."""
+        cdef Node* nd = &self.pool.nodes[ni]
+        cdef Node* c
+        cdef int k, best = 0
+        cdef double bestv = -1e300, v, n, q, qa, na, beta, logn, sq, vl = self.prm.virtual_loss
+        cdef double P = self.prm.prior_visits, cx = self.prm.exploration, E = self.prm.rave_equiv
+        if self.prm.puct:
+            sq = sqrt(<double>nd.visits + vl * nd.pending)
+            for k in range(nd.nchildren):
+                c = &self.pool.nodes[nd.first + k]
+                n = c.visits + vl * c.pending
+                q = (c.value - vl * c.pending) / n if n > 0 else self.prm.fpu
+                v = q + cx * c.prior * sq / (1.0 + n)
+                if v > bestv:
+                    bestv = v
+                    best = k
+            return nd.first + best
+        logn = cx * sqrt(log(<double>nd.visits + vl * nd.pending + 1.0))
+        for k in range(nd.nchildren):
+            c = &self.pool.nodes[nd.first + k]
+            # the value term is cached in c.mix (negative: stale after an AMAF sample); visits
+            # in flight need it recomputed
+            if c.pending:
+                v = self._mix(c, vl * c.pending)
+            else:
+                v = c.mix
+                if v < 0:
+                    v = self._mix(c, 0.0)
+                    c.mix = <float>v
+            if cx > 0:             # c sqrt(ln N) / sqrt(n + 1), the latter from a table
+                n = c.visits + vl * c.pending
+                v += logn * (_ISQRT[<int>n] if n < _ISQRT_N else 1.0 / sqrt(n + 1.0))
+            if v > bestv:
+                bestv = v
+                best = k
+        return nd.first + best
+
+    cdef float _mix(self, const Node* c, double pending) noexcept nogil:
+        """UCT's value term (1 - b) q + b qa of child c, with `pending` more lost visits."""
+        cdef double n = c.visits + pending, na, q, qa, beta, P = self.prm.prior_visits
+        q = (c.value + c.prior * P) / (n + P) if n + P > 0 else c.prior
+        if not self.prm.rave or c.amaf_visits == 0:
+            return <float>q
+        na = c.amaf_visits
+        qa = (c.amaf_value + c.prior * P) / (na + P)
+        beta = na / (na + n + n * na / self.prm.rave_equiv)
+        return <float>((1.0 - beta) * q + beta * qa)
+
+    cdef int _descend(self, Worker* w) noexcept nogil:
+        """Walk from the root to a leaf (lock held), counting the visit in flight on each node."""
+        cdef int32_t ni = 0, child
+        cdef int depth = 0
+        w.path[0] = 0
+        while depth < MAX_DEPTH and self.pool.nodes[ni].first >= 0 and self.pool.nodes[ni].nchildren > 0:
+            child = self._select(ni)        # before this descent counts at ni: N excludes it
+            self.pool.nodes[ni].pending += 1
+            ni = child
+            depth += 1
+            w.path[depth] = ni
+        self.pool.nodes[ni].pending += 1
+        w.depth = depth
+        return depth
+
+    cdef void _replay(self, Worker* w) noexcept nogil:
+        """The position at the leaf of w's path, in w's scratch board and superko memory."""
+        cdef PlayoutScratch* s = w.scratch
+        cdef BoardState* b = s.board
+        cdef int colour = self.root_colour, passes = self.spec.passes, last = self.spec.last_play
+        cdef int d, m, p, ko_rule = self.spec.ko_rule
+        cdef bint has_ko = self.spec.has_ko_hash
+        cdef uint64_t ko_hash = self.spec.ko_hash, before, key
+        board_copy(b, self.root_state)
+        local_clear(s)
+        w.nkeys = 0
+        if ko_rule != KO_SIMPLE and hashset_reserve(&w.seen, w.depth) != 0:
+            ko_rule = KO_SIMPLE     # out of memory: judged as far as the ko rule goes
+        for d in range(1, w.depth + 1):
+            m = self.pool.nodes[w.path[d]].move
+            before = b.hash
+            p = 0
+            if m == self.npoints:
+                passes += 1
+            else:
+                p = to_pad(b, m)
+                board_play(b, NULL, p, colour)
+                passes = 0
+            if ko_rule != KO_SIMPLE and (p or ko_rule == KO_SITUATIONAL):
+                key = superko_key(ko_rule, b.hash, 3 - colour)
+                local_add(s, key)               # for the playout (playout_allows)
+                hashset_add(&w.seen, key)       # for the tree's moves (judge_play)
+                w.path_keys[w.nkeys] = key
+                w.nkeys += 1
+            has_ko = True
+            ko_hash = before
+            last = p
+            colour = 3 - colour
+        w.leaf_colour = colour
+        w.leaf_passes = passes
+        w.leaf_has_ko = has_ko
+        w.leaf_ko_hash = ko_hash
+        w.leaf_last = last
+
+    cdef void _unreplay(self, Worker* w) noexcept nogil:
+        """Take the replayed path's keys out of w.seen again."""
+        while w.nkeys > 0:
+            w.nkeys -= 1
+            hashset_remove(&w.seen, w.path_keys[w.nkeys])
+
+    cdef int _moves(self, Worker* w) noexcept nogil:
+        """The children of the replayed leaf into w.cand: the points the rules allow
+        (core.judge_play, as Board judges them) less one-point eyes of the mover (is_own_eye,
+        the playout policy's) and plays that leave the colouring as it is (a one-stone suicide
+        where the rules allow it: a pass in all but name), in order; then pass."""
+        cdef BoardState* b = w.scratch.board
+        cdef int r, c, p, n = 0, colour = w.leaf_colour
+        cdef const uint64_t* ko = &w.leaf_ko_hash if w.leaf_has_ko else NULL
+        cdef uint64_t h
+        for r in range(self.height):
+            p = (r + 1) * b.stride
+            for c in range(self.width):
+                if (b.cell[p].color == EMPTY and not is_own_eye(b, p, colour)
+                        and judge_play(b, p, colour, self.spec.ko_rule, self.spec.suicide, ko,
+                                       hashset_seen, &w.seen, &h) == LEGAL and h != b.hash):
+                    w.cand[n] = <int16_t>(r * self.width + c)
+                    n += 1
+                p += 1
+        w.cand[n] = <int16_t>self.npoints
+        return n + 1
+
+    cdef int32_t _alloc(self, int n) noexcept nogil:
+        """n contiguous nodes from the pool (lock held), or -1 when it is full."""
+        cdef int64_t first = self.pool.used
+        if first + n > self.pool.cap:
+            self.pool_full = True
+            return -1
+        self.pool.used += n
+        return <int32_t>first
+
+    cdef bint _may_start(self) noexcept nogil:
+        """Whether another simulation may start under this call's limits (lock held)."""
+        cdef double t
+        if self.stop_flag:
+            return False
+        if self.lim_playouts >= 0 and self.started >= self.lim_playouts:
+            return False
+        if self.lim_visits >= 0 and self.pool.nodes[0].visits + self.pool.nodes[0].pending >= self.lim_visits:
+            return False
+        if self.deadline > 0 or self.slice_end > 0:
+            t = _now()
+            if (self.deadline > 0 and t >= self.deadline) or (self.slice_end > 0 and t >= self.slice_end):
+                return False
+        return True
+
+    # -- UCT --------------------------------------------------------------------------------------
+
+    cdef bint _uct_simulation(self, Worker* w) noexcept nogil:
+        """One descent, expansion, playout and backup. False when the limits are reached."""
+        cdef Node* leaf
+        cdef int32_t ni, first
+        cdef int n, k
+        cdef bint expand
+        cdef int64_t index
+        cdef PlayoutOutcome out
+        cdef double result
+        pthread_mutex_lock(&self.lock)
+        if not self._may_start():
+            pthread_mutex_unlock(&self.lock)
+            return False
+        index = self.simulations
+        self.simulations += 1
+        self.started += 1
+        self._descend(w)
+        ni = w.path[w.depth]
+        leaf = &self.pool.nodes[ni]
+        expand = (leaf.first == NOT_EXPANDED and not self.pool_full and w.depth < MAX_DEPTH
+                  and (ni == 0 or leaf.visits >= self.prm.expand_after))
+        if expand:
+            leaf.first = EXPANDING
+        pthread_mutex_unlock(&self.lock)
+        self._replay(w)
+        if expand:
+            n = 0 if w.leaf_passes >= 2 else self._moves(w)
+            pthread_mutex_lock(&self.lock)
+            leaf = &self.pool.nodes[ni]
+            first = self._alloc(n) if n > 0 else 0
+            if first < 0:
+                leaf.first = NOT_EXPANDED
+            else:
+                self._init_children(first, n, w)
+                leaf.first = first
+                leaf.nchildren = <int16_t>n
+            pthread_mutex_unlock(&self.lock)
+        playout_continue(w.scratch, &self.spec, playout_seed(self.seed, index), &out, w.moves,
+                         w.owner if self.prm.ownership else NULL, w.leaf_colour, w.leaf_passes,
+                         w.leaf_has_ko, w.leaf_ko_hash, w.leaf_last)
+        self._unreplay(w)
+        result = 1.0 if out.winner == BLACK else (0.5 if out.winner == EMPTY else 0.0)
+        if self.prm.ownership:
+            for k in range(self.npoints):
+                w.owner_sum[k] += (w.owner[k] == BLACK) - (w.owner[k] == WHITE)
+            w.owned += 1
+        pthread_mutex_lock(&self.lock)
+        self._backup_uct(w, result, out.turns)
+        pthread_mutex_unlock(&self.lock)
+        return True
+
+    cdef void _init_children(self, int32_t first, int n, Worker* w) noexcept nogil:
+        """UCT children of w's replayed leaf, moves w.cand[0..n-1], with their prior knowledge:
+        a prior win rate (1/2; a pass 0.1 unless the opponent just passed, so that a search on
+        few playouts does not hand the opponent a free move) and, with ``tactics``, virtual
+        AMAF samples: a move that captures (takes the last liberty of an opponent chain) starts
+        with `tactics` samples won at 0.9, one that saves a chain of the mover in atari (its
+        liberty, with two or more empty neighbours) with `tactics` samples at 0.8."""
+        cdef int k, j, m, p, h, s = w.scratch.board.stride, me = w.leaf_colour
+        cdef const BoardState* b = w.scratch.board
+        cdef Node* c
+        cdef double rate, t = self.prm.tactics
+        cdef int nb[4]
+        cdef bint capture, escape
+        for k in range(n):
+            c = &self.pool.nodes[first + k]
+            m = w.cand[k]
+            _node_init(c, m, 0.1 if m == self.npoints and w.leaf_passes == 0 else 0.5)
+            if m == self.npoints or t <= 0:
+                continue
+            p = to_pad(b, m)
+            nb[0] = p - s
+            nb[1] = p - 1
+            nb[2] = p + 1
+            nb[3] = p + s
+            capture = escape = False
+            for j in range(4):
+                h = b.cell[nb[j]].head
+                if h and in_atari(b, h):
+                    if b.cell[h].color == me:
+                        escape = escape or empty_neighbours(b, p) >= 2
+                    else:
+                        capture = True
+            if capture or escape:
+                c.amaf_visits = <int32_t>t
+                c.amaf_value = <float>(t * (0.9 if capture else 0.8))
+                c.mix = self._mix(c, 0.0)
+
+    cdef void _backup_uct(self, Worker* w, double black, int turns) noexcept nogil:
+        """Add the playout's result (1 Black won, 0 White, 1/2 a tie) along w's path (lock held)."""
+        cdef int d, k, t, m, mover, tc
+        cdef Node* nd
+        cdef Node* c
+        cdef uint8_t* fc = w.first_colour
+        cdef double res
+        if self.prm.rave:
+            memset(fc, 0, self.npoints + 1)
+            for t in range(turns - 1, -1, -1):     # backwards: the earliest play of a point wins
+                fc[w.moves[t]] = <uint8_t>(w.leaf_colour if t % 2 == 0 else 3 - w.leaf_colour)
+            fc[self.npoints] = 0
+        for d in range(w.depth, -1, -1):
+            nd = &self.pool.nodes[w.path[d]]
+            mover = self.root_colour if d % 2 == 1 else 3 - self.root_colour
+            nd.visits += 1
+            nd.pending -= 1
+            nd.value += black if mover == BLACK else 1.0 - black
+            nd.mix = self._mix(nd, 0.0)
+            if self.prm.rave:
+                if nd.first >= 0:
+                    tc = 3 - mover
+                    res = black if tc == BLACK else 1.0 - black
+                    for k in range(nd.nchildren):
+                        c = &self.pool.nodes[nd.first + k]
+                        if fc[c.move] == tc:
+                            c.amaf_visits += 1
+                            c.amaf_value += <float>res
+                            c.mix = -1.0            # stale: _select recomputes it if it needs it
+                if d >= 1 and nd.move != self.npoints:
+                    fc[nd.move] = <uint8_t>mover
+
+    cdef void _work(self, int t) noexcept nogil:
+        while self._uct_simulation(self.workers[t]):
+            pass
+
+    # -- PUCT -------------------------------------------------------------------------------------
+
+    cdef double _terminal_value(self, Worker* w) noexcept nogil:
+        """+1, 0 or -1 for the side to move at a finished leaf: the position scored as it stands."""
+        cdef BoardState* b = w.scratch.board
+        cdef int owned[3]
+        cdef int territory[3]
+        cdef double score
+        board_area_counts(b, owned, territory)
+        if self.spec.territory:
+            score = territory[BLACK] + b.captures[BLACK] - territory[WHITE] - b.captures[WHITE]
+        else:
+            score = owned[BLACK] - owned[WHITE]
+        score -= self.spec.komi
+        if w.leaf_colour == WHITE:
+            score = -score
+        return 1.0 if score > 0 else (-1.0 if score < 0 else 0.0)
+
+    cdef void _backup_puct(self, const int32_t* path, int depth, double v, int colour) noexcept nogil:
+        """Add value v (for `colour`, to move at the leaf) along the path."""
+        cdef int d
+        cdef Node* nd
+        for d in range(depth, -1, -1):
+            nd = &self.pool.nodes[path[d]]
+            nd.visits += 1
+            nd.pending -= 1
+            # the node's mover is the leaf's mover at every other level
+            nd.value += -v if (depth - d) % 2 == 0 else v
+
+    cdef void _encode(self, Worker* w, float* out) noexcept nogil:
+        cdef BoardState* b = w.scratch.board
+        cdef int r, c, i, v, me = w.leaf_colour, P = self.npoints
+        cdef float black_to_move = 1.0 if me == BLACK else 0.0
+        for r in range(self.height):
+            for c in range(self.width):
+                v = b.cell[(r + 1) * b.stride + c].color
+                i = r * self.width + c
+                out[i] = v == me
+                out[P + i] = v == 3 - me
+                out[2 * P + i] = black_to_move
+
+    cdef int _collect(self) noexcept nogil:
+        """Descend until `batch` leaves wait for the evaluator (or a limit or a collision);
+        terminal leaves are backed up at once. Returns the leaves collected."""
+        cdef Worker* w = self.workers[0]
+        cdef int k = 0, d
+        cdef int32_t ni
+        cdef Node* leaf
+        while k < self.batch and self._may_start():
+            self._descend(w)
+            ni = w.path[w.depth]
+            leaf = &self.pool.nodes[ni]
+            if leaf.pending > 1 and leaf.first == NOT_EXPANDED:
+                for d in range(w.depth + 1):        # already in this batch: wait for it
+                    self.pool.nodes[w.path[d]].pending -= 1
+                break
+            self.started += 1
+            self.simulations += 1
+            self._replay(w)
+            if w.leaf_passes >= 2:
+                self._unreplay(w)
+                leaf.first = 0                       # terminal: never expanded
+                leaf.nchildren = 0
+                self._backup_puct(w.path, w.depth, self._terminal_value(w), w.leaf_colour)
+                continue
+            memcpy(self.bpaths + k * (MAX_DEPTH + 1), w.path, (w.depth + 1) * sizeof(int32_t))
+            self.bdepth[k] = w.depth
+            self.bcolour[k] = <int8_t>w.leaf_colour
+            if leaf.first == NOT_EXPANDED:
+                self.bncand[k] = self._moves(w)
+                memcpy(self.bcand + k * (self.npoints + 1), w.cand, self.bncand[k] * sizeof(int16_t))
+            else:
+                self.bncand[k] = 0                  # expanded already, or at the depth limit
+            self._encode(w, self.planes + k * 3 * self.npoints)
+            self._unreplay(w)
+            k += 1
+        return k
+
+    cdef void _apply(self, int k, const float* priors, const float* values) noexcept nogil:
+        """Expand the collected leaves with the evaluator's priors and back up its values."""
+        cdef int i, j, n
+        cdef int32_t first
+        cdef int32_t* path
+        cdef Node* leaf
+        cdef Node* c
+        cdef const int16_t* cand
+        cdef const float* pr
+        cdef double total, p
+        for i in range(k):
+            path = self.bpaths + i * (MAX_DEPTH + 1)
+            leaf = &self.pool.nodes[path[self.bdepth[i]]]
+            n = self.bncand[i]
+            if n > 0 and leaf.first == NOT_EXPANDED:
+                first = self._alloc(n)
+                if first >= 0:
+                    cand = self.bcand + i * (self.npoints + 1)
+                    pr = priors + i * (self.npoints + 1)
+                    total = 0.0
+                    for j in range(n):
+                        p = pr[cand[j]]
+                        total += p if (isfinite(p) and p > 0) else 0.0
+                    for j in range(n):
+                        c = &self.pool.nodes[first + j]
+                        p = pr[cand[j]]
+                        p = p if (isfinite(p) and p > 0) else 0.0
+                        _node_init(c, cand[j], p / total if total > 0 else 1.0 / n)
+                    leaf = &self.pool.nodes[path[self.bdepth[i]]]
+                    leaf.first = first
+                    leaf.nchildren = <int16_t>n
+            self._backup_puct(path, self.bdepth[i], values[i], self.bcolour[i])
+
+    cdef void _abandon(self, int k) noexcept nogil:
+        """Take back the visits in flight of k collected leaves (the evaluator failed)."""
+        cdef int i, d
+        for i in range(k):
+            for d in range(self.bdepth[i] + 1):
+                self.pool.nodes[self.bpaths[i * (MAX_DEPTH + 1) + d]].pending -= 1
+
+    cdef _evaluate(self, int k):
+        """Call the evaluator on k leaves; expand and back up."""
+        try:
+            out = self.evaluator(self.planes_array[:k])
+            try:
+                priors, values = out
+            except (TypeError, ValueError):
+                raise TypeError("the evaluator must return (priors, values)") from None
+            priors = np.ascontiguousarray(priors, dtype=np.float32)
+            values = np.ascontiguousarray(values, dtype=np.float32)
+            if priors.shape != (k, self.npoints + 1):
+                raise ValueError(f"the evaluator's priors must have shape {(k, self.npoints + 1)}, "
+                                 f"got {priors.shape}")
+            if values.shape != (k,):
+                raise ValueError(f"the evaluator's values must have shape {(k,)}, got {values.shape}")
+            values = np.clip(np.nan_to_num(values, nan=0.0), -1.0, 1.0)
+        except BaseException:
+            self._abandon(k)
+            raise
+        cdef const float[:, ::1] pv = priors
+        cdef const float[::1] vv = values
+        with nogil:
+            self._apply(k, &pv[0, 0], &vv[0])
+
+    def _noise(self):
+        cdef Node* root = &self.pool.nodes[0]
+        cdef int k
+        if self.dirichlet is None or self.root_noised or root.first < 0 or root.nchildren == 0:
+            return
+        alpha, eps = self.dirichlet
+        if self.rng is None:
+            self.rng = np.random.default_rng(self.seed)
+        noise = self.rng.dirichlet([alpha] * root.nchildren)
+        for k in range(root.nchildren):
+            c = &self.pool.nodes[root.first + k]
+            c.prior = <float>((1 - eps) * c.prior + eps * noise[k])
+        self.root_noised = True
+
+    # -- the Python API ---------------------------------------------------------------------------
+
+    def search(self, *, visits=None, playouts=None, seconds=None):
+        """Search until the root has `visits` visits, this call ran `playouts` simulations (UCT
+        playouts or PUCT leaf evaluations) or `seconds` passed, whichever comes first (at least
+        one limit is required); ``stop()`` ends it early. Returns ``SearchResult``."""
+        if visits is None and playouts is None and seconds is None:
+            raise ValueError("give a limit: visits, playouts or seconds")
+        lim_v = -1 if visits is None else _int(visits, "visits", 0, 2**62)
+        lim_p = -1 if playouts is None else _int(playouts, "playouts", 0, 2**62)
+        secs = None if seconds is None else _float(seconds, "seconds", 0, 1e9)
+        if self.root_board.is_over:
+            raise ValueError("the game is over: nothing to search")
+        cdef int t, k
+        cdef int nthreads = self.nthreads
+        cdef double t0
+        if not self.guard.acquire(blocking=False):
+            raise RuntimeError("this Search is already searching in another thread")
+        try:
+            self.lim_visits = lim_v
+            self.lim_playouts = lim_p
+            self.started = 0
+            self.stop_flag = 0
+            for t in range(nthreads):
+                memset(self.workers[t].owner_sum, 0, self.npoints * sizeof(int64_t))
+                self.workers[t].owned = 0
+            t0 = _now()
+            self.deadline = t0 + secs if secs is not None else 0.0
+            if secs is not None and secs == 0:
+                self.deadline = -1.0
+                self.lim_playouts = 0
+            while True:
+                self.slice_end = _now() + _SLICE
+                if self.prm.puct:
+                    while True:
+                        with nogil:
+                            k = self._collect()
+                        if k:
+                            self._evaluate(k)
+                            self._noise()
+                        if _now() >= self.slice_end or not self._may_start():
+                            break
+                else:
+                    with nogil:
+                        if nthreads == 1:
+                            self._work(0)
+                        else:
+                            for t in prange(nthreads, num_threads=nthreads, schedule="static", chunksize=1):
+                                self._work(t)
+                PyErr_CheckSignals()
+                self.slice_end = 0
+                if not self._may_start():
+                    break
+            return self._result(_now() - t0)
+        finally:
+            self.slice_end = 0
+            self.guard.release()
+
+    def stop(self):
+        """Ask a running ``search`` (in another thread) to return after its current simulations."""
+        self.stop_flag = 1
+
+    def advance(self, move):
+        """Play `move` (a point, (row, col), GTP vertex or "pass"; illegal moves raise and change
+        nothing) at the root and keep the subtree below it as the new tree."""
+        cdef Board bd = self.root_board
+        cdef Node* root
+        cdef Node* old
+        cdef Node* fresh
+        cdef int32_t child = -1, k
+        cdef int64_t used, i
+        if not self.guard.acquire(blocking=False):
+            raise RuntimeError("this Search is searching in another thread")
+        try:
+            point = bd._parse(move)
+            bd.play(point)
+            root = &self.pool.nodes[0]
+            if root.first >= 0:
+                for k in range(root.nchildren):
+                    if self.pool.nodes[root.first + k].move == point:
+                        child = root.first + k
+            self._set_root(self.spec.policy)
+            if child < 0:
+                self._clear_tree()
+                return
+            old = self.pool.nodes
+            fresh = <Node*>malloc(<size_t>self.pool.cap * sizeof(Node))
+            if fresh == NULL:
+                self._clear_tree()
+                return
+            fresh[0] = old[child]
+            fresh[0].move = -1
+            used = 1
+            i = 0
+            while i < used:             # breadth first: children stay contiguous
+                if fresh[i].first >= 0 and fresh[i].nchildren > 0:
+                    memcpy(&fresh[used], &old[fresh[i].first], fresh[i].nchildren * sizeof(Node))
+                    fresh[i].first = <int32_t>used
+                    used += fresh[i].nchildren
+                i += 1
+            free(old)
+            self.pool.nodes = fresh
+            self.pool.used = used
+            self.pool_full = False
+        finally:
+            self.guard.release()
+
+    def _result(self, double seconds):
+        cdef Node* root = &self.pool.nodes[0]
+        cdef Node* c
+        cdef int k, n = root.nchildren if root.first >= 0 else 0
+        cdef int32_t ni
+        moves = np.empty(n, dtype=np.int32)
+        visits = np.empty(n, dtype=np.int64)
+        values = np.full(n, np.nan)
+        priors = np.empty(n, dtype=np.float32)
+        for k in range(n):
+            c = &self.pool.nodes[root.first + k]
+            moves[k] = c.move
+            visits[k] = c.visits
+            priors[k] = c.prior if self.prm.puct else 0.0
+            if c.visits:
+                values[k] = (c.value / c.visits + 1) / 2 if self.prm.puct else c.value / c.visits
+        best = None
+        winrate = float("nan")
+        if n:
+            order = sorted(range(n), key=lambda i: (-visits[i], -(values[i] if visits[i] else -1), i))
+            best = int(moves[order[0]])
+            winrate = float(values[order[0]])
+        pv = self._pv(0)
+        own = None
+        if self.prm.ownership:
+            sums = np.zeros(self.npoints)
+            count = 0
+            for k in range(self.nthreads):
+                sums += np.asarray(<int64_t[:self.npoints]>self.workers[k].owner_sum)
+                count += self.workers[k].owned
+            own = (sums / count if count else np.full(self.npoints, np.nan)).reshape(self.height, self.width)
+        return SearchResult(best_move=best, moves=moves, visits=visits, values=values,
+                            priors=priors, pv=pv, winrate=winrate, ownership=own,
+                            playouts=int(self.started), root_visits=int(root.visits),
+                            seconds=seconds, nodes=int(self.pool.used), width=self.width,
+                            height=self.height)
+
+    cdef list _pv(self, int32_t ni):
+        """The moves from node ni down the most visited child (the first of equals) while it
+        has visits."""
+        cdef int k, bestk, bestv
+        cdef Node* c
+        pv = []
+        while self.pool.nodes[ni].first >= 0 and self.pool.nodes[ni].nchildren > 0:
+            bestk, bestv = -1, 0
+            for k in range(self.pool.nodes[ni].nchildren):
+                c = &self.pool.nodes[self.pool.nodes[ni].first + k]
+                if c.visits > bestv:
+                    bestk, bestv = k, c.visits
+            if bestk < 0:
+                break
+            ni = self.pool.nodes[ni].first + bestk
+            pv.append(int(self.pool.nodes[ni].move))
+        return pv
+
+    def variation(self, move):
+        """The principal variation that starts with the root move `move` (a point or pass):
+        [move] and then the most visited moves below it; [] when `move` is not a root move."""
+        cdef Board bd = self.root_board
+        cdef int point = bd._parse(move), k
+        cdef Node* root = &self.pool.nodes[0]
+        if root.first >= 0:
+            for k in range(root.nchildren):
+                if self.pool.nodes[root.first + k].move == point:
+                    return [point] + self._pv(root.first + k)
+        return []
+
+    def result(self):
+        """The ``SearchResult`` of the tree as it stands (no search)."""
+        return self._result(0.0)
+
+    @property
+    def board(self):
+        """A copy of the root position's ``Board``."""
+        return self.root_board.copy()
+
+    @property
+    def nodes(self):
+        """Nodes in use in the pool; ``capacity``: nodes it holds."""
+        return int(self.pool.used)
+
+    @property
+    def capacity(self):
+        return int(self.pool.cap)
+
+    @property
+    def threads(self):
+        return self.nthreads
+
+
+cdef inline void _node_init(Node* c, int move, double prior) noexcept nogil:
+    c.first = NOT_EXPANDED
+    c.nchildren = 0
+    c.move = <int16_t>move
+    c.visits = 0
+    c.pending = 0
+    c.value = 0.0
+    c.amaf_visits = 0
+    c.amaf_value = 0.0
+    # UCT reads `prior` as the prior win rate, PUCT as the evaluator's prior
+    c.prior = <float>prior
+    c.mix = <float>prior         # UCT's value term of a node without visits: its prior rate
+
+
+cdef Worker* _worker_new(int npoints, int max_moves) noexcept nogil:
+    cdef Worker* w = <Worker*>calloc(1, sizeof(Worker))
+    if w == NULL:
+        return NULL
+    # the superko memory holds the tree's moves and the playout's
+    w.scratch = scratch_new(max_moves + MAX_DEPTH)
+    w.moves = <int16_t*>malloc((max_moves + 1) * sizeof(int16_t))
+    w.owner = <int8_t*>malloc(npoints * sizeof(int8_t))
+    w.owner_sum = <int64_t*>calloc(npoints, sizeof(int64_t))
+    w.first_colour = <uint8_t*>malloc(npoints + 1)
+    w.cand = <int16_t*>malloc((npoints + 1) * sizeof(int16_t))
+    if (w.scratch == NULL or w.moves == NULL or w.owner == NULL or w.owner_sum == NULL or
+            w.first_colour == NULL or w.cand == NULL):
+        _worker_free(w)
+        return NULL
+    return w
+
+
+cdef void _worker_free(Worker* w) noexcept nogil:
+    if w != NULL:
+        scratch_free(w.scratch)
+        hashset_free(&w.seen)
+        free(w.moves)
+        free(w.owner)
+        free(w.owner_sum)
+        free(w.first_colour)
+        free(w.cand)
+        free(w)

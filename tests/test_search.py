@@ -1,0 +1,485 @@
+"""fastgo.search: the tree's bookkeeping, tactics a search must find, determinism, and PUCT
+against a small pure-Python PUCT written here (same visits on a tiny board)."""
+
+import math
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import fastgo
+from fastgo.errors import IllegalMoveError
+from fastgo.search import Search, SearchResult
+
+V = fastgo.point_to_vertex
+
+
+def board(diagram, to_move=fastgo.BLACK, komi=0.5, rules="chinese"):
+    return fastgo.Board.from_diagram(diagram, to_move=to_move, rules=rules, komi=komi)
+
+
+def best(b, n, seed=3, **kw):
+    r = Search(b, threads=1, seed=seed, **kw).search(playouts=n)
+    return V(r.best_move, b.width, b.height), r
+
+
+# -- bookkeeping ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("rave", [True, False])
+def test_visits_add_up(rave):
+    b = fastgo.Board(7, rules="chinese")
+    s = Search(b, threads=1, seed=1, rave=rave)
+    r = s.search(playouts=3000)
+    # every playout is a root visit; all but the first (which expanded the root) went to a child
+    assert r.playouts == 3000 and r.root_visits == 3000
+    assert r.visits.sum() == 2999
+    r2 = s.search(playouts=500)
+    assert r2.playouts == 500 and r2.root_visits == 3500 and r2.visits.sum() == 3499
+    r3 = s.search(visits=4000)                     # a visit limit counts the root's total
+    assert r3.root_visits == 4000 and r3.playouts == 500
+    # the children are the legal points (no eye exists yet) and pass, in order
+    assert r.moves.tolist() == list(range(50))
+    assert r.pv and r.pv[0] == r.best_move
+    assert r.best_move == r.moves[np.argmax(r.visits)]
+
+
+def test_visits_add_up_with_threads():
+    b = fastgo.Board(9, rules="chinese")
+    s = Search(b, threads=2, seed=1)
+    r = s.search(playouts=4000)
+    # a simulation that reaches the root while another thread is expanding it plays out from
+    # the root itself: at most one per thread goes to no child
+    assert r.playouts == 4000 and r.root_visits == 4000 and 3998 <= r.visits.sum() <= 3999
+
+
+def test_children_are_the_legal_moves_less_own_eyes():
+    b = board("""
+        . X . X .
+        X X X X X
+        . . . . .
+        . . O . .
+        . . . . .""")
+    r = Search(b, threads=1).search(playouts=50)
+    legal = set(b.legal_moves())
+    eyes = {fastgo.vertex_to_point(v, 5, 5) for v in ("A5", "C5", "E5")}
+    assert eyes <= legal
+    assert set(r.moves.tolist()) == legal - eyes
+
+
+def expected_children(b):
+    """The tree's moves by their definition: Board's legal points, less the mover's one-point
+    eyes and plays that leave the colouring unchanged, then pass."""
+    out = []
+    for m in b.legal_moves():
+        if m == b.num_points:
+            continue
+        if own_eye(b, m) or b.hash_after(m) == b.hash:
+            continue
+        out.append(m)
+    return out + [b.num_points]
+
+
+@pytest.mark.parametrize("rules", ["tromp-taylor", "chinese", "japanese", "new-zealand",
+                                   dict(ko="situational", suicide=True),
+                                   dict(ko="simple", suicide=True)])
+def test_tree_moves_are_the_rules_legal_moves_deep_in_the_tree(rules):
+    # small boards and long random openings make ko, superko and suicide positions; the
+    # children of nodes below the root (built from the replayed path) must equal the legal
+    # moves of the Board that the moves lead to
+    rng = np.random.default_rng(5)
+    kw = dict(rules=rules) if isinstance(rules, str) else dict(rules="tromp-taylor", **rules)
+    checked = 0
+    for game in range(20):
+        b = fastgo.Board(4, **kw)
+        for _ in range(int(rng.integers(5, 40))):
+            if b.is_over:
+                break
+            b.play(int(rng.choice(b.legal_moves())))
+        if b.is_over:
+            continue
+        s = Search(b, threads=1, seed=game, expand_after=0)
+        s.search(playouts=400)
+        for depth in range(4):
+            r = s.result()
+            if not len(r.moves):
+                break
+            assert r.moves.tolist() == expected_children(b), (rules, game, depth)
+            checked += 1
+            move = int(r.moves[np.argmax(r.visits)])
+            if r.visits.max() == 0:
+                break
+            s.advance(move)
+            b.play(move)
+            if b.is_over:
+                break
+    assert checked >= 20
+
+
+def test_advance_keeps_the_subtree_and_refuses_illegal_moves():
+    b = fastgo.Board(7, rules="chinese")
+    s = Search(b, threads=1, seed=2)
+    r = s.search(playouts=2000)
+    move = int(r.moves[np.argmax(r.visits)])
+    kept = int(r.visits.max())
+    with pytest.raises(ValueError):
+        s.advance("Z99")                                # not a point of this board
+    assert s.result().root_visits == 2000            # the refused move changed nothing
+    s.advance(move)
+    assert s.result().root_visits == kept and s.board.history == [move]
+    r2 = s.search(playouts=100)
+    assert r2.root_visits == kept + 100
+    with pytest.raises(IllegalMoveError):
+        s.advance(move)                                 # occupied now
+    s.advance("pass")
+    assert s.board.to_move == fastgo.BLACK and s.board.history == [move, 49]
+
+
+def test_bad_arguments_are_refused():
+    b = fastgo.Board(5)
+    with pytest.raises(TypeError):
+        Search("not a board")
+    with pytest.raises(ValueError):
+        Search(b, memory=100)                           # fewer than points + 2 nodes
+    with pytest.raises(ValueError):
+        Search(b, policy="smart")
+    with pytest.raises(TypeError):
+        Search(b, evaluator=3)
+    with pytest.raises(ValueError):
+        Search(b, threads=0)
+    s = Search(b, threads=1)
+    with pytest.raises(ValueError):
+        s.search()                                      # no limit
+    with pytest.raises(ValueError):
+        s.search(playouts=-1)
+    b.pass_()
+    b.pass_()
+    with pytest.raises(ValueError):
+        Search(b).search(playouts=10)                   # the game is over
+
+
+def test_a_full_pool_stops_expanding_but_the_search_goes_on():
+    b = fastgo.Board(9, rules="chinese")
+    s = Search(b, threads=1, memory=200 * Search.bytes_per_node, expand_after=0)
+    r = s.search(playouts=2000)
+    assert r.root_visits == 2000 and s.nodes <= 200 == s.capacity
+
+
+# -- tactics --------------------------------------------------------------------------------------
+
+def test_finds_a_one_move_capture():
+    b = board("""
+        . . . . . . .
+        . . . . . . .
+        . . X O X . .
+        . . X O X . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .""")
+    assert best(b, 5000)[0] == "D3"
+
+
+def test_finds_an_atari_escape():
+    # Black D4 has one liberty (D3); extending there gives it three; anything else loses it
+    b = board("""
+        . . . . . . .
+        . . . . . . .
+        . . . O . . .
+        . . O X O . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .""")
+    assert best(b, 8000)[0] == "D3"
+
+
+def ladder_captures(b, target):
+    """Whether the side to move captures the chain at `target` by a ladder: it ataris at one
+    of the chain's two liberties, the defender extends at the other, until the chain has one
+    liberty (captured) or three or more (escaped). Returns the working first ataris."""
+    def attack(bd, depth):
+        libs = bd.chain(target).liberties
+        if len(libs) == 1:
+            return True
+        if len(libs) != 2 or depth > 20:
+            return False
+        for a in libs:
+            c = bd.copy()
+            if not c.is_legal(a):
+                continue
+            c.play(a)
+            other = [p for p in c.chain(target).liberties]
+            if len(other) != 1 or not c.is_legal(other[0]):
+                continue
+            c.play(other[0])
+            if attack(c, depth + 1):
+                return True
+        return False
+    good = []
+    for a in b.chain(target).liberties:
+        c = b.copy()
+        c.play(a)
+        libs = c.chain(target).liberties
+        if len(libs) == 1:
+            c.play(libs[0])
+            if attack(c, 0):
+                good.append(V(a, b.width, b.height))
+    return good
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_finds_a_short_ladder(seed):
+    # White C2 (liberties C1, D2): the atari at D2 drives it along the first line (C1, then
+    # B1 or D1 leave one liberty); the atari at C1 lets it out at D2 with three liberties.
+    # Uniform playouts do not read this reliably at 20,000 playouts (B3, D3 or D2 by seed);
+    # the heavy policy, which escapes ataris and captures, does (about 3/4 of the visits)
+    b = board("""
+        . . . . .
+        . . . . .
+        . . X . .
+        . X O . .
+        . . . . .""")
+    working = ladder_captures(b, fastgo.vertex_to_point("C2", 5, 5))
+    assert working == ["D2"]                               # the reader confirms the ladder
+    move, r = best(b, 20000, seed=seed, policy="heavy")
+    assert move == "D2" and r.visits.max() > r.visits.sum() / 2
+
+
+def test_empty_5x5_prefers_the_centre():
+    b = fastgo.Board(5, rules="chinese")
+    assert best(b, 20000)[0] == "C3"
+
+
+# -- determinism ----------------------------------------------------------------------------------
+
+def test_one_thread_and_a_seed_give_the_same_search():
+    b = fastgo.Board(9, rules="tromp-taylor")
+    b.play("E5")
+    r1 = Search(b, threads=1, seed=7).search(playouts=2000)
+    r2 = Search(b, threads=1, seed=7).search(playouts=2000)
+    r3 = Search(b, threads=1, seed=8).search(playouts=2000)
+    assert r1.visits.tolist() == r2.visits.tolist() and r1.pv == r2.pv
+    assert np.array_equal(r1.values, r2.values, equal_nan=True)
+    assert r1.visits.tolist() != r3.visits.tolist()
+
+
+def test_heavy_policy_search_is_reproducible_and_differs_from_uniform():
+    b = fastgo.Board(9, rules="chinese")
+    r1 = Search(b, threads=1, seed=7, policy="heavy").search(playouts=1500)
+    r2 = Search(b, threads=1, seed=7, policy="heavy").search(playouts=1500)
+    r3 = Search(b, threads=1, seed=7).search(playouts=1500)
+    assert r1.visits.tolist() == r2.visits.tolist()
+    assert r1.visits.tolist() != r3.visits.tolist()
+
+
+def test_ownership_and_time_limit_and_stop():
+    b = board("""
+        . . . . .
+        X X X X X
+        . . . . .
+        O O O O O
+        . . . . .""")
+    s = Search(b, threads=1, ownership=True)
+    r = s.search(seconds=0.2)
+    assert 0.15 < r.seconds < 1.0 and r.playouts > 0
+    own = r.ownership
+    assert own.shape == (5, 5)
+    # the walls' own rows stay theirs in most playouts (the one-row areas behind them can die)
+    assert (own[3] > 0.5).all() and (own[1] < -0.5).all()
+    assert (own[4] > 0.3).all() and (own[0] < -0.3).all()
+    s2 = Search(b, threads=1)
+    t = threading.Timer(0.2, s2.stop)
+    t.start()
+    t0 = time.perf_counter()
+    r = s2.search(seconds=30)
+    assert time.perf_counter() - t0 < 5 and r.playouts > 0
+    assert SearchResult.policy(r, 1.0).sum() == pytest.approx(1.0)
+
+
+def test_policy_target_temperature():
+    b = fastgo.Board(5, rules="chinese")
+    r = Search(b, threads=1).search(playouts=500)
+    p1 = r.policy(1.0)
+    assert p1.shape == (26,) and p1.sum() == pytest.approx(1.0)
+    assert np.allclose(p1[r.moves], r.visits / r.visits.sum())
+    p0 = r.policy(0)
+    assert p0[r.best_move] == pytest.approx(1.0 / (r.visits == r.visits.max()).sum())
+    ph = r.policy(0.5)
+    w = r.visits.astype(float) ** 2
+    assert np.allclose(ph[r.moves], w / w.sum())
+
+
+# -- PUCT -----------------------------------------------------------------------------------------
+
+def toy_evaluator(planes):
+    """Deterministic priors and values from the planes alone (float32, as the search reads)."""
+    planes = np.asarray(planes)
+    B, _, h, w = planes.shape
+    n = h * w
+    own = planes[:, 0].reshape(B, n)
+    opp = planes[:, 1].reshape(B, n)
+    idx = np.arange(n + 1, dtype=np.float32)
+    stones = (own.sum(1) + 2 * opp.sum(1)).astype(np.float32)
+    priors = 1.0 + ((idx[None, :] * 7 + stones[:, None] * 3) % 5).astype(np.float32)
+    values = np.tanh((own.sum(1) - opp.sum(1) + 0.25 * planes[:, 2, 0, 0]) / 3.0).astype(np.float32)
+    return priors.astype(np.float32), values
+
+
+def own_eye(b, p):
+    """The playout policy's one-point eye of the side to move (see fastgo.playouts)."""
+    g = b.stones()
+    h, w = g.shape
+    r, c = divmod(p, w)
+    me, opp = b.to_move, 3 - b.to_move
+    if g[r, c]:
+        return False
+    for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        rr, cc = r + dr, c + dc
+        if 0 <= rr < h and 0 <= cc < w and g[rr, cc] != me:
+            return False
+    bad = edge = 0
+    for dr, dc in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+        rr, cc = r + dr, c + dc
+        if 0 <= rr < h and 0 <= cc < w:
+            bad += g[rr, cc] == opp
+        else:
+            edge = 1
+    return bad == 0 if edge else bad < 2
+
+
+def planes_of(b):
+    g = b.stones()
+    me = b.to_move
+    return np.stack([(g == me), (g == 3 - me), np.full(g.shape, me == fastgo.BLACK)]).astype(np.float32)
+
+
+class RefNode:
+    def __init__(self, move, prior):
+        self.move, self.prior = move, prior
+        self.n, self.w, self.kids = 0, 0.0, None
+
+
+def reference_puct(b, sims, c_puct=1.5, fpu=0.0):
+    """AlphaZero PUCT, one leaf at a time: the module docstring's formula, ties to the first."""
+    root = RefNode(-1, 0.0)
+    for _ in range(sims):
+        bd, node, path = b.copy(), root, [root]
+        while node.kids:
+            sq = math.sqrt(node.n)
+            best, bestv = None, -1e300
+            for k in node.kids:
+                q = k.w / k.n if k.n else fpu
+                v = q + c_puct * k.prior * sq / (1 + k.n)
+                if v > bestv:
+                    best, bestv = k, v
+            node = best
+            bd.play(node.move)
+            path.append(node)
+        if bd.is_over:
+            s = bd.score()
+            v = 0.0 if s.winner == 0 else (1.0 if s.winner == bd.to_move else -1.0)
+        else:
+            pri, val = toy_evaluator(planes_of(bd)[None])
+            v = float(val[0])
+            moves = [m for m in bd.legal_moves() if m == bd.num_points or not own_eye(bd, m)]
+            raw = [float(pri[0, m]) for m in moves]
+            total = sum(raw)
+            node.kids = [RefNode(m, float(np.float32(r / total))) for m, r in zip(moves, raw)]
+        for d, nd in enumerate(reversed(path)):
+            nd.n += 1
+            nd.w += -v if d % 2 == 0 else v
+    return root
+
+
+@pytest.mark.parametrize("size, sims", [(3, 300), (4, 200)])
+def test_puct_matches_a_pure_python_puct(size, sims):
+    b = fastgo.Board(size, rules="chinese", komi=0.5)
+    s = Search(b, evaluator=toy_evaluator, batch=1)
+    r = s.search(visits=sims)
+    ref = reference_puct(b, sims)
+    assert r.root_visits == ref.n == sims
+    assert r.moves.tolist() == [k.move for k in ref.kids]
+    assert r.visits.tolist() == [k.n for k in ref.kids]
+    got = np.where(r.visits > 0, r.values, 0)
+    want = [(k.w / k.n + 1) / 2 if k.n else 0 for k in ref.kids]
+    assert np.allclose(got, want)
+    assert np.allclose(r.priors, [k.prior for k in ref.kids])
+
+
+def test_puct_batches_and_virtual_loss():
+    b = fastgo.Board(9, rules="chinese")
+    calls = []
+
+    def ev(planes):
+        calls.append(planes.shape[0])
+        assert planes.shape[1:] == (3, 9, 9) and planes.dtype == np.float32
+        return np.ones((planes.shape[0], 82), np.float32), np.zeros(planes.shape[0], np.float32)
+
+    s = Search(b, evaluator=ev, batch=64)
+    r = s.search(visits=2000)
+    assert r.root_visits == 2000 and r.visits.sum() == 1999
+    assert max(calls) == 64 and sum(calls) == 2000
+    # virtual loss spreads a batch over distinct leaves: with equal priors and values the
+    # first batches after the root's expansion visit 64 different root moves
+    assert calls[1] == 64
+
+
+def test_puct_evaluator_errors_leave_the_tree_consistent():
+    b = fastgo.Board(5, rules="chinese")
+
+    def bad(planes):
+        return np.ones((planes.shape[0], 3)), np.zeros(planes.shape[0])
+
+    s = Search(b, evaluator=bad, batch=8)
+    with pytest.raises(ValueError, match="priors must have shape"):
+        s.search(visits=10)
+    good = Search(b, evaluator=toy_evaluator, batch=8)
+    with pytest.raises(TypeError):
+        Search(b, evaluator=lambda p: 3, batch=8).search(visits=5)
+    assert good.search(visits=50).root_visits == 50
+
+
+def test_dirichlet_noise_changes_root_priors_reproducibly():
+    b = fastgo.Board(5, rules="chinese")
+    plain = Search(b, evaluator=toy_evaluator, batch=4).search(visits=100)
+    n1 = Search(b, evaluator=toy_evaluator, batch=4, dirichlet=(0.3, 0.25), seed=1).search(visits=100)
+    n2 = Search(b, evaluator=toy_evaluator, batch=4, dirichlet=(0.3, 0.25), seed=1).search(visits=100)
+    assert np.allclose(n1.priors, n2.priors) and not np.allclose(n1.priors, plain.priors)
+    assert n1.priors.sum() == pytest.approx(1.0, abs=1e-5)
+
+
+# -- the heavy playout policy ---------------------------------------------------------------------
+
+def test_heavy_playouts_capture_and_escape_first():
+    # Black's last play D4 puts White's D5 in atari; its liberty D6 has three empty
+    # neighbours: the heavy policy's only urgent move for White, so every playout starts there
+    b = board("""
+        . . . . . . .
+        . . . . . . .
+        . . X O X . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .""")
+    b.play("D4")
+    uniform = fastgo.playouts(b, 400, seed=1, record=400, policy="uniform")
+    heavy = fastgo.playouts(b, 400, seed=1, record=400, policy="heavy")
+    d6 = fastgo.vertex_to_point("D6", 7, 7)
+    assert sum(int(m[0]) == d6 for m in heavy.moves) == 400
+    assert sum(int(m[0]) == d6 for m in uniform.moves) < 100
+    # a capture: White's last play D5 leaves it one liberty (D4): Black takes it every time
+    c = board("""
+        . . . . . . .
+        . . . X . . .
+        . . X . X . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .""", to_move=fastgo.WHITE)
+    c.play("D5")
+    d4 = fastgo.vertex_to_point("D4", 7, 7)
+    assert all(int(m[0]) == d4 for m in fastgo.playouts(c, 200, seed=2, record=200, policy="heavy").moves)
+    # rules are exact whatever the policy: every recorded game replays legally
+    for m in fastgo.playouts(b, 50, seed=3, record=50, policy="heavy").moves:
+        d = b.copy()
+        for p in m:
+            d.play(int(p))
