@@ -60,11 +60,40 @@ cdef extern from *:
     #define FASTGO_ZTABLE 0
     static uint64_t fastgo_ztable[1];
     #endif
+
+    /* judge_mask's first pass over padded cells first..last-1 of a colouring (row stride s):
+       fresh[p] = 1 where p is empty, no stone ever stood there and a neighbour is empty (legal
+       under every rule); need[p] = 1 at the other empty points (to be judged one by one). Plain C
+       with restrict pointers so that the compiler vectorises it (16 cells an instruction). */
+    static inline void fastgo_fresh_points(const uint8_t* restrict col,
+                                           const uint8_t* restrict ever,
+                                           uint8_t* restrict fresh, uint8_t* restrict need,
+                                           int first, int last, int s) {
+        /* unsigned index and one pointer per row offset: Python builds with -fwrapv, under
+           which a signed index stops GCC from vectorising the loop */
+        const uint8_t* restrict c = col + first;
+        const uint8_t* restrict up = c - s;
+        const uint8_t* restrict down = c + s;
+        const uint8_t* restrict e = ever + first;
+        uint8_t* restrict o = fresh + first;
+        uint8_t* restrict x = need + first;
+        size_t i, n = (size_t)(last - first);
+        uint8_t empty, ok;
+        for (i = 0; i < n; i++) {
+            empty = c[i] == 0;
+            ok = empty & (e[i] == 0) &
+                 ((up[i] == 0) | (c[i - 1] == 0) | (c[i + 1] == 0) | (down[i] == 0));
+            o[i] = ok;
+            x[i] = empty & !ok;
+        }
+    }
     """
     const bint FASTGO_DEBUG
     void FASTGO_ASSERT(bint) noexcept nogil
     const bint FASTGO_ZTABLE
     const uint64_t* fastgo_ztable
+    void fastgo_fresh_points(const uint8_t* col, const uint8_t* ever, uint8_t* fresh,
+                             uint8_t* need, int first, int last, int s) noexcept nogil
 
 cdef enum:
     EMPTY = 0
@@ -765,20 +794,27 @@ cdef inline void judge_mask(const BoardState* b, int colour, bint over, int ko_r
                             uint8_t* out) noexcept nogil:
     """judge_move == LEGAL for every public point and, last, the pass: width * height + 1 bytes
     of 0/1 at out."""
-    cdef int r, c, p, s = b.stride, npoints = b.width * b.height
-    cdef uint64_t h
+    cdef int r, p, s = b.stride, w = b.width, npoints = b.width * b.height
+    cdef int first = s, last = b.npad - s
+    cdef uint64_t h, word
+    cdef uint8_t fresh[MAX_PAD + 8]
+    cdef uint8_t need[MAX_PAD + 8]
     if over:
         memset(out, 0, npoints + 1)
         return
     out[npoints] = 1
+    # first, branch-free and vectorised: the points where no stone ever stood with an empty
+    # neighbour are legal under every rule (a liberty, and a colouring never seen)
+    fastgo_fresh_points(b.color, b.ever, fresh, need, first, last, s)
     for r in range(b.height):
-        p = (r + 1) * s
-        for c in range(b.width):
-            if b.color[p] != EMPTY:
-                out[0] = 0
-            elif not b.ever[p] and has_empty_neighbour(b, p):
-                out[0] = 1      # fresh point with a liberty: legal under every rule
-            else:
-                out[0] = judge_play(b, p, colour, ko_rule, suicide, ko_hash, seen, &h) == LEGAL
-            out += 1
-            p += 1
+        memcpy(out + r * w, fresh + (r + 1) * s, w)
+    # then the other empty points, one by one, skipping 8 cells at a time where none is left
+    p = first
+    while p < last:
+        memcpy(&word, need + p, 8)
+        if p + 8 <= last and word == 0:
+            p += 8
+            continue
+        if need[p]:
+            out[from_pad(b, p)] = judge_play(b, p, colour, ko_rule, suicide, ko_hash, seen, &h) == LEGAL
+        p += 1
