@@ -103,18 +103,28 @@ def test_board_made_by_new_alone_is_a_valid_empty_1x1_game():
     assert b.legal_moves() == [1]
 
 
-def test_failed_reinit_leaves_the_board_unchanged():
-    b = fastgo.Board(9)
-    b.play("E5")
-    before = snapshot(b)
-    for kwargs in (dict(width=9, handicap=1), dict(width=30), dict(width=9, rules="nonsense"),
-                   dict(width=9, handicap=["A1", "A1"]), dict(width=9, komi=float("nan"))):
-        with pytest.raises((ValueError, TypeError)):
-            b.__init__(**kwargs)
-        assert snapshot(b) == before
+def test_reinit_of_a_live_board_is_refused_and_leaves_it_unchanged():
+    # a board's size and rules are fixed once it is initialised (so that no user code run by a
+    # method can re-size it under the method): every later __init__, good or bad, is refused
+    for make in (lambda: fastgo.Board(9), lambda: fastgo.Board.from_array(np.zeros((9, 9), dtype=np.int8)),
+                 lambda: fastgo.Board(9).copy(), lambda: pickle.loads(pickle.dumps(fastgo.Board(9)))):
+        b = make()
+        b.play("E5")
+        before = snapshot(b)
+        for kwargs in (dict(width=9, handicap=1), dict(width=30), dict(width=5, height=3),
+                       dict(width=9)):
+            with pytest.raises(TypeError, match="cannot re-initialise"):
+                b.__init__(**kwargs)
+            assert snapshot(b) == before
+        b.check_consistency()
+    # Board.__new__'s empty 1x1 game may be initialised once; a failed attempt does not count
+    b = fastgo.Board.__new__(fastgo.Board)
+    with pytest.raises(ValueError):
+        b.__init__(30)
     b.__init__(5, 3, ko="simple")
     assert (b.width, b.height, b.history, b.rules.ko) == (5, 3, [], "simple")
-    b.check_consistency()
+    with pytest.raises(TypeError, match="cannot re-initialise"):
+        b.__init__(5)
 
 
 def _mix64(z):

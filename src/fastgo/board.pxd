@@ -32,6 +32,8 @@ cdef class Board:
     cdef readonly object rules
     cdef object setup          # int8 [h, w] stones of a non-empty set-up, else None (for pickling)
     cdef object vertices       # GTP vertex -> point for this size, fetched on first use
+    cdef bint initialised      # set by __init__ (or from_array/copy/unpickling): the size and
+                               # rules are fixed from then on, a second __init__ is refused
 
     cdef int _reset(self, int w, int h, rules) except -1
     cdef _begin(self, int w, int h, rules, grid, int first)

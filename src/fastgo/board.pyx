@@ -184,22 +184,32 @@ cdef class Board:
 
     def __init__(self, width=9, height=None, *, rules=None, ko=None, suicide=None, scoring=None,
                  komi=None, handicap=0):
-        w, h = check_size(width, width if height is None else height)
-        rules = _make_rules(rules, ko, suicide, scoring, komi)
-        if isinstance(handicap, (list, tuple)):
-            points = [parse_move(m, w, h) for m in handicap]
-        else:
-            n = _index(handicap, "handicap")
-            points = star_points(w, h, n) if n else []
-        grid = None
-        if points:
-            if len(points) < 2 or len(set(points)) != len(points) or w * h in points:
-                raise ValueError("handicap placement needs at least two distinct points, no pass")
-            grid = np.zeros((h, w), dtype=np.uint8)
-            for p in points:
-                grid[p // w, p % w] = BLACK
-            if not grid_is_legal(<uint8_t*>cnp.PyArray_DATA(grid), w, h):
-                raise ValueError("handicap stones leave a chain without liberties")
+        # A Board is initialised once: its size never changes under a running method (user code
+        # such as an iterator or __index__ could otherwise re-size it between the method's
+        # reading of the size and its use). The flag is set before any user code runs.
+        if self.initialised:
+            raise TypeError("Board.__init__ cannot re-initialise a board: make a new Board")
+        self.initialised = True
+        try:
+            w, h = check_size(width, width if height is None else height)
+            rules = _make_rules(rules, ko, suicide, scoring, komi)
+            if isinstance(handicap, (list, tuple)):
+                points = [parse_move(m, w, h) for m in handicap]
+            else:
+                n = _index(handicap, "handicap")
+                points = star_points(w, h, n) if n else []
+            grid = None
+            if points:
+                if len(points) < 2 or len(set(points)) != len(points) or w * h in points:
+                    raise ValueError("handicap placement needs at least two distinct points, no pass")
+                grid = np.zeros((h, w), dtype=np.uint8)
+                for p in points:
+                    grid[p // w, p % w] = BLACK
+                if not grid_is_legal(<uint8_t*>cnp.PyArray_DATA(grid), w, h):
+                    raise ValueError("handicap stones leave a chain without liberties")
+        except BaseException:
+            self.initialised = False        # the board is still Board.__new__'s empty 1x1 game
+            raise
         # everything is validated: from here on nothing can fail
         self._begin(w, h, rules, grid, WHITE if grid is not None else BLACK)
 
@@ -227,7 +237,9 @@ cdef class Board:
         if grid is not None and grid.any():
             place_grid(self.st, <uint8_t*>cnp.PyArray_DATA(grid))
             self.setup = grid.astype(np.int8)
+            self.setup.flags.writeable = False      # shared by copies
         self.first = first
+        self.initialised = True
         self._start()
 
     cdef _start(self):
@@ -310,6 +322,7 @@ cdef class Board:
         b.suicide = self.suicide
         b.npoints = self.npoints
         b.first = self.first
+        b.initialised = True
         b.nturns = self.nturns
         b.undo_floor = self.undo_floor if undo else self.nturns
         cdef void* mem
@@ -339,8 +352,10 @@ cdef class Board:
 
     def __reduce__(self):
         # rebuilt by replaying the turns from the set-up through the checked play()
-        return (_restore, (type(self), self.st.width, self.st.height, self.rules, self.setup,
-                           self.first, self.history))
+        # a copy of the set-up: the board's own array must not be handed out writeable
+        return (_restore, (type(self), self.st.width, self.st.height, self.rules,
+                           None if self.setup is None else self.setup.copy(), self.first,
+                           self.history))
 
     def __deepcopy__(self, memo):
         return self.copy(True)
@@ -474,13 +489,13 @@ cdef class Board:
     def legal_moves(self):
         """The legal moves (points, then the pass) as a list of ints."""
         cdef uint8_t mask[MAX_POINTS + 1]
-        cdef int i, n = 0
+        cdef int i, n = 0, npoints = self.npoints
         cdef Py_ssize_t k = 0
         self._mask(mask)
-        for i in range(self.npoints + 1):
+        for i in range(npoints + 1):
             n += mask[i]
         out = PyList_New(n)         # filled in place with shared int objects: no allocation
-        for i in range(self.npoints + 1):
+        for i in range(npoints + 1):
             if mask[i]:
                 _incref(_INT_OBJECTS[i])    # the list steals a reference
                 _set_item(out, k, _INT_OBJECTS[i])
@@ -554,11 +569,11 @@ cdef class Board:
 
     def stones(self):
         """The colouring as int8 [height, width] (0 empty, 1 black, 2 white), row 0 at the bottom."""
-        out = np.empty((self.st.height, self.st.width), dtype=np.int8)
+        cdef int w = self.st.width, h = self.st.height, r, c
+        out = np.empty((h, w), dtype=np.int8)
         cdef int8_t[:, ::1] v = out
-        cdef int r, c
-        for r in range(self.st.height):
-            for c in range(self.st.width):
+        for r in range(h):
+            for c in range(w):
                 v[r, c] = self.st.color[(r + 1) * self.st.stride + c]
         return out
 
@@ -572,24 +587,35 @@ cdef class Board:
         and numpy ints, (row, col) tuples and vertices take fast paths; the rest, and every error,
         go through coords.parse_move."""
         cdef long v = _plain_int(move, -1), r, c
+        cdef int w = self.st.width, h = self.st.height
         if 0 <= v <= self.npoints:
             return v
         if type(move) is tuple and len(<tuple>move) == 2:
             r = _plain_int((<tuple>move)[0], -1)
             c = _plain_int((<tuple>move)[1], -1)
-            if 0 <= r < self.st.height and 0 <= c < self.st.width:
-                return r * self.st.width + c
-        elif type(move) is str:
-            if self.vertices is None:
-                self.vertices = vertex_table(self.st.width, self.st.height)
-            found = self.vertices.get(move)
-            if found is not None:
-                return found            # a read-only table of this board's size: in range
+            if 0 <= r < h and 0 <= c < w:
+                return r * w + c
+        # The paths below run Python code (the vertex table, __index__, the parser), during
+        # which another thread or the move's own methods may act on this board: the result is
+        # judged against the size read before them, and refused if the size has changed.
+        if type(move) is str:
+            table = self.vertices
+            if table is None:
+                table = vertex_table(w, h)
+            v = table.get(move, -1)
+            if v < 0:
+                v = parse_move(move, w, h)
         elif type(move) is not bool and type(move) is not int and PyIndex_Check(move):
             v = _plain_int(PyNumber_Index(move), -1)
-            if 0 <= v <= self.npoints:
-                return v
-        return parse_move(move, self.st.width, self.st.height)
+            if not 0 <= v <= w * h:
+                v = parse_move(move, w, h)
+        else:
+            v = parse_move(move, w, h)
+        if self.st.width != w or self.st.height != h:
+            raise RuntimeError("the board changed size while its move was read")
+        if self.vertices is None and type(move) is str:
+            self.vertices = table
+        return v
 
     cdef int _point(self, move) except -1:
         cdef int point = self._parse(move)
@@ -600,20 +626,26 @@ cdef class Board:
     def chain(self, move):
         """The chain at `move`: Chain(color, stones, liberties), points sorted."""
         cdef int p = to_pad(self.st, self._point(move))
-        cdef int h = self.st.head[p], st = h, s = self.st.stride, q, k
-        if self.st.color[p] == EMPTY:
+        cdef int h = self.st.head[p], st = h, s = self.st.stride, q, k, n = 0, i
+        cdef int colour = self.st.color[p]
+        cdef int32_t stones[MAX_POINTS]
+        cdef uint8_t is_lib[MAX_PAD]
+        if colour == EMPTY:
             raise ValueError(f"no stone at {point_to_vertex(from_pad(self.st, p), self.st.width, self.st.height)}")
-        stones = []
-        libs = set()
+        # walk the chain in C first: no Python object (whose allocation may run a collector
+        # and user code) is made while the board is read
+        memset(is_lib, 0, self.st.npad)
         while True:
-            stones.append(from_pad(self.st, st))
+            stones[n] = from_pad(self.st, st)
+            n += 1
             for q in (st - s, st - 1, st + 1, st + s):
                 if self.st.color[q] == EMPTY:
-                    libs.add(from_pad(self.st, q))
+                    is_lib[q] = 1
             st = self.st.next[st]
             if st == h:
                 break
-        return Chain(self.st.color[p], tuple(sorted(stones)), tuple(sorted(libs)))
+        libs = [from_pad(self.st, q) for q in range(self.st.npad) if is_lib[q]]
+        return Chain(colour, tuple(sorted([stones[i] for i in range(n)])), tuple(sorted(libs)))
 
     def liberties(self, move):
         """Exact number of liberties of the chain at `move`: its distinct empty neighbours,
@@ -643,10 +675,17 @@ cdef class Board:
             dead = np.flatnonzero(dead).tolist()
         elif isinstance(dead, (str, bytes)) or not hasattr(dead, "__iter__"):
             raise TypeError(f"dead must be an iterable of moves or a bool mask, not {type(dead).__name__}")
+        # every piece of user code (the iterator, __index__, the rules' fields) runs before the
+        # board is read; the reading below calls no Python code
+        dead = [self._point(m) for m in dead]
+        scoring, komi = self.rules.scoring, self.rules.komi
+        owner = np.empty((h, w), dtype=np.int8)
+        if self.st.width != w or self.st.height != h:
+            raise RuntimeError("the board changed size while its dead stones were read")
         memcpy(colour, self.st.color, self.st.npad)
         removed[:] = [0, 0, 0]
         for m in dead:
-            p = to_pad(self.st, self._point(m))
+            p = to_pad(self.st, <int>m)
             if self.st.color[p] == EMPTY:
                 raise ValueError(f"dead stones: no stone at {point_to_vertex(from_pad(self.st, p), w, h)}")
             if colour[p] == EMPTY:
@@ -658,16 +697,15 @@ cdef class Board:
                 q = self.st.next[q]
                 if q == p:
                     break
-        owner = np.empty((h, w), dtype=np.int8)
         board_ownership(colour, self.st, <int8_t*>cnp.PyArray_DATA(owner), owned, territory)
-        if self.rules.scoring == "area":
+        if scoring == "area":
             black = float(owned[BLACK])
             white = float(owned[WHITE])
         else:
             # territory = owned empty points: owned points minus the stones still standing
             black = float(territory[BLACK] + self.st.captures[BLACK] + removed[WHITE])
             white = float(territory[WHITE] + self.st.captures[WHITE] + removed[BLACK])
-        white += self.rules.komi
+        white += komi
         winner = BLACK if black > white else WHITE if white > black else EMPTY
         return Score(black, white, black - white, winner, owner)
 

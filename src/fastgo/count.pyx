@@ -754,22 +754,34 @@ def legal_position_mask(boards, *, threads=None):
     if not (1 <= w <= MAX_SIDE and 1 <= h <= MAX_SIDE):
         raise ValueError(f"board size {w}x{h} out of range: width and height must be 1..{MAX_SIDE}")
     cdef int nt = _threads(threads, THREADS_MAX)
-    if a.itemsize == 1:
-        # the kernel refuses any byte above 2, which includes every negative int8
-        a = np.ascontiguousarray(a).view(np.uint8)
-    else:
-        if a.size and (a.min() < 0 or a.max() > 2):
-            raise ValueError("boards may hold only 0 (empty), 1 (black) and 2 (white)")
-        a = np.ascontiguousarray(a, dtype=np.uint8)
     out = np.empty(n, dtype=np.uint8)
     if n == 0:
         return out.view(bool)
-    cdef const uint8_t[:, :, ::1] view = a
+    # A C-contiguous byte array is read in place; anything else is narrowed into a uint8 array
+    # allocated first (a huge broadcast view fails here at once, with MemoryError) and filled one
+    # block at a time; the kernel runs block by block too, so that Ctrl-C is seen between them.
+    direct = a.itemsize == 1 and a.flags.c_contiguous
+    src = a.view(np.uint8) if direct else np.empty((n, h, w), dtype=np.uint8)
+    cdef const uint8_t[:, :, ::1] view
     cdef uint8_t[::1] res = out
-    cdef int64_t cn = n
+    cdef int64_t lo = 0, hi, block = max(1, (1 << 22) // (w * h))
     cdef int cw = w, ch = h
-    with nogil:
-        mask_kernel(&view[0, 0, 0], cn, cw, ch, &res[0], nt)
+    while lo < n:
+        hi = min(n, lo + block)
+        if not direct:
+            part = a[lo:hi]
+            if a.itemsize == 1:
+                # the kernel refuses any byte above 2, which includes every negative int8
+                np.copyto(src[lo:hi], part.view(np.uint8) if part.dtype != np.uint8 else part)
+            else:
+                if part.min() < 0 or part.max() > 2:
+                    raise ValueError("boards may hold only 0 (empty), 1 (black) and 2 (white)")
+                np.copyto(src[lo:hi], part, casting="unsafe")
+        view = src[lo:hi]
+        with nogil:
+            mask_kernel(&view[0, 0, 0], hi - lo, cw, ch, &res[lo], nt)
+        PyErr_CheckSignals()
+        lo = hi
     if (out == 3).any():
         raise MemoryError()
     bad = np.flatnonzero(out == 2)

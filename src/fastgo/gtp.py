@@ -103,12 +103,30 @@ _INT = re.compile(r"-?[0-9]+")
 _FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
+#: Significant digits an int argument is read to: a longer number (Python would refuse to
+#: convert one of over 4,300 digits) reads as +-10**19, beyond every command's range (the
+#: largest is fastgo-seed's 2**63 - 1), so that the command answers its own range error.
+_INT_DIGITS = 19
+#: GTP 2's int: 0 <= x <= 2**31 - 1; time values are read as such.
+GTP_INT_MAX = 2**31 - 1
+
+
 def _int_arg(text):
     """An int argument: ASCII digits (a leading minus is read, for the commands' own range
     errors); anything else is a syntax error."""
     if not _INT.fullmatch(text):
         raise GtpError("syntax error")
+    if len(text.lstrip("-").lstrip("0")) > _INT_DIGITS:
+        return -10**_INT_DIGITS if text.startswith("-") else 10**_INT_DIGITS
     return int(text)
+
+
+def _time_args(args):
+    """Time values (seconds, stones) of time_settings and kgs-time_settings: GTP ints."""
+    values = [_int_arg(a) for a in args]
+    if any(not 0 <= v <= GTP_INT_MAX for v in values):
+        raise GtpError("syntax error")
+    return values
 
 
 def _float_arg(text):
@@ -274,8 +292,10 @@ class Engine:
     def _rebuild(self, rules):
         """The game replayed under other rules (komi changes, kgs-rules mid-game). Every part of
         a resumed game is replayed; the undo records stay valid (same turns, same parts)."""
-        parts, k = [], 0
+        earlier, b, k = [], None, 0
         for old in self.earlier + [self.board]:
+            if b is not None:
+                sgf.finish_part(earlier, b)
             setup, first = sgf.board_setup(old)
             b = Board.from_array(setup, to_move=first, rules=rules)
             for p in old.history:
@@ -284,9 +304,8 @@ class Engine:
                     b.play(p)
                 except IllegalMoveError as e:
                     raise GtpError(f"move {k} of the game is illegal under those rules: {e.reason}") from None
-            parts.append(b)
         self.rules = rules
-        self.earlier, self.board = parts[:-1], parts[-1]
+        self.earlier, self.board = earlier, b
 
     def _prisoners(self):
         """(black, white) stones captured in the whole game, earlier parts included."""
@@ -316,8 +335,11 @@ class Engine:
         if not b.is_over and (not b.history or b.history[-1] != b.pass_move):
             b.play(b.pass_move)
             return ("undo", 1)
-        # resume: a new part from the stones as they stand; the finished one is kept
-        self.earlier.append(b)
+        # resume: a new part from the stones as they stand; the finished one is kept, compactly
+        try:
+            sgf.finish_part(self.earlier, b)
+        except ValueError as e:
+            raise GtpError(str(e)) from None
         self.board = Board.from_array(b.stones(), to_move=colour, rules=self.rules)
         return ("resume",)
 
@@ -338,7 +360,7 @@ class Engine:
             if record[1]:
                 self.board.undo(record[1])
         else:                              # "resume": back to the finished part
-            self.board = self.earlier.pop()
+            self.board = self.earlier.pop().board()
 
     # -- required commands ---------------------------------------------------------------------------
 
@@ -384,6 +406,7 @@ class Engine:
 
     def cmd_clear_board(self, args):
         self._clear()
+        self._set_clock(self.time_settings)     # a new game: both clocks start again
         return ""
 
     def cmd_komi(self, args):
@@ -451,7 +474,7 @@ class Engine:
         elif self.board.history:
             self.board.undo()               # a turn of a loaded game
         elif self.earlier:
-            self.board = self.earlier.pop()   # a resumption of a loaded game
+            self.board = self.earlier.pop().board()   # a resumption of a loaded game
         else:
             raise GtpError("cannot undo")
         return ""
@@ -570,9 +593,7 @@ class Engine:
     def cmd_time_settings(self, args):
         if len(args) != 3:
             raise GtpError("syntax error")
-        main, byo, stones = (_int_arg(a) for a in args)
-        if min(main, byo, stones) < 0:
-            raise GtpError("syntax error")
+        main, byo, stones = _time_args(args)
         # GTP: byo-yomi time > 0 with 0 stones means no time limit (and all zeros can mean
         # nothing else sensible)
         no_limit = stones == 0 and (byo > 0 or main == 0)
@@ -582,9 +603,7 @@ class Engine:
     def cmd_kgs_time_settings(self, args):
         if not args:
             raise GtpError("syntax error")
-        kind, rest = args[0].lower(), [_int_arg(a) for a in args[1:]]
-        if any(v < 0 for v in rest):
-            raise GtpError("syntax error")
+        kind, rest = args[0].lower(), _time_args(args[1:])
         if kind == "none" and not rest:
             settings = None
         elif kind == "absolute" and len(rest) == 1:
@@ -614,9 +633,7 @@ class Engine:
         if len(args) != 3:
             raise GtpError("syntax error")
         colour = _colour(args[0])
-        seconds, stones = _float_arg(args[1]), _int_arg(args[2])
-        if stones < 0:
-            raise GtpError("syntax error")
+        seconds, (stones,) = _float_arg(args[1]), _time_args(args[2:])
         self.clock[colour] = (max(0.0, seconds), stones)
         return ""
 

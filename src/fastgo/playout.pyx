@@ -201,7 +201,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     if not isinstance(board, Board):
         raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
     cdef Board bd = board
-    cdef int npoints = bd.npoints
+    # every argument first: their user code (__index__, iterators) runs before the board is read
     cdef int64_t count = _int(n, "n", 0, 2**31 - 1)
     cdef uint64_t seed64 = _int(seed, "seed", -2**1000, 2**1000) % 2**64
     cdef int nthreads = default_threads() if threads is None else _int(threads, "threads", 1, _MAX_THREADS)
@@ -209,15 +209,18 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
         if nthreads > 1 and threads is not None:
             warnings.warn("fastgo.playouts runs on one thread in a forked process", RuntimeWarning)
         nthreads = 1
-    cdef int cap = max(3 * npoints, 1000) if max_moves is None else _int(max_moves, "max_moves", 0, _MAX_MOVES)
-    if not isinstance(ko, str) or (ko != "rules" and ko not in _KO_RULES):
+    max_moves = None if max_moves is None else _int(max_moves, "max_moves", 0, _MAX_MOVES)
+    if type(ko) is not str or (ko != "rules" and ko not in _KO_RULES):
         raise ValueError(f"ko must be 'rules', 'simple', 'positional' or 'situational', not {ko!r}")
-    cdef int ko_rule = bd.ko_rule if ko == "rules" else _KO_RULES[ko]
     if not isinstance(ownership, (bool, np.bool_)):
         raise TypeError(f"ownership must be a bool, not {type(ownership).__name__}")
     cdef bint want_owner = ownership
     recorded = _recorded(record, count)
     cdef int64_t nrec = len(recorded)
+    # from here to the private copy of the board below no Python code runs
+    cdef int npoints = bd.npoints
+    cdef int cap = max(3 * npoints, 1000) if max_moves is None else max_moves
+    cdef int ko_rule = bd.ko_rule if ko == "rules" else _KO_RULES[ko]
     # threads take chunks of _CHUNK playouts: more threads than chunks would only wait
     nthreads = max(1, min(nthreads, <int>((count + _CHUNK - 1) // _CHUNK)))
 
@@ -314,7 +317,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
             sums = np.zeros(npoints, dtype=np.float64)
             for t in range(nthreads):
                 sums += np.asarray(<int64_t[:npoints]>(owner_sum + t * npoints))
-            own_mean = (sums / count if count else np.full(npoints, np.nan)).reshape(bd.st.height, bd.st.width)
+            own_mean = (sums / count if count else np.full(npoints, np.nan)).reshape(start.height, start.width)
         games = []
         for j, i in enumerate(recorded):
             games.append(np.asarray(<int16_t[:length_p[i]]>(moves + j * cap)).astype(np.int32)

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fastgo.board import Board
+from fastgo.board import Board, is_legal_position
 from fastgo.coords import MAX_SIDE, check_size, point_to_vertex, star_points
 from fastgo.errors import IllegalMoveError
 from fastgo.rules import PRESETS, Rules
@@ -101,6 +101,37 @@ class Node:
         """The first value of a property, or `default`."""
         values = self.props.get(ident)
         return values[0] if values else default
+
+    # repr and == walk the tree with a stack of their own, not by recursion: a record may be
+    # thousands of nodes deep (parse reads it without recursion too)
+    def __repr__(self):
+        out, todo = [], [self]
+        while todo:
+            item = todo.pop()
+            if isinstance(item, str):
+                out.append(item)
+                continue
+            out.append(f"Node(props={item.props!r}, children=[")
+            todo.append(f"], offset={item.offset!r})")
+            for k in range(len(item.children) - 1, -1, -1):
+                todo.append(item.children[k])
+                if k:
+                    todo.append(", ")
+        return "".join(out)
+
+    def __eq__(self, other):
+        if not isinstance(other, Node):
+            return NotImplemented
+        todo = [(self, other)]
+        while todo:
+            a, b = todo.pop()
+            if (a.props != b.props or a.offset != b.offset or a.value_offsets != b.value_offsets
+                    or len(a.children) != len(b.children)):
+                return False
+            todo.extend(zip(a.children, b.children))
+        return True
+
+    __hash__ = None             # mutable
 
     def main_line(self):
         """This node and the first child of each node after it."""
@@ -251,6 +282,7 @@ class Game:
     text: str | None = field(default=None, repr=False, compare=False)
     offsets: list = field(default_factory=list, repr=False, compare=False)
     size_offset: int | None = field(default=None, repr=False, compare=False)
+    setup_offset: int | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         for name in ("width", "height"):
@@ -265,12 +297,21 @@ class Game:
             raise ValueError(f"Game.setup must have shape ({self.height}, {self.width}), not "
                              f"{np.shape(self.setup)}")
 
+    def _rules_key(self):
+        """What a record says of its rules: the options (RU; None when absent or unknown) and
+        the komi (KM, else the rules' komi), as ``to_sgf`` writes them. ``Game.rules``'s own
+        komi is not part of it: RU names options, and a preset read back (NZ for an Ing game)
+        carries the preset's komi, not the record's."""
+        r = self.rules
+        komi = self.komi if self.komi is not None else (r.komi if r is not None else None)
+        return (None if r is None else (r.ko, r.suicide, r.scoring), komi)
+
     def __eq__(self, other):
         if not isinstance(other, Game):
             return NotImplemented
-        return ((self.width, self.height, self.komi, self.handicap, self.rules, self.to_move,
+        return ((self.width, self.height, self._rules_key(), self.handicap, self.to_move,
                  self.moves, self.result) ==
-                (other.width, other.height, other.komi, other.handicap, other.rules,
+                (other.width, other.height, other._rules_key(), other.handicap,
                  other.to_move, other.moves, other.result)
                 and np.array_equal(self.setup, other.setup))
 
@@ -300,9 +341,10 @@ class Game:
         return self.segments(rules, upto, insert_passes)[-1]
 
     def segments(self, rules=None, upto=None, insert_passes=False):
-        """The replay of ``board`` as a list of boards: one per part of the game, each ended by
-        a resumption (see ``board``), the last the part still being played. Without resumption
-        the list holds one board."""
+        """The replay of ``board`` as a list: one entry per part of the game, each ended by a
+        resumption (see ``board``): the finished parts as ``FinishedPart``s, the last, the part
+        still being played, as a ``Board``. Without resumption the list holds one board. A game
+        resumed more than ``MAX_RESUMPTIONS`` times raises ``SgfError``."""
         if upto is not None:
             if isinstance(upto, bool) or not isinstance(upto, (int, np.integer)):
                 raise TypeError(f"upto must be an int or None, not {type(upto).__name__}")
@@ -314,8 +356,11 @@ class Game:
             raise SgfError(f"cannot replay a {self.width}x{self.height} board: fastgo boards are "
                            f"1..{MAX_SIDE} points a side", self.text, self.size_offset) from None
         rules = self.effective_rules(rules)
+        if not is_legal_position(self.setup):
+            raise SgfError("the set-up (AB/AW/AE) leaves a chain without liberties", self.text,
+                           self.setup_offset)
         b = Board.from_array(self.setup, to_move=self.to_move, rules=rules)
-        parts = [b]
+        earlier = []
         moves = self.moves if upto is None else self.moves[:max(0, upto - 1)]
         for k, (colour, point) in enumerate(moves):
             offset = self.offsets[k] if k < len(self.offsets) else None
@@ -323,8 +368,11 @@ class Game:
                 if not b.is_over and (not b.history or b.history[-1] != b.pass_move):
                     b.play(b.pass_move)
                 else:                           # resume, as GTP's play does
+                    try:
+                        finish_part(earlier, b)
+                    except ValueError as e:
+                        raise SgfError(str(e), self.text, offset) from None
                     b = Board.from_array(b.stones(), to_move=colour, rules=rules)
-                    parts.append(b)
             if colour != b.to_move:
                 raise ReplayError(k + 1, colour, point_to_vertex(point, self.width, self.height),
                                   "not this colour's turn (two moves of one colour in a row; "
@@ -334,7 +382,66 @@ class Game:
                 b.play(point)
             except IllegalMoveError as e:
                 raise ReplayError(k + 1, colour, e.vertex, e.reason, self.text, offset) from None
-        return parts
+        return earlier + [b]
+
+
+#: The most times one game may be resumed after two passes (``Game.segments``, GTP ``play``,
+#: ``genmove`` and ``loadsgf``): what one input may cost stays bounded (each finished part keeps
+#: its set-up, a few hundred bytes; real games resume a handful of times).
+MAX_RESUMPTIONS = 10_000
+
+
+class FinishedPart:
+    """A finished part of a resumed game (see ``Game.board``), kept compactly instead of as a
+    whole ``Board``: the set-up it started from (``start_position()``, read-only and shared
+    with the part before when equal, as in a run of passes), the colour that moved first, its
+    turns, the prisoners taken in it and its rules. ``board()`` replays it into a ``Board``.
+    It reads like the finished ``Board`` it was: ``history``, ``captures``, ``first_player``,
+    ``rules``, ``width``, ``height``, ``is_over``."""
+
+    __slots__ = ("_setup", "first_player", "_moves", "captures", "rules")
+
+    def __init__(self, board, like=None):
+        """The part `board` played; `like`: the part before, whose set-up array is reused when
+        it is the same position."""
+        _check_board(board)
+        setup, self.first_player = board_setup(board)
+        if like is not None and np.array_equal(like._setup, setup):
+            setup = like._setup
+        else:
+            setup.flags.writeable = False
+        self._setup = setup
+        self._moves = np.array(board.history, dtype=np.int16)
+        self.captures = board.captures
+        self.rules = board.rules
+
+    width = property(lambda self: self._setup.shape[1])
+    height = property(lambda self: self._setup.shape[0])
+    history = property(lambda self: self._moves.tolist(), doc="The part's turns, as points.")
+    is_over = property(lambda self: True)
+
+    def start_position(self):
+        return self._setup.copy()
+
+    def board(self):
+        """The part as a ``Board``: its set-up and turns replayed (all legal: they were)."""
+        b = Board.from_array(self._setup, to_move=self.first_player, rules=self.rules)
+        for p in self._moves.tolist():
+            b.play(p)
+        return b
+
+    def __repr__(self):
+        return (f"<fastgo.sgf.FinishedPart {self.width}x{self.height}, {len(self._moves)} turns, "
+                f"captures {self.captures}>")
+
+
+def finish_part(earlier, board):
+    """Append `board`, a finished part of a resumed game, to `earlier` as a ``FinishedPart``;
+    ValueError when the game was resumed ``MAX_RESUMPTIONS`` times already."""
+    if len(earlier) >= MAX_RESUMPTIONS:
+        raise ValueError(f"the game was resumed after two passes {MAX_RESUMPTIONS} times, "
+                         f"fastgo's limit")
+    earlier.append(FinishedPart(board, earlier[-1] if earlier else None))
 
 
 def prisoners(earlier):
@@ -371,27 +478,12 @@ def _parse_point(value, width, height, text, offset, allow_pass):
     return (height - 1 - top) * width + col
 
 
-def _point_list(values, offsets, width, height, text):
-    """The points of a list of SGF points and compressed rectangles "aa:cc"."""
-    points = []
-    for value, off in zip(values, offsets):
-        if ":" in value:
-            a, b = value.split(":", 1)
-            pa = _parse_point(a, width, height, text, off, False)
-            pb = _parse_point(b, width, height, text, off, False)
-            (r1, c1), (r2, c2) = divmod(pa, width), divmod(pb, width)
-            for r in range(min(r1, r2), max(r1, r2) + 1):
-                for c in range(min(c1, c2), max(c1, c2) + 1):
-                    points.append(r * width + c)
-        else:
-            points.append(_parse_point(value, width, height, text, off, False))
-    return points
-
-
 def rules_from_name(name):
     """The ``Rules`` an RU[] value names (case, spaces, '-' and '_' ignored), or None."""
     if name is None:
         return None
+    if not isinstance(name, str):
+        raise TypeError(f"a rules name must be a str, not {type(name).__name__}")
     m = _FASTGO_RU.match(name.strip())
     if m:
         try:
@@ -414,6 +506,27 @@ def rules_to_name(rules):
             return RU_NAMES.get(key, key)
     return (f"fastgo:ko={rules.ko},suicide={'allowed' if rules.suicide else 'forbidden'},"
             f"scoring={rules.scoring}")
+
+
+# SGF numbers are ASCII: int() and float() alone would take "1_9", "٩", "inf", "1e5"
+_SGF_NUMBER = re.compile(r"[+-]?[0-9]+")
+_SGF_REAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)")
+
+
+def _sgf_number(text):
+    """An SGF Number ("[+-]digits", surrounding spaces allowed) as an int; ValueError else."""
+    text = text.strip()
+    if not _SGF_NUMBER.fullmatch(text):
+        raise ValueError(f"not an SGF number: {text!r:.40}")
+    return int(text)
+
+
+def _sgf_real(text):
+    """An SGF Real (a Number with an optional decimal fraction) as a float; ValueError else."""
+    text = text.strip()
+    if not _SGF_REAL.fullmatch(text):
+        raise ValueError(f"not an SGF real: {text!r:.40}")
+    return float(text)
 
 
 def _root_number(root, key, what, convert, valid, text, default, where):
@@ -444,9 +557,9 @@ def game_from_tree(root, text=None):
     try:
         if ":" in size:
             w, h = size.split(":", 1)
-            width, height = int(w), int(h)
+            width, height = _sgf_number(w), _sgf_number(h)
         else:
-            width = height = int(size)
+            width = height = _sgf_number(size)
     except ValueError:
         raise SgfError(f"bad board size SZ[{size}]", text, where(root, "SZ")) from None
     if not (1 <= width <= SGF_MAX_SIDE and 1 <= height <= SGF_MAX_SIDE):
@@ -454,8 +567,8 @@ def game_from_tree(root, text=None):
                        "points a side", text, where(root, "SZ"))
     game = Game(width=width, height=height, text=text,
                 size_offset=where(root, "SZ") if "SZ" in root.props else root.offset)
-    game.komi = _root_number(root, "KM", "komi", float, np.isfinite, text, game.komi, where)
-    game.handicap = _root_number(root, "HA", "handicap", int, lambda n: n >= 0, text,
+    game.komi = _root_number(root, "KM", "komi", _sgf_real, np.isfinite, text, game.komi, where)
+    game.handicap = _root_number(root, "HA", "handicap", _sgf_number, lambda n: n >= 0, text,
                                  game.handicap, where)
     game.rules_name = root.get("RU")
     game.rules = rules_from_name(game.rules_name)
@@ -464,17 +577,27 @@ def game_from_tree(root, text=None):
                   "US", "AN", "CP", "ON"):
         if ident in root.props:
             game.info[ident] = root.props[ident][0]
-    grid = game.setup.reshape(-1)
-    placed = {}                                    # point -> the property that set it up
-    for ident, colour in (("AB", BLACK), ("AW", WHITE), ("AE", EMPTY)):
-        if ident in root.props:
-            for value, off in zip(root.props[ident], root.value_offsets[ident]):
-                for p in _point_list([value], [off], width, height, text):
-                    if placed.setdefault(p, ident) != ident:
-                        raise SgfError(f"point {_sgf_point(p, width, height)!r} is in both "
-                                       f"{placed[p]} and {ident} of one node (FF[4] forbids it)",
-                                       text, off)
-                    grid[p] = colour
+    game.setup_offset = root.offset
+    # each value (a point or an "aa:cc" rectangle) is one slice of the grid: a file that
+    # repeats a 52x52 rectangle costs numpy's time per value, not Python's per point
+    placed = np.zeros((height, width), dtype=np.int8)     # 1 + index of the property that set
+    idents = ("AB", "AW", "AE")                           # each point up, 0: none
+    for code, (ident, colour) in enumerate(zip(idents, (BLACK, WHITE, EMPTY)), 1):
+        for value, off in zip(root.props.get(ident, ()), root.value_offsets.get(ident, ())):
+            a, _, b = value.partition(":")
+            pa = _parse_point(a, width, height, text, off, False)
+            pb = _parse_point(b, width, height, text, off, False) if ":" in value else pa
+            (r1, c1), (r2, c2) = divmod(pa, width), divmod(pb, width)
+            rows, cols = slice(min(r1, r2), max(r1, r2) + 1), slice(min(c1, c2), max(c1, c2) + 1)
+            clash = np.flatnonzero((placed[rows, cols] != 0) & (placed[rows, cols] != code))
+            if len(clash):
+                r, c = divmod(int(clash[0]), cols.stop - cols.start)
+                r, c = rows.start + r, cols.start + c
+                raise SgfError(f"point {_sgf_point(r * width + c, width, height)!r} is in both "
+                               f"{idents[placed[r, c] - 1]} and {ident} of one node (FF[4] "
+                               f"forbids it)", text, off)
+            placed[rows, cols] = code
+            game.setup[rows, cols] = colour
     pl, pl_at = root.get("PL"), where(root, "PL")
     for k, node in enumerate(root.main_line()):
         if k > 0:
@@ -531,8 +654,8 @@ def decode(data):
     for enc in encodings:
         try:
             return data.decode(enc)
-        except (LookupError, UnicodeError):   # UnicodeError: codecs such as punycode
-            continue
+        except (LookupError, ValueError):   # ValueError: a NUL in the name; UnicodeError
+            continue                        # (a ValueError): codecs such as punycode
     return data.decode("latin-1")
 
 
@@ -560,7 +683,12 @@ def _sgf_point(point, width, height):
 
 def number_text(x):
     """A float as SGF and GTP numbers are written: "7", "6.5", "-0.25", shortest exact form."""
-    x = float(x)
+    try:
+        x = float(x)
+    except OverflowError:
+        x = float("inf")                # an int too large for a float
+    if not np.isfinite(x):
+        raise ValueError(f"cannot write {x} as an SGF or GTP number: numbers are finite")
     return str(int(x)) if x == int(x) and abs(x) < 1e15 else repr(x)
 
 
@@ -576,7 +704,10 @@ def to_sgf(game, application="fastgo"):
         root.append(f"RU[{_escape(game.rules_name)}]")
     komi = game.komi if game.komi is not None else (rules.komi if rules is not None else None)
     if komi is not None:
-        root.append(f"KM[{number_text(komi)}]")
+        try:
+            root.append(f"KM[{number_text(komi)}]")
+        except ValueError as e:
+            raise ValueError(f"bad komi: {e}") from None
     if game.handicap:
         root.append(f"HA[{game.handicap}]")
     for ident, value in game.info.items():
@@ -616,7 +747,10 @@ def result_text(score, resigned=None):
 
 
 def board_setup(board):
-    """(set-up stones int8 [height, width], colour that moved first) of a ``Board``."""
+    """(set-up stones int8 [height, width], colour that moved first) of a ``Board`` or a
+    ``FinishedPart``."""
+    if isinstance(board, FinishedPart):
+        return board.start_position(), board.first_player
     _check_board(board)
     # The Board keeps its set-up for pickling; __reduce__ is the public door to it.
     _, (cls, width, height, rules, setup, first, history) = board.__reduce__()
@@ -635,8 +769,8 @@ def game_of_board(board, result=None, *, earlier=(), handicap=None, **info):
     as the position stands when the game is over (else none); `info` adds root properties such
     as ``PB="fastgo"``.
 
-    `earlier`: the finished parts of a resumed game (boards, oldest first, as
-    ``Game.segments`` lists them): the record then starts from the first one's set-up and holds
+    `earlier`: the finished parts of a resumed game (``FinishedPart``s or boards, oldest
+    first, as ``Game.segments`` lists them): the record then starts from the first one's set-up and holds
     every part's turns, which ``Game.board(insert_passes=True)`` (and GTP's ``loadsgf``) resume
     the same way; their prisoners count in the result. `handicap`: the HA[] to write. A
     ``Board`` does not record how it was made, so by default HA[n] is written only when the
@@ -648,7 +782,8 @@ def game_of_board(board, result=None, *, earlier=(), handicap=None, **info):
         raise TypeError(f"earlier must be a sequence of fastgo.Board, not {type(earlier).__name__}")
     earlier = list(earlier)
     for b in earlier:
-        _check_board(b, "earlier's items")
+        if not isinstance(b, FinishedPart):
+            _check_board(b, "earlier's items")
     parts = earlier + [board]
     setup, first = board_setup(parts[0])
     moves = []
@@ -715,11 +850,17 @@ def games_to_sgf(move_lists, width=9, height=None, *, rules=None, komi=None, han
     for k, moves in enumerate(move_lists):
         b = start.copy()
         try:
-            points = np.asarray(moves, dtype=np.int64).reshape(-1).tolist()
+            points = np.asarray(moves).reshape(-1).tolist()      # Python ints (or others)
         except (TypeError, ValueError):
+            points = None
+        if points is None or any(isinstance(p, (str, bytes)) for p in points):
             raise TypeError(f"game {k}: a move list must hold int points (pass = width * height), "
-                            f"not {moves!r:.60}") from None
+                            f"not {moves!r:.60}")
         for j, p in enumerate(points):
+            if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= b.pass_move:
+                raise ValueError(f"game {k}, turn {j + 1}: {p!r:.40} is not a point of a "
+                                 f"{b.width}x{b.height} board (moves are ints 0..{b.pass_move}, "
+                                 f"pass = width * height)")
             try:
                 b.play(p)
             except IllegalMoveError as e:
@@ -792,7 +933,7 @@ def run_replay(args):
             with open(path, "rb") as f:
                 text = decode(f.read())
             trees = parse(text)
-        except (OSError, SgfError) as e:
+        except (OSError, ValueError) as e:      # ValueError: SgfError and any other bad input
             if many:
                 print(f"== {path}", flush=True)
             fail(path, f"cannot read it: {e.strerror or e}" if isinstance(e, OSError) else e)
