@@ -21,29 +21,35 @@ pytest.importorskip("Cython")
 KERNEL_USER = textwrap.dedent('''
     # cython: language_level=3
     from libc.stdint cimport uint64_t
-    from fastgo.core cimport (BoardState, board_clear, board_copy, board_preview, board_play,
-                              to_pad, BLACK, OCCUPIED)
+    from fastgo.core cimport (BoardState, board_new, board_free, board_bytes, board_clear,
+                              board_copy, board_preview, board_play, to_pad, BLACK, OCCUPIED)
+    from libc.stdlib cimport malloc, free
 
     def replay(int width, int height, moves, int first):
-        """Play the points alternately (passes skipped over) on a C board, without the GIL."""
-        cdef BoardState b, c
+        """Play the points alternately (passes skipped over) on a C board, without the GIL; copy
+        it into a caller's buffer of board_bytes and read the copy."""
+        cdef BoardState* b = board_new(width, height)
+        cdef BoardState* c = <BoardState*>malloc(board_bytes(width, height))
         cdef int colour = first, p, captured
         cdef uint64_t h
         cdef bint previewed = True
-        board_clear(&b, width, height)
         for m in moves:
             if m < width * height:
-                p = to_pad(&b, m)
+                p = to_pad(b, m)
                 with nogil:
-                    if board_preview(&b, p, colour, &h, &captured) != OCCUPIED:
-                        board_play(&b, NULL, p, colour)
+                    if board_preview(b, p, colour, &h, &captured) != OCCUPIED:
+                        board_play(b, NULL, p, colour)
                         previewed = previewed and b.hash == h
             colour = 3 - colour
         if not previewed:
             return None
-        board_copy(&c, &b)
-        return ([c.color[to_pad(&c, q)] for q in range(width * height)], c.hash,
-                c.captures[1], c.captures[2])
+        board_clear(c, width, height)
+        board_copy(c, b)
+        board_free(b)
+        out = ([c.cell[to_pad(c, q)].color for q in range(width * height)], c.hash,
+               c.captures[1], c.captures[2])
+        free(c)
+        return out
 
     from fastgo.core cimport HashSet, hashset_free, KO_SIMPLE
     from fastgo.board cimport Board

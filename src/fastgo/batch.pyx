@@ -162,7 +162,7 @@ cdef void encode_game(BoardBatch self, int64_t i, plane_t* out) noexcept nogil:
         for r in range(h):
             p = (r + 1) * s
             for c in range(w):
-                v = b.color[p + c]
+                v = b.cell[p + c].color
                 q = 0 if v == BLACK else 1 if v == WHITE else 2
                 out[q * hw + r * w + c] = 1
         if mover == WHITE:
@@ -175,21 +175,21 @@ cdef void encode_game(BoardBatch self, int64_t i, plane_t* out) noexcept nogil:
             for c in range(w):
                 q = r * w + c
                 out[q] = 1                              # 0: on the board
-                v = b.color[p + c]
+                v = b.cell[p + c].color
                 if v == EMPTY:
                     if over:
                         continue
                     # 6: the ko rule (simple ko or superko) forbids the mover's play here now
                     status = judge_play(b, p + c, mover, self.ko_rule, self.suicide, ko,
-                                        &g.seen, &hh)
+                                        hashset_seen, &g.seen, &hh)
                     if status == KO or status == SUPERKO:
                         out[6 * hw + q] = 1
                     continue
                 out[(1 if v == mover else 2) * hw + q] = 1  # 1, 2: the mover's, the opponent's
-                if libcache[b.head[p + c]] < 0:
-                    libs = chain_liberties(b, b.head[p + c])
-                    libcache[b.head[p + c]] = <int8_t>(libs if libs < 4 else 4)
-                libs = libcache[b.head[p + c]]
+                if libcache[b.cell[p + c].head] < 0:
+                    libs = chain_liberties(b, b.cell[p + c].head)
+                    libcache[b.cell[p + c].head] = <int8_t>(libs if libs < 4 else 4)
+                libs = libcache[b.cell[p + c].head]
                 if libs <= 3:                           # 3, 4, 5: chains with 1, 2, 3 liberties
                     out[(2 + libs) * hw + q] = 1
         for k in range(5):                              # 7..11: the last five turns' points
@@ -301,7 +301,7 @@ cdef class BoardBatch:
         if self.capped(i) and not self.over(i):
             return MOVE_CAP
         return judge_move(self.state(i), point, self.to_move_of(i), self.over(i), self.ko_rule,
-                          self.suicide, &g.ko_hash if g.nturns >= 1 else NULL, &g.seen, &h)
+                          self.suicide, &g.ko_hash if g.nturns >= 1 else NULL, hashset_seen, &g.seen, &h)
 
     cdef int reserve(self, int64_t i) noexcept nogil:
         """Room for one more turn of game i; -1 when out of memory (the game unchanged)."""
@@ -334,8 +334,7 @@ cdef class BoardBatch:
         g.nturns += 1
         if self.ko_rule != KO_SIMPLE:
             hashset_add(&g.seen, superko_key(self.ko_rule, b.hash, 3 - colour))
-        memcpy(self.rings + <size_t>i * self.ring_bytes + <size_t>(g.nturns % HISTORY) * b.npad,
-               b.color, b.npad)
+        board_colours(b, self.rings + <size_t>i * self.ring_bytes + <size_t>(g.nturns % HISTORY) * b.npad)
 
     cdef void restart(self, int64_t i) noexcept nogil:
         """Game i back to the batch's start position."""
@@ -355,7 +354,7 @@ cdef class BoardBatch:
         g.seen.used = 0
         if self.ko_rule != KO_SIMPLE:
             hashset_add(&g.seen, superko_key(self.ko_rule, b.hash, g.first))
-        memcpy(self.rings + <size_t>i * self.ring_bytes, b.color, b.npad)
+        board_colours(b, self.rings + <size_t>i * self.ring_bytes)
 
     cdef double margin(self, int64_t i) noexcept nogil:
         """Black's points minus White's (komi in White's) under the batch's scoring, as
@@ -364,8 +363,8 @@ cdef class BoardBatch:
         cdef uint8_t colour[MAX_PAD]
         cdef int owned[3]
         cdef int territory[3]
-        memcpy(colour, b.color, b.npad)
-        board_ownership(colour, b, NULL, owned, territory)
+        board_colours(b, colour)
+        board_ownership(colour, 1, b, NULL, owned, territory)
         if self.territory:
             return (territory[BLACK] + b.captures[BLACK]) - (territory[WHITE] + b.captures[WHITE]) - self.komi
         return owned[BLACK] - owned[WHITE] - self.komi
@@ -422,8 +421,8 @@ cdef class BoardBatch:
     cdef void mask_into(self, int64_t i, uint8_t* out) noexcept nogil:
         cdef Game* g = &self.games[i]
         judge_mask(self.state(i), self.to_move_of(i), self.over(i) or self.capped(i),
-                   self.ko_rule, self.suicide, &g.ko_hash if g.nturns >= 1 else NULL, &g.seen,
-                   out)
+                   self.ko_rule, self.suicide, &g.ko_hash if g.nturns >= 1 else NULL, hashset_seen,
+                   &g.seen, out)
 
     cdef void _run(self, int job) noexcept:
         """Run `job` on every game: OpenMP threads taking CHUNK games at a time (dynamic
@@ -593,7 +592,7 @@ cdef class BoardBatch:
             b = self.state(i)
             for r in range(self.height):
                 for c in range(self.width):
-                    v[i, r, c] = b.color[(r + 1) * b.stride + c]
+                    v[i, r, c] = b.cell[(r + 1) * b.stride + c].color
         return out
 
     def __len__(self):

@@ -7,12 +7,12 @@ history, the superko memory and the journal must change together.
 """
 
 from libc.stdint cimport int32_t, int64_t, uint64_t
-from fastgo.core cimport BoardState, Journal, HashSet, superko_key
+from fastgo.core cimport BoardState, Journal, superko_key
 
 
 ctypedef struct Turn:
-    int64_t mark       # journal length before the turn
     uint64_t hash      # colouring after the turn
+    int32_t mark       # journal length before the turn
     int32_t move       # public point, or num_points for a pass
 
 
@@ -23,8 +23,9 @@ cdef class Board:
     cdef int64_t nturns
     cdef int64_t cap_turns
     cdef int64_t undo_floor    # turns up to this one cannot be undone (copy(undo=False))
-    cdef HashSet seen          # superko memory: the key (_key) of the set-up and of every turn;
-                               # empty and unused under the simple ko rule
+    cdef int32_t* seen         # superko memory: open addressing over the turns, slot = turn + 1
+                               # (0 free), keyed by _turn_key; NULL under the simple ko rule
+    cdef int64_t seen_cap      # slots of `seen`: a power of two, over twice the turns it holds
     cdef int first             # colour to move at the set-up
     cdef int ko_rule
     cdef bint suicide
@@ -36,6 +37,10 @@ cdef class Board:
                                # rules are fixed from then on, a second __init__ is refused
 
     cdef int _reset(self, int w, int h, rules) except -1
+    cdef bint _seen_contains(self, uint64_t key) noexcept nogil
+    cdef void _seen_add(self, int64_t turn) noexcept nogil
+    cdef void _seen_remove(self, int64_t turn) noexcept nogil
+    cdef int _seen_reserve(self, int64_t turns) except -1
     cdef _begin(self, int w, int h, rules, grid, int first)
     cdef _start(self)
     cpdef Board copy(self, bint undo=*)
@@ -50,6 +55,10 @@ cdef class Board:
     cdef inline uint64_t _key(self, uint64_t h, int to_move) noexcept nogil:
         """What superko remembers of a colouring with hash h and `to_move` to play."""
         return superko_key(self.ko_rule, h, to_move)
+
+    cdef inline uint64_t _turn_key(self, int64_t t) noexcept nogil:
+        """The superko key of the colouring after turn t (0: the set-up)."""
+        return self._key(self.turns[t].hash, self.first if t % 2 == 0 else 3 - self.first)
 
     cdef inline int _colour_to_move(self) noexcept nogil:
         return self.first if self.nturns % 2 == 0 else 3 - self.first

@@ -70,11 +70,15 @@ cdef bint place_grid(BoardState* b, const uint8_t* grid) noexcept nogil:
     return b.captures[BLACK] == 0 and b.captures[WHITE] == 0
 
 
-cdef bint grid_is_legal(const uint8_t* grid, int width, int height) noexcept nogil:
+cdef bint grid_is_legal(const uint8_t* grid, int width, int height) except -1:
     """True when every chain of the row-major grid has a liberty (a legal position)."""
-    cdef BoardState b
-    board_clear(&b, width, height)
-    return place_grid(&b, grid)
+    cdef BoardState* b = board_new(width, height)
+    cdef bint legal
+    if b == NULL:
+        raise MemoryError()
+    legal = place_grid(b, grid)
+    board_free(b)
+    return legal
 
 
 cdef _grid_from_array(array, int* width, int* height):
@@ -93,6 +97,7 @@ cdef _grid_from_array(array, int* width, int* height):
 
 
 _DEFAULT_RULES = Rules()
+cdef object _BARE = object()    # Board.__new__(cls, _BARE): no state yet, the caller fills it
 
 cdef extern from "Python.h":
     void _set_item "PyList_SET_ITEM"(object, Py_ssize_t, PyObject*)
@@ -147,6 +152,11 @@ cdef inline long _plain_int(object o, long bad) except? -2:
 
 
 @cython.embedsignature(False)      # Cython misplaces the `*` of __init__; the docstring says it
+cdef bint board_seen(const void* board, uint64_t key) noexcept nogil:
+    """SeenFn (core.judge_play) over a Board's table of turns."""
+    return (<Board>board)._seen_contains(key)
+
+
 cdef class Board:
     """A game of Go: the board, whose turn it is, the history that ko and superko look back to.
 
@@ -166,13 +176,17 @@ cdef class Board:
     Chain(color=1, stones=(12,), liberties=(7, 11, 17))
     """
 
-    def __cinit__(self):
+    def __cinit__(self, *args, **kwargs):
         # Every Board, even one made by Board.__new__ alone, owns valid state: an empty 1x1 game.
-        self.st = <BoardState*>PyMem_Malloc(sizeof(BoardState))
-        self.cap_turns = 16
+        # copy() asks for a bare object (_BARE) and fills it itself.
+        if args and args[0] is _BARE:
+            return
+        self.st = <BoardState*>PyMem_Malloc(board_bytes(1, 1))
+        self.cap_turns = 8
         self.turns = <Turn*>PyMem_Malloc(self.cap_turns * sizeof(Turn))
-        if self.st == NULL or self.turns == NULL or hashset_init(&self.seen, 16):
+        if self.st == NULL or self.turns == NULL:
             raise MemoryError()
+        board_clear(self.st, 1, 1)
         self._reset(1, 1, _DEFAULT_RULES)
         self._start()
 
@@ -180,7 +194,7 @@ cdef class Board:
         PyMem_Free(self.st)
         PyMem_Free(self.journal.entries)
         PyMem_Free(self.turns)
-        hashset_free(&self.seen)
+        PyMem_Free(self.seen)
 
     def __init__(self, width=9, height=None, *, rules=None, ko=None, suicide=None, scoring=None,
                  komi=None, handicap=0):
@@ -217,8 +231,20 @@ cdef class Board:
 
     cdef int _reset(self, int w, int h, rules) except -1:
         """An empty w x h game under `rules` (a validated Rules), reusing the allocations."""
+        cdef void* mem
+        cdef int ko_rule = _KO_CODES[rules.ko]
+        if board_bytes(w, h) != board_bytes(self.st.width, self.st.height):
+            mem = PyMem_Realloc(self.st, board_bytes(w, h))
+            if mem == NULL:
+                raise MemoryError()
+            self.st = <BoardState*>mem
+        PyMem_Free(self.seen)
+        self.seen = NULL
+        self.seen_cap = 0
+        self.ko_rule = ko_rule
+        if ko_rule != KO_SIMPLE:
+            self._seen_reserve(1)
         self.rules = rules
-        self.ko_rule = _KO_CODES[rules.ko]
         self.suicide = rules.suicide
         self.npoints = w * h
         self.first = BLACK
@@ -226,8 +252,56 @@ cdef class Board:
         self.vertices = None
         board_clear(self.st, w, h)
         self.journal.n = 0
-        memset(self.seen.counts, 0xFF, self.seen.cap * sizeof(int32_t))
-        self.seen.used = 0
+        return 0
+
+    # -- superko memory: the turns' keys, found through a table of turn indices -------------------
+
+    cdef bint _seen_contains(self, uint64_t key) noexcept nogil:
+        """True when the colouring after some turn (or the set-up) has superko key `key`."""
+        cdef int64_t i = <int64_t>(key & <uint64_t>(self.seen_cap - 1))   # keys are Zobrist XORs
+        while self.seen[i]:
+            if self._turn_key(self.seen[i] - 1) == key:
+                return True
+            i = (i + 1) & (self.seen_cap - 1)
+        return False
+
+    cdef void _seen_add(self, int64_t turn) noexcept nogil:
+        """Remember turn `turn` (room reserved by _seen_reserve)."""
+        cdef int64_t i = <int64_t>(self._turn_key(turn) & <uint64_t>(self.seen_cap - 1))
+        while self.seen[i]:
+            i = (i + 1) & (self.seen_cap - 1)
+        self.seen[i] = <int32_t>(turn + 1)
+
+    cdef void _seen_remove(self, int64_t turn) noexcept nogil:
+        """Forget turn `turn`, the last one added. Emptying its slot cuts no other key's probe
+        run: every key added before it was placed while the slot was free."""
+        cdef int64_t i = <int64_t>(self._turn_key(turn) & <uint64_t>(self.seen_cap - 1))
+        while self.seen[i] != turn + 1:
+            i = (i + 1) & (self.seen_cap - 1)
+        self.seen[i] = 0
+
+    cdef int _seen_reserve(self, int64_t turns) except -1:
+        """Room for turns 0 .. turns - 1 at a load of at most one half: rebuilt from the turns
+        held (0 .. nturns) when the table is too small."""
+        cdef int64_t cap = 16, t
+        cdef int32_t* mem
+        if 2 * turns <= self.seen_cap:
+            return 0
+        if turns >= 2 ** 31 - 1:
+            raise MemoryError()
+        while cap < 2 * turns:
+            cap *= 2
+        mem = <int32_t*>PyMem_Malloc(cap * sizeof(int32_t))
+        if mem == NULL:
+            raise MemoryError()
+        memset(mem, 0, cap * sizeof(int32_t))
+        cdef bint held = self.seen != NULL
+        PyMem_Free(self.seen)
+        self.seen = mem
+        self.seen_cap = cap
+        if held:
+            for t in range(self.nturns + 1):
+                self._seen_add(t)
         return 0
 
     cdef _begin(self, int w, int h, rules, grid, int first):
@@ -250,7 +324,8 @@ cdef class Board:
         self.turns[0].hash = self.st.hash
         self.turns[0].move = -1
         if self.ko_rule != KO_SIMPLE:
-            hashset_add(&self.seen, self._key(self.st.hash, self.first))
+            memset(self.seen, 0, self.seen_cap * sizeof(int32_t))
+            self._seen_add(0)
 
     @classmethod
     def from_array(cls, array, *, to_move=BLACK, rules=None, ko=None, suicide=None, scoring=None,
@@ -312,9 +387,11 @@ cdef class Board:
         """An independent copy: the board, the history and the superko memory, so the copy plays,
         judges ko and superko and scores exactly like the original. It can undo the turns played
         on it, but not those played before it was made unless `undo` is true: the undo journal
-        grows with the game (about 200 bytes a turn), the rest of a copy does not. ``copy.copy``
-        and ``copy.deepcopy`` copy the journal too."""
-        cdef Board b = type(self).__new__(type(self))
+        grows with the game (about 100 bytes a turn), the rest of a copy does not (a 9x9 copy
+        takes about 2 KB, a 19x19 one after 200 turns about 10 KB). ``copy.copy`` and
+        ``copy.deepcopy`` copy the journal too."""
+        cdef Board b = type(self).__new__(type(self), _BARE)
+        cdef size_t nbytes = board_bytes(self.st.width, self.st.height)
         b.rules = self.rules
         b.setup = self.setup
         b.vertices = self.vertices
@@ -325,26 +402,27 @@ cdef class Board:
         b.initialised = True
         b.nturns = self.nturns
         b.undo_floor = self.undo_floor if undo else self.nturns
-        cdef void* mem
-        if b.cap_turns < self.nturns + 1:
-            mem = PyMem_Realloc(b.turns, (self.nturns + 16) * sizeof(Turn))
-            if mem == NULL:
-                raise MemoryError()
-            b.turns = <Turn*>mem
-            b.cap_turns = self.nturns + 16
-        hashset_free(&b.seen)
+        b.cap_turns = self.nturns + 2
+        b.st = <BoardState*>PyMem_Malloc(nbytes)
+        b.turns = <Turn*>PyMem_Malloc(b.cap_turns * sizeof(Turn))
+        b.seen_cap = self.seen_cap
+        if self.seen != NULL:
+            b.seen = <int32_t*>PyMem_Malloc(self.seen_cap * sizeof(int32_t))
         # without undo the journal starts empty and is allocated by the first play (_reserve)
-        b.journal.cap = self.journal.n + 1024 if undo else 0
-        b.journal.entries = <JournalEntry*>PyMem_Malloc(b.journal.cap * sizeof(JournalEntry)) if undo else NULL
-        if (undo and b.journal.entries == NULL) or hashset_copy(&b.seen, &self.seen):
-            raise MemoryError()
-        board_copy(b.st, self.st)
+        if undo and self.journal.n:
+            b.journal.cap = self.journal.n
+            b.journal.entries = <JournalEntry*>PyMem_Malloc(b.journal.cap * sizeof(JournalEntry))
+        if (b.st == NULL or b.turns == NULL or (self.seen != NULL and b.seen == NULL)
+                or (b.journal.cap and b.journal.entries == NULL)):
+            raise MemoryError()         # __dealloc__ frees what was allocated
+        memcpy(b.st, self.st, nbytes)
         memcpy(b.turns, self.turns, (self.nturns + 1) * sizeof(Turn))
-        if undo:
+        if self.seen != NULL:
+            memcpy(b.seen, self.seen, self.seen_cap * sizeof(int32_t))
+        if b.journal.cap:
             memcpy(b.journal.entries, self.journal.entries, self.journal.n * sizeof(JournalEntry))
             b.journal.n = self.journal.n
-        else:
-            b.journal.n = 0        # the marks of turns below undo_floor are never read again
+        # without the journal, the marks of turns below undo_floor are never read again
         return b
 
     def __copy__(self):
@@ -366,7 +444,7 @@ cdef class Board:
         """Why the side to move may not play `point` (0 = it may); the new colouring's hash
         (core.judge_move: the one judgement Board and BoardBatch share)."""
         return judge_move(self.st, point, self._colour_to_move(), self._over(), self.ko_rule,
-                          self.suicide, self._ko_hash(), &self.seen, new_hash)
+                          self.suicide, self._ko_hash(), board_seen, <void*>self, new_hash)
 
     cdef int _reserve(self, int point) except -1:
         """Room for one more turn in every growing array."""
@@ -374,6 +452,8 @@ cdef class Board:
         if point != self.npoints:
             need += journal_bound(self.st, to_pad(self.st, point))
         cdef void* mem
+        if need >= 2 ** 31:
+            raise MemoryError()     # a turn's mark is an int32
         if need > self.journal.cap:
             cap = max(need, 2 * self.journal.cap, 1024)
             mem = PyMem_Realloc(self.journal.entries, cap * sizeof(JournalEntry))
@@ -388,8 +468,8 @@ cdef class Board:
                 raise MemoryError()
             self.turns = <Turn*>mem
             self.cap_turns = cap
-        if self.ko_rule != KO_SIMPLE and hashset_reserve(&self.seen, 1):
-            raise MemoryError()
+        if self.ko_rule != KO_SIMPLE:
+            self._seen_reserve(self.nturns + 2)
         return 0
 
     cdef void _commit(self, int point) noexcept nogil:
@@ -399,11 +479,11 @@ cdef class Board:
         if point != self.npoints:
             board_play(self.st, &self.journal, to_pad(self.st, point), colour)
         self.nturns += 1
-        self.turns[self.nturns].mark = mark
+        self.turns[self.nturns].mark = <int32_t>mark
         self.turns[self.nturns].hash = self.st.hash
         self.turns[self.nturns].move = point
         if self.ko_rule != KO_SIMPLE:
-            hashset_add(&self.seen, self._key(self.st.hash, 3 - colour))
+            self._seen_add(self.nturns)
 
     cpdef play(self, move):
         """Play `move` for the side to move (a point, (row, col), GTP vertex or "pass").
@@ -441,7 +521,7 @@ cdef class Board:
         while k:
             t = &self.turns[self.nturns]
             if self.ko_rule != KO_SIMPLE:
-                hashset_remove(&self.seen, self._key(t.hash, self._colour_to_move()))
+                self._seen_remove(self.nturns)
             journal_rewind(self.st, &self.journal, t.mark)
             self.nturns -= 1
             k -= 1
@@ -470,7 +550,7 @@ cdef class Board:
 
     cdef void _mask(self, uint8_t* out) noexcept nogil:
         judge_mask(self.st, self._colour_to_move(), self._over(), self.ko_rule, self.suicide,
-                   self._ko_hash(), &self.seen, out)
+                   self._ko_hash(), board_seen, <void*>self, out)
 
     def legal_mask(self, out=None):
         """Legality of every point and, last, of the pass: bool array of length points + 1.
@@ -534,7 +614,7 @@ cdef class Board:
     @property
     def _superko_slots(self):
         """Slots of the superko hash table (for tests of its sizing)."""
-        return self.seen.cap
+        return self.seen_cap
 
     @property
     def situation_hash(self):
@@ -574,13 +654,13 @@ cdef class Board:
         cdef int8_t[:, ::1] v = out
         for r in range(h):
             for c in range(w):
-                v[r, c] = self.st.color[(r + 1) * self.st.stride + c]
+                v[r, c] = self.st.cell[(r + 1) * self.st.stride + c].color
         return out
 
     def color_at(self, move):
         """Colour at a point: 0 empty, 1 black, 2 white."""
         point = self._point(move)
-        return self.st.color[to_pad(self.st, point)]
+        return self.st.cell[to_pad(self.st, point)].color
 
     cdef int _parse(self, move) except -1:
         """The point of a move (pass = num_points); TypeError / ValueError when malformed. Plain
@@ -626,8 +706,8 @@ cdef class Board:
     def chain(self, move):
         """The chain at `move`: Chain(color, stones, liberties), points sorted."""
         cdef int p = to_pad(self.st, self._point(move))
-        cdef int h = self.st.head[p], st = h, s = self.st.stride, q, k, n = 0, i
-        cdef int colour = self.st.color[p]
+        cdef int h = self.st.cell[p].head, st = h, s = self.st.stride, q, k, n = 0, i
+        cdef int colour = self.st.cell[p].color
         cdef int32_t stones[MAX_POINTS]
         cdef uint8_t is_lib[MAX_PAD]
         if colour == EMPTY:
@@ -639,9 +719,9 @@ cdef class Board:
             stones[n] = from_pad(self.st, st)
             n += 1
             for q in (st - s, st - 1, st + 1, st + s):
-                if self.st.color[q] == EMPTY:
+                if self.st.cell[q].color == EMPTY:
                     is_lib[q] = 1
-            st = self.st.next[st]
+            st = self.st.cell[st].next
             if st == h:
                 break
         libs = [from_pad(self.st, q) for q in range(self.st.npad) if is_lib[q]]
@@ -651,9 +731,9 @@ cdef class Board:
         """Exact number of liberties of the chain at `move`: its distinct empty neighbours,
         counted by a walk of the chain (the kernel keeps pseudo-liberties)."""
         cdef int p = to_pad(self.st, self._point(move))
-        if self.st.color[p] == EMPTY:
+        if self.st.cell[p].color == EMPTY:
             raise ValueError(f"no stone at {point_to_vertex(from_pad(self.st, p), self.st.width, self.st.height)}")
-        return chain_liberties(self.st, self.st.head[p])
+        return chain_liberties(self.st, self.st.cell[p].head)
 
     # -- scoring -----------------------------------------------------------------------------------
 
@@ -668,7 +748,7 @@ cdef class Board:
         cdef int removed[3]
         cdef int owned[3]
         cdef int territory[3]
-        cdef uint8_t colour[MAX_PAD]
+        cdef uint8_t colour[MAX_PAD]     # the colouring with the dead stones removed
         if isinstance(dead, np.ndarray) and dead.dtype == np.bool_:
             if dead.shape not in ((h, w), (w * h,)):
                 raise ValueError(f"a dead-stone mask must have shape ({h}, {w}) or ({w * h},)")
@@ -682,22 +762,22 @@ cdef class Board:
         owner = np.empty((h, w), dtype=np.int8)
         if self.st.width != w or self.st.height != h:
             raise RuntimeError("the board changed size while its dead stones were read")
-        memcpy(colour, self.st.color, self.st.npad)
+        board_colours(self.st, colour)
         removed[:] = [0, 0, 0]
         for m in dead:
             p = to_pad(self.st, <int>m)
-            if self.st.color[p] == EMPTY:
+            if self.st.cell[p].color == EMPTY:
                 raise ValueError(f"dead stones: no stone at {point_to_vertex(from_pad(self.st, p), w, h)}")
             if colour[p] == EMPTY:
                 continue                 # its chain was already listed
             q = p
             while True:
                 colour[q] = EMPTY
-                removed[self.st.color[p]] += 1
-                q = self.st.next[q]
+                removed[self.st.cell[p].color] += 1
+                q = self.st.cell[q].next
                 if q == p:
                     break
-        board_ownership(colour, self.st, <int8_t*>cnp.PyArray_DATA(owner), owned, territory)
+        board_ownership(colour, 1, self.st, <int8_t*>cnp.PyArray_DATA(owner), owned, territory)
         if scoring == "area":
             black = float(owned[BLACK])
             white = float(owned[WHITE])
@@ -717,15 +797,16 @@ cdef class Board:
     # -- checks and display ------------------------------------------------------------------------
 
     def check_consistency(self):
-        """Recompute chains, liberties, sizes, chain hashes, the empty list and the hash from the
-        colouring alone, and raise ``ConsistencyError`` where the incremental state disagrees."""
+        """Recompute chains, liberties, sizes, chain hashes, the empty list, the hash and the
+        superko memory from the colouring and the history alone, and raise ``ConsistencyError``
+        where the incremental state disagrees."""
         cdef BoardState* b = self.st
         cdef int p, q, s = b.stride
         err = []
         seen = {}
         total = 0
         for p in range(b.npad):
-            col = b.color[p]
+            col = b.cell[p].color
             on = p >= s and p < b.npad - s and p % s != b.width
             if on != (col != WALL):
                 err.append(f"cell {p}: wall/board mismatch")
@@ -738,40 +819,40 @@ cdef class Board:
                 while stack:
                     x = stack.pop()
                     for q in (x - s, x - 1, x + 1, x + s):
-                        if b.color[q] == col and q not in chain:
+                        if b.cell[q].color == col and q not in chain:
                             chain.add(q)
                             stack.append(q)
-                libs = {q for x in chain for q in (x - s, x - 1, x + 1, x + s) if b.color[q] == EMPTY}
-                hd = b.head[p]
-                if hd not in chain or any(b.head[x] != hd for x in chain):
+                libs = {q for x in chain for q in (x - s, x - 1, x + 1, x + s) if b.cell[q].color == EMPTY}
+                hd = b.cell[p].head
+                if hd not in chain or any(b.cell[x].head != hd for x in chain):
                     err.append(f"chain at {p}: heads disagree")
                     continue
                 ring = set()
                 x = hd
                 while x not in ring and len(ring) <= len(chain):
                     ring.add(x)
-                    x = b.next[x]
+                    x = b.cell[x].next
                 if ring != chain:
                     err.append(f"chain at {p}: ring is not the chain")
-                pairs = sum(b.color[q] == EMPTY for x in chain for q in (x - s, x - 1, x + 1, x + s))
-                if b.plibs[hd] != pairs:
-                    err.append(f"chain at {p}: {b.plibs[hd]} pseudo-liberties recorded, {pairs} true")
+                pairs = sum(b.cell[q].color == EMPTY for x in chain for q in (x - s, x - 1, x + 1, x + s))
+                if b.cell[hd].plibs != pairs:
+                    err.append(f"chain at {p}: {b.cell[hd].plibs} pseudo-liberties recorded, {pairs} true")
                 if chain_liberties(b, hd) != len(libs):
                     err.append(f"chain at {p}: {chain_liberties(b, hd)} liberties counted, {len(libs)} true")
-                if b.size[hd] != len(chain):
-                    err.append(f"chain at {p}: size {b.size[hd]} recorded, {len(chain)} true")
+                if b.cell[hd].size != len(chain):
+                    err.append(f"chain at {p}: size {b.cell[hd].size} recorded, {len(chain)} true")
                 ch = 0
                 for x in chain:
                     ch ^= zkey(col, x)
-                if b.chash[hd] != ch:
+                if chain_hash(b, hd) != ch:
                     err.append(f"chain at {p}: chain hash wrong")
                 for x in chain:
                     seen[x] = hd
             elif col == EMPTY:
-                i = b.empty_pos[p]
-                if not (0 <= i < b.num_empty and b.empty[i] == p):
+                i = b.cell[p].next
+                if not (0 <= i < b.num_empty and empty_list(b)[i] == p):
                     err.append(f"empty point {p} missing from the empty list")
-        n_empty = sum(1 for p in range(b.npad) if b.color[p] == EMPTY)
+        n_empty = sum(1 for p in range(b.npad) if b.cell[p].color == EMPTY)
         if n_empty != b.num_empty:
             err.append(f"{b.num_empty} points listed empty, {n_empty} true")
         if total != b.hash:
@@ -779,7 +860,7 @@ cdef class Board:
         if self.turns[self.nturns].hash != b.hash:
             err.append("history's last hash differs from the board's")
         for p in range(b.npad):
-            if (b.color[p] == BLACK or b.color[p] == WHITE) and not b.ever[p]:
+            if (b.cell[p].color == BLACK or b.cell[p].color == WHITE) and not b.cell[p].ever:
                 err.append(f"cell {p}: a stone where no stone ever stood")
         if self.ko_rule != KO_SIMPLE:
             # the superko memory holds exactly the set-up's and every turn's key, each findable
@@ -787,13 +868,12 @@ cdef class Board:
             for i in range(self.nturns + 1):
                 k = self._key(self.turns[i].hash, self.first if i % 2 == 0 else 3 - self.first)
                 expected[k] = expected.get(k, 0) + 1
-            held = {self.seen.keys[i]: self.seen.counts[i] for i in range(self.seen.cap)
-                    if self.seen.counts[i] > 0}
-            if held != expected:
+            slots = sorted(self.seen[i] - 1 for i in range(self.seen_cap) if self.seen[i])
+            if slots != list(range(self.nturns + 1)):
                 err.append("superko memory differs from the history")
-            if any(not hashset_contains(&self.seen, k) for k in expected):
+            if any(not self._seen_contains(k) for k in expected):
                 err.append("superko memory cannot find a key it holds")
-            if not 2 * self.seen.used <= self.seen.cap:
+            if not 2 * (self.nturns + 1) <= self.seen_cap:
                 err.append("superko memory over half full")
         if err:
             raise ConsistencyError("; ".join(err))
@@ -804,7 +884,7 @@ cdef class Board:
         lines = [letters]
         chars = ".XO"
         for r in range(h - 1, -1, -1):
-            row = " ".join(chars[self.st.color[(r + 1) * self.st.stride + c]] for c in range(w))
+            row = " ".join(chars[self.st.cell[(r + 1) * self.st.stride + c].color] for c in range(w))
             lines.append(f"{r + 1:2d} {row} {r + 1}")
         lines.append(letters)
         return "\n".join(lines)

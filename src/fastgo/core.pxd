@@ -1,22 +1,26 @@
 # cython: language_level=3
 """The C data model of fastgo and the kernel that plays on it.
 
-Everything here is C: fixed-size arrays, no Python objects, every function ``noexcept nogil``.
-The rules core (``fastgo.board``) and the playout kernel (to come) share these structs and functions, and
-other Cython code can ``cimport fastgo.core`` to drive boards without the GIL.
+Everything here is C: no Python objects, every function ``noexcept nogil``. The rules core
+(``fastgo.board``) and the playout kernel share these structs and functions, and other Cython code
+can ``cimport fastgo.core`` to drive boards without the GIL.
 
 Layout. A board of width W and height H is stored padded: stride S = W + 1, the point (row, col)
 lives at padded index ``(row + 1) * S + col``; column W of every row and rows -1 and H are WALL, so
 the four neighbours of any on-board point are ``p - S, p - 1, p + 1, p + S`` with no edge tests.
+A ``BoardState`` is one block whose size follows the board's (``board_bytes(W, H)``: about 1.3 KB
+for 9x9, 5 KB for 19x19): a header, one ``Cell`` per padded point, then the list of empty points.
+It holds no pointer, so copying is one memcpy and boards can lie back to back in one buffer.
 
 Chains are rings: ``next`` links the stones of a chain in a cycle and ``head`` names the chain's
 representative stone; a merge relabels the smaller chain (union by size), so ``head`` is O(1).
-Per-chain data lives at the head's index: pseudo-liberties, size, and the XOR of the Zobrist keys
-of its stones (the hash change of its capture). Pseudo-liberties count (stone, empty neighbour)
-pairs, so a point next to two stones of the chain counts twice: they add up on a merge with no
-search for shared liberties, they are zero exactly when the chain has no liberty, and a play at p
-takes a chain's last liberty exactly when its pseudo-liberties equal the number of its stones
-next to p. Exact liberties, which only the Python API reports, are counted on demand.
+Per-chain data lives at the head's cell: pseudo-liberties and size; the XOR of the Zobrist keys
+of its stones (the hash change of its capture) is walked when a capture needs it. Pseudo-liberties
+count (stone, empty neighbour) pairs, so a point next to two stones of the chain counts twice:
+they add up on a merge with no search for shared liberties, they are zero exactly when the chain
+has no liberty, and a play at p takes a chain's last liberty exactly when its pseudo-liberties
+equal the number of its stones next to p. Exact liberties, which only the Python API reports, are
+counted on demand.
 
 Undo. Every write a move makes goes through ``jset*``, which records the old value in an optional
 ``Journal`` (NULL inside playouts). Undoing a turn restores those values in reverse order.
@@ -28,6 +32,7 @@ from libc.string cimport memcpy, memset
 
 cdef extern from *:
     """
+    #include <stddef.h>
     #ifndef FASTGO_DEBUG
     #define FASTGO_DEBUG 0
     #endif
@@ -60,40 +65,11 @@ cdef extern from *:
     #define FASTGO_ZTABLE 0
     static uint64_t fastgo_ztable[1];
     #endif
-
-    /* judge_mask's first pass over padded cells first..last-1 of a colouring (row stride s):
-       fresh[p] = 1 where p is empty, no stone ever stood there and a neighbour is empty (legal
-       under every rule); need[p] = 1 at the other empty points (to be judged one by one). Plain C
-       with restrict pointers so that the compiler vectorises it (16 cells an instruction). */
-    static inline void fastgo_fresh_points(const uint8_t* restrict col,
-                                           const uint8_t* restrict ever,
-                                           uint8_t* restrict fresh, uint8_t* restrict need,
-                                           int first, int last, int s) {
-        /* unsigned index and one pointer per row offset: Python builds with -fwrapv, under
-           which a signed index stops GCC from vectorising the loop */
-        const uint8_t* restrict c = col + first;
-        const uint8_t* restrict up = c - s;
-        const uint8_t* restrict down = c + s;
-        const uint8_t* restrict e = ever + first;
-        uint8_t* restrict o = fresh + first;
-        uint8_t* restrict x = need + first;
-        size_t i, n = (size_t)(last - first);
-        uint8_t empty, ok;
-        for (i = 0; i < n; i++) {
-            empty = c[i] == 0;
-            ok = empty & (e[i] == 0) &
-                 ((up[i] == 0) | (c[i - 1] == 0) | (c[i + 1] == 0) | (down[i] == 0));
-            o[i] = ok;
-            x[i] = empty & !ok;
-        }
-    }
     """
     const bint FASTGO_DEBUG
     void FASTGO_ASSERT(bint) noexcept nogil
     const bint FASTGO_ZTABLE
     const uint64_t* fastgo_ztable
-    void fastgo_fresh_points(const uint8_t* col, const uint8_t* ever, uint8_t* fresh,
-                             uint8_t* need, int first, int last, int s) noexcept nogil
 
 cdef enum:
     EMPTY = 0
@@ -124,27 +100,54 @@ cdef enum:
     ZSEED_LO = 0x676F2121
 
 
-ctypedef struct BoardState:
-    # -- header: copied whole ------------------------------------------------------------------
-    int32_t width          # columns, 1..25
-    int32_t height         # rows, 1..25
-    int32_t stride         # width + 1: padded distance between rows
-    int32_t npad           # (height + 2) * stride: padded cells in use
-    int32_t num_empty      # length of the empty-point list
-    int32_t captures[3]    # captures[c]: stones removed from the board to colour c's credit
-    uint64_t hash          # XOR of zkey(colour, p) over all stones
-    # -- per padded cell: only the first npad entries are meaningful and copied ----------------
-    uint8_t color[MAX_PAD]      # EMPTY, BLACK, WHITE or WALL
-    uint8_t ever[MAX_PAD]       # 1 once a stone has stood here: a play on a never-used point
-                                # makes a colouring that cannot have occurred before
-    int16_t head[MAX_PAD]       # representative stone of the chain; 0 (a wall) for non-stones
-    int16_t next[MAX_PAD]       # next stone in the chain's ring
-    int16_t plibs[MAX_PAD]      # at a head: pseudo-liberties, (stone, empty neighbour) pairs
-    int16_t size[MAX_PAD]       # at a head: number of stones
-    uint64_t chash[MAX_PAD]     # at a head: XOR of the stones' Zobrist keys
-    int16_t empty_pos[MAX_PAD]  # index of an empty point in `empty`
-    # -- the empty points, in no particular order: uniform sampling is one random index ---------
-    int16_t empty[MAX_POINTS]
+cdef extern from *:
+    """
+    /* The board is one relocatable block: a fixed header, then one cell per padded point (the
+       array ends the struct: its length follows the board's size), then the list of empty points
+       (width * height int16). Nothing in it is a pointer, so a memcpy of board_bytes(w, h) copies
+       a board, and boards can lie side by side in one buffer. */
+    typedef struct {
+        uint8_t color;      /* EMPTY, BLACK, WHITE or WALL */
+        uint8_t ever;       /* 1 once a stone has stood here */
+        int16_t head;       /* representative stone of the chain; 0 (a wall) for non-stones */
+        int16_t next;       /* a stone: next stone of its chain's ring; an empty point: its index
+                               in the empty list (-1 elsewhere) */
+        int16_t plibs;      /* at a head: pseudo-liberties */
+        int16_t size;       /* at a head: number of stones */
+    } fastgo_cell;
+    typedef struct {
+        int32_t width, height, stride, npad, num_empty;
+        int32_t captures[3];
+        uint64_t hash;
+        fastgo_cell cell[];
+    } fastgo_board;
+    #define FASTGO_HEADER_BYTES (offsetof(fastgo_board, cell))
+    """
+    const size_t FASTGO_HEADER_BYTES
+
+    ctypedef struct Cell "fastgo_cell":
+        uint8_t color          # EMPTY, BLACK, WHITE or WALL
+        uint8_t ever           # 1 once a stone has stood here: a play on a never-used point
+                               # makes a colouring that cannot have occurred before
+        int16_t head           # representative stone of the chain; 0 (a wall) for non-stones
+        int16_t next           # on a stone: the next stone in the chain's ring; on an empty point:
+                               # its index in the empty list (empty_pos); -1 on walls
+        int16_t plibs          # at a head: pseudo-liberties, (stone, empty neighbour) pairs
+        int16_t size           # at a head: number of stones
+
+    ctypedef struct BoardState "fastgo_board":
+        # -- header ---------------------------------------------------------------------------------
+        int32_t width          # columns, 1..25
+        int32_t height         # rows, 1..25
+        int32_t stride         # width + 1: padded distance between rows
+        int32_t npad           # (height + 2) * stride: padded cells
+        int32_t num_empty      # length of the empty-point list
+        int32_t captures[3]    # captures[c]: stones removed from the board to colour c's credit
+        uint64_t hash          # XOR of zkey(colour, p) over all stones
+        # -- npad cells (a flexible array: the block is board_bytes(width, height) long), then the
+        # empty list, width * height int16 (empty_list(b)), in no particular order: uniform
+        # sampling is one random index
+        Cell cell[1]
 
 
 ctypedef struct JournalEntry:
@@ -162,8 +165,8 @@ ctypedef struct Journal:
 cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
     """Upper bound of the journal entries a play at padded point p can write.
 
-    Fixed writes: placing the stone 14 fields, one pseudo-liberty per neighbouring stone (4), 6
-    per merge (4 merges at most), 3 per cleared chain or the suicide: under 64. Per stone of the
+    Fixed writes: placing the stone 11 fields, one pseudo-liberty per neighbouring stone (4), 4
+    per merge (4 merges at most), 4 per cleared chain or the suicide: under 64. Per stone of the
     neighbouring chains and the new stone: one relabel in each merge where it is on the smaller
     side (at most 4); clearing it (capture or suicide) writes 9 more (colour, 3 for the empty
     list, head, and a pseudo-liberty per neighbouring stone). So 64 + 32 per stone bounds it; the
@@ -173,7 +176,7 @@ cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
     cdef int n = distinct_neighbour_chains(b, p, heads), k
     cdef int64_t stones = 1
     for k in range(n):
-        stones += b.size[heads[k]]
+        stones += b.cell[heads[k]].size
     return 64 + 32 * stones
 
 
@@ -246,9 +249,25 @@ cdef inline void journal_rewind(BoardState* b, Journal* j, int64_t mark) noexcep
 # ---------------------------------------------------------------------------------------------
 # Set-up and copy.
 
+cdef inline int16_t* empty_list(const BoardState* b) noexcept nogil:
+    """The empty points (padded indices), num_empty of them: the int16 array after the cells."""
+    return <int16_t*>&b.cell[b.npad]
+
+cdef inline size_t board_bytes(int width, int height) noexcept nogil:
+    """Bytes a width x height board needs: the header, (height + 2) * (width + 1) cells and the
+    empty list, rounded up to 8 (boards can lie back to back). A BoardState lives only where
+    board_new put it or in a caller's buffer of board_bytes bytes at an 8-byte-aligned address,
+    set up by board_clear and copied by board_copy (never by value: its size depends on the
+    board's)."""
+    cdef size_t n = (FASTGO_HEADER_BYTES + <size_t>((height + 2) * (width + 1)) * sizeof(Cell)
+                     + <size_t>(width * height) * sizeof(int16_t))
+    return (n + 7) & ~(<size_t>7)
+
 cdef inline void board_clear(BoardState* b, int width, int height) noexcept nogil:
-    """An empty width x height board (1 <= width, height <= MAX_SIDE, checked by the caller)."""
+    """An empty width x height board (1 <= width, height <= MAX_SIDE, checked by the caller) in
+    a block of at least board_bytes(width, height) bytes."""
     cdef int p, r, c
+    cdef int16_t* empty
     b.width = width
     b.height = height
     b.stride = width + 1
@@ -258,28 +277,21 @@ cdef inline void board_clear(BoardState* b, int width, int height) noexcept nogi
     b.captures[1] = 0
     b.captures[2] = 0
     b.hash = 0
+    empty = empty_list(b)
     for p in range(b.npad):
-        b.color[p] = WALL
-        b.ever[p] = 0
-        b.head[p] = 0
-        b.next[p] = 0
-        b.plibs[p] = 0
-        b.size[p] = 0
-        b.chash[p] = 0
-        b.empty_pos[p] = -1
+        b.cell[p].color = WALL
+        b.cell[p].ever = 0
+        b.cell[p].head = 0
+        b.cell[p].next = -1
+        b.cell[p].plibs = 0
+        b.cell[p].size = 0
     for r in range(height):
         for c in range(width):
             p = (r + 1) * b.stride + c
-            b.color[p] = EMPTY
-            b.empty_pos[p] = b.num_empty
-            b.empty[b.num_empty] = p
+            b.cell[p].color = EMPTY
+            b.cell[p].next = <int16_t>b.num_empty
+            empty[b.num_empty] = <int16_t>p
             b.num_empty += 1
-
-cdef inline size_t board_bytes(int width, int height) noexcept nogil:
-    """Bytes a width x height board needs. A BoardState lives only where board_new put it or in
-    a caller's buffer of board_bytes bytes at an 8-byte-aligned address, set up by board_clear and
-    copied by board_copy (never by value: the layout may depend on the size)."""
-    return sizeof(BoardState)
 
 cdef inline BoardState* board_new(int width, int height) noexcept nogil:
     """An empty width x height board on the heap (free it with board_free); NULL when out of memory."""
@@ -292,20 +304,10 @@ cdef inline void board_free(BoardState* b) noexcept nogil:
     free(b)
 
 cdef inline void board_copy(BoardState* dst, const BoardState* src) noexcept nogil:
-    """Copy only what the board uses: a 9x9 board is about 2 KB, a 19x19 one about 8 KB."""
-    cdef size_t n = <size_t>src.npad
-    memcpy(dst, src, <size_t>(<char*>&src.color[0] - <char*>src))
-    memcpy(dst.color, src.color, n)
-    memcpy(dst.ever, src.ever, n)
-    memcpy(dst.head, src.head, n * 2)
-    memcpy(dst.next, src.next, n * 2)
-    memcpy(dst.plibs, src.plibs, n * 2)
-    memcpy(dst.size, src.size, n * 2)
-    memcpy(dst.chash, src.chash, n * 8)
-    memcpy(dst.empty_pos, src.empty_pos, n * 2)
-    # the whole list, not only num_empty entries: removing the last entry only shortens the list,
-    # so undoing that removal (num_empty grows back) relies on the stale entry past the end
-    memcpy(dst.empty, src.empty, <size_t>(src.width * src.height) * 2)
+    """dst (a block of board_bytes for src's size) becomes src: one memcpy. The whole empty list
+    is copied, not only num_empty entries: removing the last entry only shortens the list, so
+    undoing that removal (num_empty grows back) relies on the stale entry past the end."""
+    memcpy(dst, src, board_bytes(src.width, src.height))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -327,24 +329,38 @@ cdef inline int from_pad(const BoardState* b, int p) noexcept nogil:
 cdef inline bint adjacent_to_chain(const BoardState* b, int p, int h) noexcept nogil:
     """True when an orthogonal neighbour of p belongs to the chain headed by h."""
     cdef int s = b.stride
-    return (b.head[p - s] == h or b.head[p - 1] == h or
-            b.head[p + 1] == h or b.head[p + s] == h)
+    cdef const Cell* c = b.cell
+    return (c[p - s].head == h or c[p - 1].head == h or
+            c[p + 1].head == h or c[p + s].head == h)
 
 cdef inline int stones_next_to(const BoardState* b, int p, int h) noexcept nogil:
     """How many of p's orthogonal neighbours belong to the chain headed by h."""
     cdef int s = b.stride
-    return ((b.head[p - s] == h) + (b.head[p - 1] == h) +
-            (b.head[p + 1] == h) + (b.head[p + s] == h))
+    cdef const Cell* c = b.cell
+    return ((c[p - s].head == h) + (c[p - 1].head == h) +
+            (c[p + 1].head == h) + (c[p + s].head == h))
 
 cdef inline bint takes_last_liberty(const BoardState* b, int p, int h) noexcept nogil:
     """A stone at the empty point p leaves the chain headed by h without liberties: every
     pseudo-liberty of the chain is a pair with p."""
-    return b.plibs[h] == stones_next_to(b, p, h)
+    return b.cell[h].plibs == stones_next_to(b, p, h)
+
+cdef inline uint64_t chain_hash(const BoardState* b, int h) noexcept nogil:
+    """XOR of the Zobrist keys of the stones of the chain headed by h: the hash change of its
+    capture. Walked, not stored: only captures and suicides need it."""
+    cdef int st = h, colour = b.cell[h].color
+    cdef uint64_t z = 0
+    while True:
+        z ^= zkey(colour, st)
+        st = b.cell[st].next
+        if st == h:
+            return z
 
 cdef inline int chain_liberties(const BoardState* b, int h) noexcept nogil:
     """Exact liberties of the chain headed by h: its distinct empty neighbours. Each empty
     neighbour is counted at the first of its own neighbours that belongs to the chain."""
     cdef int st = h, s = b.stride, k, e, first, n = 0
+    cdef const Cell* c = b.cell
     cdef int nb[4]
     while True:
         nb[0] = st - s
@@ -353,34 +369,36 @@ cdef inline int chain_liberties(const BoardState* b, int h) noexcept nogil:
         nb[3] = st + s
         for k in range(4):
             e = nb[k]
-            if b.color[e] != EMPTY:
+            if c[e].color != EMPTY:
                 continue
-            if b.head[e - s] == h:
+            if c[e - s].head == h:
                 first = e - s
-            elif b.head[e - 1] == h:
+            elif c[e - 1].head == h:
                 first = e - 1
-            elif b.head[e + 1] == h:
+            elif c[e + 1].head == h:
                 first = e + 1
             else:
                 first = e + s
             n += first == st
-        st = b.next[st]
+        st = c[st].next
         if st == h:
             break
     return n
 
 cdef inline bint has_empty_neighbour(const BoardState* b, int p) noexcept nogil:
     cdef int s = b.stride
+    cdef const Cell* c = b.cell
     # | rather than "or": one branch for the caller instead of up to four unpredictable ones
-    return ((b.color[p - s] == EMPTY) | (b.color[p - 1] == EMPTY) |
-            (b.color[p + 1] == EMPTY) | (b.color[p + s] == EMPTY))
+    return ((c[p - s].color == EMPTY) | (c[p - 1].color == EMPTY) |
+            (c[p + 1].color == EMPTY) | (c[p + s].color == EMPTY))
 
 cdef inline int distinct_neighbour_chains(const BoardState* b, int p, int* heads) noexcept nogil:
-    """Write the heads of the distinct chains next to p into heads[0..3]; return how many."""
+    """Store the distinct chains (their heads) next to p in heads[0..n) and return n (0..4)."""
     # head is 0 on empty points and walls. Branch-free: each head is stored at heads[n] and kept
     # (n advances) only when it is a new one; random games make these tests unpredictable.
     cdef int s = b.stride, n
-    cdef int h0 = b.head[p - s], h1 = b.head[p - 1], h2 = b.head[p + 1], h3 = b.head[p + s]
+    cdef const Cell* c = b.cell
+    cdef int h0 = c[p - s].head, h1 = c[p - 1].head, h2 = c[p + 1].head, h3 = c[p + s].head
     heads[0] = h0
     n = h0 != 0
     heads[n] = h1
@@ -404,13 +422,13 @@ cdef inline int board_preview(const BoardState* b, int p, int colour, uint64_t* 
     the play would leave and the number of opponent stones it would capture. Ko is not judged here.
     """
     cdef int heads[4]
-    cdef int n, k, h, s = b.stride
+    cdef int n, k, h
     cdef int opp = 3 - colour
     cdef bint has_empty, own_survives = False
-    cdef uint64_t hsh, own_hash = 0
+    cdef uint64_t hsh
     FASTGO_ASSERT(p > 0 and p < b.npad)
     captured[0] = 0
-    if b.color[p] != EMPTY:
+    if b.cell[p].color != EMPTY:
         new_hash[0] = b.hash
         return OCCUPIED
     hsh = b.hash ^ zkey(colour, p)
@@ -418,19 +436,21 @@ cdef inline int board_preview(const BoardState* b, int p, int colour, uint64_t* 
     n = distinct_neighbour_chains(b, p, heads)
     for k in range(n):
         h = heads[k]
-        if b.color[h] == opp:
+        if b.cell[h].color == opp:
             if takes_last_liberty(b, p, h):   # captured first (rule 7)
-                hsh ^= b.chash[h]
-                captured[0] += b.size[h]
-        else:
-            own_hash ^= b.chash[h]
-            if not takes_last_liberty(b, p, h):   # keeps a liberty other than p
-                own_survives = True
+                hsh ^= chain_hash(b, h)
+                captured[0] += b.cell[h].size
+        elif not takes_last_liberty(b, p, h):   # keeps a liberty other than p
+            own_survives = True
     if has_empty or captured[0] > 0 or own_survives:
         new_hash[0] = hsh
         return LEGAL
     # nothing reaches empty: the new stone and every own chain it joins are cleared
-    new_hash[0] = hsh ^ zkey(colour, p) ^ own_hash
+    hsh ^= zkey(colour, p)
+    for k in range(n):
+        if b.cell[heads[k]].color == colour:
+            hsh ^= chain_hash(b, heads[k])
+    new_hash[0] = hsh
     return SUICIDE
 
 
@@ -438,68 +458,71 @@ cdef inline int board_preview(const BoardState* b, int p, int colour, uint64_t* 
 # Playing.
 
 cdef inline void remove_empty(BoardState* b, Journal* j, int p) noexcept nogil:
-    cdef int i = b.empty_pos[p]
-    cdef int last = b.empty[b.num_empty - 1]
-    FASTGO_ASSERT(i >= 0 and i < b.num_empty and b.empty[i] == p)
-    jset16(b, j, &b.empty[i], <int16_t>last)
-    jset16(b, j, &b.empty_pos[last], <int16_t>i)
-    jset16(b, j, &b.empty_pos[p], -1)
+    cdef int16_t* empty = empty_list(b)
+    cdef int i = b.cell[p].next
+    cdef int last = empty[b.num_empty - 1]
+    FASTGO_ASSERT(i >= 0 and i < b.num_empty and empty[i] == p)
+    jset16(b, j, &empty[i], <int16_t>last)
+    jset16(b, j, &b.cell[last].next, <int16_t>i)
     jset32(b, j, &b.num_empty, b.num_empty - 1)
 
 cdef inline void add_empty(BoardState* b, Journal* j, int p) noexcept nogil:
     FASTGO_ASSERT(b.num_empty < b.width * b.height and p > 0 and p < b.npad)
-    jset16(b, j, &b.empty[b.num_empty], <int16_t>p)
-    jset16(b, j, &b.empty_pos[p], <int16_t>b.num_empty)
+    jset16(b, j, &empty_list(b)[b.num_empty], <int16_t>p)
+    jset16(b, j, &b.cell[p].next, <int16_t>b.num_empty)
     jset32(b, j, &b.num_empty, b.num_empty + 1)
 
 cdef inline int merge_chains(BoardState* b, Journal* j, int a, int c) noexcept nogil:
     """Join the chains headed by a and c (same colour, both next to the stone just played): the
-    smaller is relabelled into the larger, and pseudo-liberties, sizes and hashes add up.
+    smaller is relabelled into the larger, and pseudo-liberties and sizes add up.
     Returns the head of the joined chain."""
     cdef int big = a, small = c, st
     cdef int16_t t
-    if b.size[c] > b.size[a]:
+    cdef Cell* cl = b.cell
+    if cl[c].size > cl[a].size:
         big = c
         small = a
     st = small
     while True:
-        jset16(b, j, &b.head[st], <int16_t>big)
-        st = b.next[st]
+        jset16(b, j, &cl[st].head, <int16_t>big)
+        st = cl[st].next
         if st == small:
             break
-    t = b.next[big]
-    jset16(b, j, &b.next[big], b.next[small])
-    jset16(b, j, &b.next[small], t)
-    jset16(b, j, &b.size[big], b.size[big] + b.size[small])
-    jset16(b, j, &b.plibs[big], b.plibs[big] + b.plibs[small])
-    jset64(b, j, &b.chash[big], b.chash[big] ^ b.chash[small])
+    t = cl[big].next
+    jset16(b, j, &cl[big].next, cl[small].next)
+    jset16(b, j, &cl[small].next, t)
+    jset16(b, j, &cl[big].size, cl[big].size + cl[small].size)
+    jset16(b, j, &cl[big].plibs, cl[big].plibs + cl[small].plibs)
     return big
 
 cdef inline int remove_chain(BoardState* b, Journal* j, int h) noexcept nogil:
     """Clear the chain headed by h; each stone next to a freed point gains a pseudo-liberty."""
-    cdef int st = h, q, k, s = b.stride, count = 0
+    cdef int st = h, q, k, s = b.stride, count = 0, colour = b.cell[h].color, nx
+    cdef uint64_t z = 0
+    cdef Cell* cl = b.cell
     cdef int nb[4]
     while True:
-        jset8(b, j, &b.color[st], EMPTY)
-        jset16(b, j, &b.head[st], 0)
+        nx = cl[st].next                # read first: add_empty reuses the field
+        z ^= zkey(colour, st)
+        jset8(b, j, &cl[st].color, EMPTY)
+        jset16(b, j, &cl[st].head, 0)
         add_empty(b, j, st)
         count += 1
-        st = b.next[st]
-        if st == h:
-            break
-    jset64(b, j, &b.hash, b.hash ^ b.chash[h])
-    jset16(b, j, &b.plibs[h], 0)
-    while True:                         # the chain's own stones have head 0 by now
+        # stones of other chains next to the freed point gain a pair with it; the chain's own
+        # stones still to be cleared add to plibs[h], which is zeroed below, those cleared to the
+        # wall's plibs[0] (head 0) unchanged: no branch to mispredict
         nb[0] = st - s
         nb[1] = st - 1
         nb[2] = st + 1
         nb[3] = st + s
-        for k in range(4):              # as in board_play: plibs[0] is rewritten unchanged
-            q = b.head[nb[k]]
-            jset16(b, j, &b.plibs[q], b.plibs[q] + (q != 0))
-        st = b.next[st]
+        for k in range(4):
+            q = cl[nb[k]].head
+            jset16(b, j, &cl[q].plibs, cl[q].plibs + (q != 0))
+        st = nx
         if st == h:
             break
+    jset64(b, j, &b.hash, b.hash ^ z)
+    jset16(b, j, &cl[h].plibs, 0)
     return count
 
 
@@ -510,41 +533,40 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     cdef int heads[4]
     cdef int n, k, h, s = b.stride, me, captured = 0, removed
     cdef int opp = 3 - colour
-    cdef uint64_t key = zkey(colour, p)
-    FASTGO_ASSERT(p > 0 and p < b.npad and b.color[p] == EMPTY)
+    cdef Cell* cl = b.cell
+    FASTGO_ASSERT(p > 0 and p < b.npad and cl[p].color == EMPTY)
     n = distinct_neighbour_chains(b, p, heads)
-    jset8(b, j, &b.color[p], <uint8_t>colour)
-    if not b.ever[p]:
-        jset8(b, j, &b.ever[p], 1)
     remove_empty(b, j, p)
-    jset64(b, j, &b.hash, b.hash ^ key)
-    jset16(b, j, &b.head[p], <int16_t>p)
-    jset16(b, j, &b.next[p], <int16_t>p)
-    jset16(b, j, &b.size[p], 1)
-    jset64(b, j, &b.chash[p], key)
-    jset16(b, j, &b.plibs[p], <int16_t>((b.color[p - s] == EMPTY) + (b.color[p - 1] == EMPTY) +
-                                        (b.color[p + 1] == EMPTY) + (b.color[p + s] == EMPTY)))
+    jset8(b, j, &cl[p].color, <uint8_t>colour)
+    if not cl[p].ever:
+        jset8(b, j, &cl[p].ever, 1)
+    jset64(b, j, &b.hash, b.hash ^ zkey(colour, p))
+    jset16(b, j, &cl[p].head, <int16_t>p)
+    jset16(b, j, &cl[p].next, <int16_t>p)
+    jset16(b, j, &cl[p].size, 1)
+    jset16(b, j, &cl[p].plibs, <int16_t>((cl[p - s].color == EMPTY) + (cl[p - 1].color == EMPTY) +
+                                         (cl[p + 1].color == EMPTY) + (cl[p + s].color == EMPTY)))
     # each neighbouring stone loses its pair with p. Heads are 0 on empty points and walls, which
     # then rewrite plibs[0] (a wall's, never read) unchanged: no branch to mispredict
-    h = b.head[p - s]
-    jset16(b, j, &b.plibs[h], b.plibs[h] - (h != 0))
-    h = b.head[p - 1]
-    jset16(b, j, &b.plibs[h], b.plibs[h] - (h != 0))
-    h = b.head[p + 1]
-    jset16(b, j, &b.plibs[h], b.plibs[h] - (h != 0))
-    h = b.head[p + s]
-    jset16(b, j, &b.plibs[h], b.plibs[h] - (h != 0))
+    h = cl[p - s].head
+    jset16(b, j, &cl[h].plibs, cl[h].plibs - (h != 0))
+    h = cl[p - 1].head
+    jset16(b, j, &cl[h].plibs, cl[h].plibs - (h != 0))
+    h = cl[p + 1].head
+    jset16(b, j, &cl[h].plibs, cl[h].plibs - (h != 0))
+    h = cl[p + s].head
+    jset16(b, j, &cl[h].plibs, cl[h].plibs - (h != 0))
     me = p
     for k in range(n):
-        if b.color[heads[k]] == colour:
+        if cl[heads[k]].color == colour:
             me = merge_chains(b, j, me, heads[k])
     for k in range(n):
         h = heads[k]
-        if b.color[h] == opp and b.plibs[h] == 0:
+        if cl[h].color == opp and cl[h].plibs == 0:
             captured += remove_chain(b, j, h)
     if captured:
         jset32(b, j, &b.captures[colour], b.captures[colour] + captured)
-    elif b.plibs[me] == 0:              # self-capture: only possible when nothing was captured
+    elif cl[me].plibs == 0:             # self-capture: only possible when nothing was captured
         removed = remove_chain(b, j, me)
         jset32(b, j, &b.captures[opp], b.captures[opp] + removed)
     return captured
@@ -553,14 +575,22 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
 # ---------------------------------------------------------------------------------------------
 # Scoring.
 
-cdef inline int empty_region(uint8_t* colour, int s, int p, int16_t* region, int* reach) noexcept nogil:
-    """Flood the empty region of the unvisited empty point p in the padded colouring `colour`
-    (row stride s): write its points to region, mark them visited (WALL + 1), OR into reach the
+cdef inline void board_colours(const BoardState* b, uint8_t* out) noexcept nogil:
+    """The padded colouring of b as npad bytes at out (a copy to read or mark)."""
+    cdef int p
+    for p in range(b.npad):
+        out[p] = b.cell[p].color
+
+cdef inline int empty_region(uint8_t* colour, int step, int s, int p, int16_t* region,
+                             int* reach) noexcept nogil:
+    """Flood the empty region of the unvisited empty point p in a padded colouring (row stride
+    s) whose point q has its colour at colour[q * step] (step 1: a byte array; sizeof(Cell): a
+    board's cells): write its points to region, mark them visited (WALL + 1), OR into reach the
     colours it touches (BLACK | WHITE = 3: both). Returns its size."""
     cdef int n = 1, i = 0, q, k, v
     cdef int nb[4]
     region[0] = p
-    colour[p] = WALL + 1
+    colour[p * step] = WALL + 1
     reach[0] = 0
     while i < n:
         q = region[i]
@@ -570,36 +600,37 @@ cdef inline int empty_region(uint8_t* colour, int s, int p, int16_t* region, int
         nb[2] = q + 1
         nb[3] = q + s
         for k in range(4):
-            v = colour[nb[k]]
+            v = colour[nb[k] * step]
             if v == EMPTY:
-                colour[nb[k]] = WALL + 1
+                colour[nb[k] * step] = WALL + 1
                 region[n] = nb[k]
                 n += 1
             elif v == BLACK or v == WHITE:
                 reach[0] |= v
     return n
 
-cdef inline void board_ownership(uint8_t* colour, const BoardState* b, int8_t* owner, int* owned,
-                                 int* territory) noexcept nogil:
-    """Owner of every point of the padded colouring `colour` (the layout of `b`): a stone's colour,
-    or for an empty point the single colour its empty region reaches (rule 3), else 0. Writes
-    owner[row * width + col], owned[c] = points owned by c and territory[c] = the empty ones
-    among them; owner may be NULL. Marks visited empty points in `colour` (as WALL + 1), which may
-    be `b.color` itself when the board is not used again."""
+cdef inline void board_ownership(uint8_t* colour, int step, const BoardState* b, int8_t* owner,
+                                 int* owned, int* territory) noexcept nogil:
+    """Owner of every point of a padded colouring with b's layout (colour[q * step], as in
+    empty_region): a stone's colour, or for an empty point the single colour its empty region
+    reaches (rule 3), else 0. Writes owner[row * width + col], owned[c] = points owned by c and
+    territory[c] = the empty ones among them; owner may be NULL. Marks visited empty points
+    (as WALL + 1), which may be in b's own cells when the board is not used again."""
     cdef int16_t region[MAX_POINTS]
-    cdef int r, c, p, n, i, reach
+    cdef int r, c, p, n, i, reach, v
     cdef int s = b.stride
     owned[0] = owned[1] = owned[2] = 0
     territory[0] = territory[1] = territory[2] = 0
     for r in range(b.height):
         for c in range(b.width):
             p = (r + 1) * s + c
-            if colour[p] == BLACK or colour[p] == WHITE:
+            v = colour[p * step]
+            if v == BLACK or v == WHITE:
                 if owner != NULL:
-                    owner[r * b.width + c] = colour[p]
-                owned[colour[p]] += 1
-            elif colour[p] == EMPTY:
-                n = empty_region(colour, s, p, region, &reach)
+                    owner[r * b.width + c] = v
+                owned[v] += 1
+            elif v == EMPTY:
+                n = empty_region(colour, step, s, p, region, &reach)
                 if reach == 3:
                     reach = 0               # reaches both colours: nobody's
                 owned[reach] += n
@@ -609,32 +640,34 @@ cdef inline void board_ownership(uint8_t* colour, const BoardState* b, int8_t* o
                         owner[from_pad(b, region[i])] = reach
 
 cdef inline void board_area_counts(BoardState* b, int* owned, int* territory) noexcept nogil:
-    """owned and territory as board_ownership(b.color, b, NULL, ...) leaves them, faster where a
-    random game ends: stones are counted without branches, and the empty points are read from the
-    empty list; one with no empty neighbour (an eye, mostly) is a region of its own, owned by the
-    one colour among its neighbours. Marks visited points in b.color: b is not used again."""
+    """owned and territory as board_ownership leaves them, faster where a random game ends:
+    stones are counted without branches, and the empty points are read from the empty list; one
+    with no empty neighbour (an eye, mostly) is a region of its own, owned by the one colour
+    among its neighbours. Marks visited points in b's cells: b is not used again."""
     cdef int16_t region[MAX_POINTS]
-    cdef int r, c, k, p, n, reach, s = b.stride, black = 0, white = 0
-    cdef const uint8_t* row
-    cdef uint8_t* col = b.color
+    cdef int r, c, k, p, n, reach, s = b.stride, black = 0, white = 0, v
+    cdef Cell* cl = b.cell
+    cdef const Cell* row
+    cdef const int16_t* empty = empty_list(b)
     for r in range(b.height):
-        row = col + (r + 1) * s
+        row = cl + (r + 1) * s
         for c in range(b.width):
-            black += row[c] == BLACK
-            white += row[c] == WHITE
+            v = row[c].color
+            black += v == BLACK
+            white += v == WHITE
     owned[0] = territory[0] = territory[1] = territory[2] = 0
     owned[BLACK] = black
     owned[WHITE] = white
     for k in range(b.num_empty):
-        p = b.empty[k]
-        if col[p] != EMPTY:
+        p = empty[k]
+        if cl[p].color != EMPTY:
             continue                        # in a region already counted
         if has_empty_neighbour(b, p):
-            n = empty_region(col, s, p, region, &reach)
+            n = empty_region(&cl[0].color, sizeof(Cell), s, p, region, &reach)
         else:
             n = 1                           # (1 << v) >> 1 & 3: BLACK 1, WHITE 2, else 0
-            reach = ((((1 << col[p - s]) | (1 << col[p - 1]) | (1 << col[p + 1]) |
-                       (1 << col[p + s])) >> 1) & 3)
+            reach = ((((1 << cl[p - s].color) | (1 << cl[p - 1].color) | (1 << cl[p + 1].color) |
+                       (1 << cl[p + s].color)) >> 1) & 3)
         reach = 0 if reach == 3 else reach
         owned[reach] += n
         territory[reach] += n
@@ -750,13 +783,23 @@ cdef inline uint64_t superko_key(int ko_rule, uint64_t h, int to_move) noexcept 
         return h ^ white_to_move_key()
     return h
 
+# A game's superko memory as judge_play asks it: contains(memory, key) says whether the game so
+# far has had a colouring (or situation) with that key. Board keeps the keys as a table of its turns,
+# BoardBatch and the playouts as a HashSet (hashset_seen); a function pointer lets one judgement
+# serve both, and it is called only for the rare plays that could repeat a colouring.
+ctypedef bint (*SeenFn)(const void* memory, uint64_t key) noexcept nogil
+
+cdef inline bint hashset_seen(const void* memory, uint64_t key) noexcept nogil:
+    """SeenFn over a HashSet."""
+    return hashset_contains(<const HashSet*>memory, key)
+
 cdef inline int judge_play(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
-                           const uint64_t* ko_hash, const HashSet* seen,
+                           const uint64_t* ko_hash, SeenFn seen, const void* memory,
                            uint64_t* new_hash) noexcept nogil:
     """Why `colour` may not play the padded point p now (LEGAL = it may), the game not over:
     OCCUPIED; SUICIDE when the play clears the mover's own stones and suicide is off; under the
     simple ko rule KO when the play recreates *ko_hash, the colouring before the opponent's last
-    turn (ko_hash NULL before any turn); under superko SUPERKO when `seen` holds the key
+    turn (ko_hash NULL before any turn); under superko SUPERKO when seen(memory, key) holds the key
     (superko_key) of the colouring the play leaves with the opponent to move. Stores that
     colouring's hash in new_hash."""
     cdef int status, captured
@@ -771,14 +814,14 @@ cdef inline int judge_play(const BoardState* b, int p, int colour, int ko_rule, 
         if ko_hash != NULL and h == ko_hash[0]:
             return KO
         return LEGAL
-    if status == LEGAL and not b.ever[p]:
+    if status == LEGAL and not b.cell[p].ever:
         return LEGAL        # the stone stands where none ever stood: a colouring never seen
-    if hashset_contains(seen, superko_key(ko_rule, h, 3 - colour)):
+    if seen(memory, superko_key(ko_rule, h, 3 - colour)):
         return SUPERKO
     return LEGAL
 
 cdef inline int judge_move(const BoardState* b, int point, int colour, bint over, int ko_rule,
-                           bint suicide, const uint64_t* ko_hash, const HashSet* seen,
+                           bint suicide, const uint64_t* ko_hash, SeenFn seen, const void* memory,
                            uint64_t* new_hash) noexcept nogil:
     """judge_play for a public point, or the pass (point = width * height, always legal while
     the game goes on); GAME_OVER for any move once `over` (two passes)."""
@@ -787,34 +830,27 @@ cdef inline int judge_move(const BoardState* b, int point, int colour, bint over
     if point == b.width * b.height:
         new_hash[0] = b.hash
         return LEGAL
-    return judge_play(b, to_pad(b, point), colour, ko_rule, suicide, ko_hash, seen, new_hash)
+    return judge_play(b, to_pad(b, point), colour, ko_rule, suicide, ko_hash, seen, memory, new_hash)
 
 cdef inline void judge_mask(const BoardState* b, int colour, bint over, int ko_rule, bint suicide,
-                            const uint64_t* ko_hash, const HashSet* seen,
+                            const uint64_t* ko_hash, SeenFn seen, const void* memory,
                             uint8_t* out) noexcept nogil:
     """judge_move == LEGAL for every public point and, last, the pass: width * height + 1 bytes
     of 0/1 at out."""
-    cdef int r, p, s = b.stride, w = b.width, npoints = b.width * b.height
-    cdef int first = s, last = b.npad - s
-    cdef uint64_t h, word
-    cdef uint8_t fresh[MAX_PAD + 8]
-    cdef uint8_t need[MAX_PAD + 8]
+    cdef int r, c, p, s = b.stride, npoints = b.width * b.height
+    cdef uint64_t h
     if over:
         memset(out, 0, npoints + 1)
         return
     out[npoints] = 1
-    # first, branch-free and vectorised: the points where no stone ever stood with an empty
-    # neighbour are legal under every rule (a liberty, and a colouring never seen)
-    fastgo_fresh_points(b.color, b.ever, fresh, need, first, last, s)
     for r in range(b.height):
-        memcpy(out + r * w, fresh + (r + 1) * s, w)
-    # then the other empty points, one by one, skipping 8 cells at a time where none is left
-    p = first
-    while p < last:
-        memcpy(&word, need + p, 8)
-        if p + 8 <= last and word == 0:
-            p += 8
-            continue
-        if need[p]:
-            out[from_pad(b, p)] = judge_play(b, p, colour, ko_rule, suicide, ko_hash, seen, &h) == LEGAL
-        p += 1
+        p = (r + 1) * s
+        for c in range(b.width):
+            if b.cell[p].color != EMPTY:
+                out[0] = 0
+            elif not b.cell[p].ever and has_empty_neighbour(b, p):
+                out[0] = 1      # fresh point with a liberty: legal under every rule
+            else:
+                out[0] = judge_play(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, &h) == LEGAL
+            out += 1
+            p += 1

@@ -75,7 +75,7 @@ ctypedef struct PlayoutSpec:
     int max_moves               # the cap of turns in one playout
 
 ctypedef struct PlayoutScratch:
-    BoardState board
+    BoardState* board           # room for a board of any size (board_bytes(MAX_SIDE, MAX_SIDE))
     int max_moves               # the longest playout this scratch can remember: a playout stops
                                 # at the smaller of this and the spec's max_moves
     # the playout's own superko memory: open addressing; a slot is in use when its stamp is
@@ -98,6 +98,7 @@ cdef inline PlayoutScratch* scratch_new(int max_moves) noexcept nogil:
     cdef int64_t cap = 64
     if s == NULL:
         return NULL
+    s.board = <BoardState*>malloc(board_bytes(MAX_SIDE, MAX_SIDE))
     while cap < 4 * (<int64_t>max_moves + 2):       # load at most 1/4: short probe runs
         cap *= 2
     s.keys = <uint64_t*>malloc(<size_t>cap * sizeof(uint64_t))
@@ -105,7 +106,8 @@ cdef inline PlayoutScratch* scratch_new(int max_moves) noexcept nogil:
     s.mask = cap - 1
     s.stamp = 0
     s.max_moves = max_moves
-    if s.keys == NULL or s.stamps == NULL:
+    if s.keys == NULL or s.stamps == NULL or s.board == NULL:
+        free(s.board)
         free(s.keys)
         free(s.stamps)
         free(s)
@@ -114,6 +116,7 @@ cdef inline PlayoutScratch* scratch_new(int max_moves) noexcept nogil:
 
 cdef inline void scratch_free(PlayoutScratch* s) noexcept nogil:
     if s != NULL:
+        free(s.board)
         free(s.keys)
         free(s.stamps)
         free(s)
@@ -149,28 +152,29 @@ cdef inline bint is_own_eye(const BoardState* b, int p, int colour) noexcept nog
     """p (empty) is a one-point eye of `colour`: every on-board orthogonal neighbour is its stone,
     and fewer than two diagonal points hold opponent stones (none on the edge or in a corner)."""
     cdef int s = b.stride, opp = 3 - colour, bad
-    cdef const uint8_t* c = b.color
+    cdef const Cell* c = b.cell
     # BLACK = 1, WHITE = 2, WALL = 3: a neighbour is the mover's or off-board iff it has the
     # mover's bit
-    if not (c[p - s] & c[p - 1] & c[p + 1] & c[p + s] & colour):
+    if not (c[p - s].color & c[p - 1].color & c[p + 1].color & c[p + s].color & colour):
         return False
     # p - s - 1 is -1 for the point A1 (the padding shares one wall column between rows): read
     # the wall at 0 instead, without a branch
-    bad = ((c[(p - s - 1) * (p - s - 1 > 0)] == opp) + (c[p - s + 1] == opp) +
-           (c[p + s - 1] == opp) + (c[p + s + 1] == opp))
+    bad = ((c[(p - s - 1) * (p - s - 1 > 0)].color == opp) + (c[p - s + 1].color == opp) +
+           (c[p + s - 1].color == opp) + (c[p + s + 1].color == opp))
     # on the edge (a wall beside it) no opponent diagonal is allowed, elsewhere one; no branches
-    return bad < 2 - ((c[p - s] == WALL) | (c[p - 1] == WALL) | (c[p + 1] == WALL) | (c[p + s] == WALL))
+    return bad < 2 - ((c[p - s].color == WALL) | (c[p - 1].color == WALL) |
+                      (c[p + 1].color == WALL) | (c[p + s].color == WALL))
 
 cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, int colour,
                                 bint has_ko, uint64_t ko_hash) noexcept nogil:
     """The policy's test of the empty point p for `colour` (see the module docstring)."""
-    cdef BoardState* b = &s.board
+    cdef BoardState* b = s.board
     cdef uint64_t h, key
     cdef int status, captured, k, q, sd = b.stride, opp = 3 - colour
     cdef bint atari = False
     cdef int nb[4]
     if has_empty_neighbour(b, p):     # so not an eye
-        if not b.ever[p]:
+        if not b.cell[p].ever:
             return True         # a liberty, and a colouring that cannot have occurred before
         nb[0] = p - sd
         nb[1] = p - 1
@@ -178,7 +182,7 @@ cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, 
         nb[3] = p + sd
         for k in range(4):
             q = nb[k]
-            atari = atari or (b.color[q] == opp and takes_last_liberty(b, p, b.head[q]))
+            atari = atari or (b.cell[q].color == opp and takes_last_liberty(b, p, b.cell[q].head))
         if not atari:           # no capture, no suicide: the hash needs no preview
             if g.ko_rule == KO_SIMPLE:
                 return True     # undoing the opponent's last turn needs a capture
@@ -192,7 +196,7 @@ cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, 
         status = board_preview(b, p, colour, &h, &captured)
         if status == SUICIDE and (not g.suicide or h == b.hash):
             return False
-        if status == LEGAL and not b.ever[p]:
+        if status == LEGAL and not b.cell[p].ever:
             return True
     if g.ko_rule == KO_SIMPLE:
         return not (has_ko and h == ko_hash)
@@ -204,19 +208,20 @@ cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, 
 cdef inline int playout_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* rng, int colour,
                              bint has_ko, uint64_t ko_hash) noexcept nogil:
     """A uniformly drawn allowed point (padded index), or 0 to pass. Reorders the empty list."""
-    cdef BoardState* b = &s.board
+    cdef BoardState* b = s.board
+    cdef int16_t* empty = empty_list(b)
     cdef int k = b.num_empty, i, p, q
     while k > 0:
         i = <int>rng_below(rng, <uint32_t>k)
-        p = b.empty[i]
+        p = empty[i]
         if playout_allows(s, g, p, colour, has_ko, ko_hash):
             return p
         k -= 1                  # p is refused this turn: swap it past the candidates
-        q = b.empty[k]
-        b.empty[i] = <int16_t>q
-        b.empty_pos[q] = <int16_t>i
-        b.empty[k] = <int16_t>p
-        b.empty_pos[p] = <int16_t>k
+        q = empty[k]
+        empty[i] = <int16_t>q
+        b.cell[q].next = <int16_t>i
+        empty[k] = <int16_t>p
+        b.cell[p].next = <int16_t>k
     return 0
 
 
@@ -232,7 +237,7 @@ cdef inline void playout_run(PlayoutScratch* s, const BoardState* start, const P
     moves (or NULL): room for that cap of public points (pass = width * height), the turns played.
     owner (or NULL): width * height entries, the final owner of each point (0, BLACK, WHITE).
     `start` and g.seen are only read; nothing may change them while playouts run."""
-    cdef BoardState* b = &s.board
+    cdef BoardState* b = s.board
     cdef int colour = g.to_move, passes = g.passes, turns = 0, p
     cdef int cap = g.max_moves if g.max_moves < s.max_moves else s.max_moves
     cdef int npoints = start.width * start.height
@@ -265,7 +270,7 @@ cdef inline void playout_run(PlayoutScratch* s, const BoardState* start, const P
     if owner == NULL:                   # the copy is not used again
         board_area_counts(b, owned, territory)
     else:
-        board_ownership(b.color, b, owner, owned, territory)
+        board_ownership(&b.cell[0].color, sizeof(Cell), b, owner, owned, territory)
     if g.territory:
         black = territory[BLACK] + b.captures[BLACK]
         white = territory[WHITE] + b.captures[WHITE]
@@ -283,11 +288,10 @@ cdef inline int spec_from_board(PlayoutSpec* g, Board board, int ko_rule, int ma
                                 HashSet* own) except -1:
     """Fill g to continue `board`'s game under `ko_rule` (the board's own rule or another one).
 
-    When ko_rule is a superko rule other than the board's, the keys of the game's colourings are
-    gathered into `own`, which the caller frees with hashset_free after the playouts; otherwise
-    own is left empty. Passes ending the game so far count towards the two that end a playout.
-    g keeps pointers into `board` (its superko memory): the board must not change while
-    playouts run on g (``fastgo.playouts`` copies both before it releases the GIL)."""
+    Under a superko rule the keys of the game's colourings are gathered into `own`, which the
+    caller frees with hashset_free after the playouts; otherwise own is left empty. Passes
+    ending the game so far count towards the two that end a playout. g keeps no pointer into
+    `board`: the board may change while playouts run on g."""
     cdef int64_t i
     cdef int to_move
     own.keys = NULL
@@ -307,9 +311,6 @@ cdef inline int spec_from_board(PlayoutSpec* g, Board board, int ko_rule, int ma
     g.max_moves = max_moves
     g.seen = NULL
     if ko_rule == KO_SIMPLE:
-        return 0
-    if ko_rule == board.ko_rule:
-        g.seen = &board.seen
         return 0
     if hashset_init(own, 16) or hashset_reserve(own, board.nturns + 1):
         hashset_free(own)

@@ -235,7 +235,6 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
 
     cdef PlayoutSpec spec
     cdef HashSet own_seen
-    cdef HashSet seen_copy
     cdef BoardState* start = NULL
     cdef PlayoutScratch** scratch = NULL
     cdef PlayoutOutcome* outcome = NULL
@@ -245,19 +244,14 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef int16_t* moves = NULL
     cdef int64_t i, j, t, lo, hi
     cdef Run run
-    seen_copy.keys = NULL
-    seen_copy.cap = 0
     spec_from_board(&spec, bd, ko_rule, cap, &own_seen)
     try:
-        # private copies: the GIL is released below, when another Python thread may play on `board`
-        start = <BoardState*>malloc(sizeof(BoardState))
+        # a private copy (spec's superko keys are one already): the GIL is released below, when
+        # another Python thread may play on `board`
+        start = board_new(bd.st.width, bd.st.height)
         if start == NULL:
             raise MemoryError()
         board_copy(start, bd.st)
-        if spec.seen == &bd.seen:
-            if hashset_copy(&seen_copy, &bd.seen):
-                raise MemoryError()
-            spec.seen = &seen_copy
         scratch = <PlayoutScratch**>calloc(nthreads, sizeof(PlayoutScratch*))
         outcome = <PlayoutOutcome*>malloc(nthreads * sizeof(PlayoutOutcome))
         if scratch == NULL or outcome == NULL:
@@ -334,9 +328,8 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
         free(owner_sum)
         free(slot)
         free(moves)
-        free(start)
+        board_free(start)
         hashset_free(&own_seen)
-        hashset_free(&seen_copy)
 
 
 def simulate(n, width=9, height=None, *, rules=None, komi=None, handicap=0, seed=0, threads=None,

@@ -1,0 +1,76 @@
+"""What a kept Board costs: memory that follows the board's size (issue 10's bounds), measured
+with tracemalloc (every allocation of a Board goes through Python's allocator) and, on Linux,
+with the process's resident set."""
+
+import gc
+import sys
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import fastgo
+from fastgo.cli import random_game
+
+# (size, turns played, bound in bytes per kept copy: history and superko table included)
+BOUNDS = [(9, 0, 3000), (9, 40, 3000), (19, 0, 6500), (19, 200, 12000)]
+
+
+def game(size, turns, ko="positional"):
+    b = fastgo.Board(size, ko=ko)
+    random_game(b, np.random.default_rng(size + turns), max_turns=turns)
+    assert len(b.history) == turns
+    return b
+
+
+def traced_bytes_per(make, n):
+    """Bytes tracemalloc sees allocated per object when n objects from make() are kept."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        kept = [make() for _ in range(n)]
+        current, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    del kept
+    return current / n
+
+
+@pytest.mark.parametrize("size,turns,bound", BOUNDS)
+def test_a_kept_copy_is_within_the_bound(size, turns, bound):
+    b = game(size, turns)
+    per = traced_bytes_per(b.copy, 500)
+    assert per <= bound, f"{size}x{size} after {turns} turns: {per:.0f} bytes a copy"
+
+
+def test_memory_follows_the_board_size():
+    small = traced_bytes_per(game(5, 0).copy, 500)
+    big = traced_bytes_per(game(25, 0).copy, 500)
+    # cells grow with (h + 2) * (w + 1): 42 on 5x5, 702 on 25x25; the fixed part is small
+    assert small < 1000 and big > 6 * small
+
+
+def test_a_new_board_is_within_the_bound():
+    assert traced_bytes_per(lambda: fastgo.Board(9), 500) <= 3000
+    assert traced_bytes_per(lambda: fastgo.Board(19), 500) <= 12000
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/statm")
+@pytest.mark.parametrize("size,turns,bound", [BOUNDS[1], BOUNDS[3]])
+def test_resident_memory_per_kept_copy(size, turns, bound):
+    import resource
+    page = resource.getpagesize()
+
+    def rss():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * page
+
+    b = game(size, turns)
+    n = 20_000
+    gc.collect()
+    before = rss()
+    kept = [b.copy() for _ in range(n)]
+    grown = rss() - before
+    assert kept[-1].history == b.history
+    # the allocator's own headers and rounding come on top of what tracemalloc counts
+    assert grown / n <= bound * 1.15, f"{grown / n:.0f} bytes resident a copy"
