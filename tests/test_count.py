@@ -39,6 +39,9 @@ SQUARE = [1, 57, 12675, 24318165, 414295148741, 62567386502084877, 8367784784798
 # n = 11, 12 (the same entry); the README reports how far the sweep gets
 SQUARE_11 = 793474866816582266820936671790189132321673383112185151899
 SQUARE_12 = 57774258489513238998237970307483999327287210756991189655942651331169
+# n = 13 (the same entry): FASTGO_SLOW=3, an hour or more and 12 GiB
+SQUARE_13 = \
+    37249792307686396442294904767024517674249157948208717533254799550970595875237705
 # OEIS A102620: 1 x n, n = 1..10
 ONE_BY = [1, 5, 15, 41, 113, 313, 867, 2401, 6649, 18413]
 # OEIS A266278: 2 x n, n = 1..8
@@ -106,6 +109,11 @@ def test_square_published_slow(n):
 def test_square_published_slower(n, expected):
     # 11x11: about 1.5-3 minutes here; 12x12: 8-13 minutes and 2.5 GiB
     assert count_legal_positions(n, n) == expected
+
+
+@pytest.mark.skipif(os.environ.get("FASTGO_SLOW", "0") < "3", reason="set FASTGO_SLOW=3 (hours)")
+def test_square_13_published(tmp_path):
+    assert count_legal_positions_stats(13, 13, checkpoint=tmp_path).count == SQUARE_13
 
 
 @pytest.mark.parametrize("n", range(1, 11))
@@ -478,7 +486,7 @@ def test_sweep_threads_default_and_limit():
         count_legal_positions(3, 3, threads=MAX_SWEEP_THREADS + 1)
     with pytest.raises(ValueError):
         _sweep(3, 3, MAX_SWEEP_THREADS + 1)
-    for bad in [(0, 3, 1), (13, 3, 1), (3, 1001, 1), (3, 3, 0)]:
+    for bad in [(0, 3, 1), (MAX_FRONTIER + 1, 3, 1), (3, 1001, 1), (3, 3, 0)]:
         with pytest.raises(ValueError):
             _sweep(*bad)
 
@@ -769,7 +777,7 @@ def test_cli_estimate_output(capsys):
 
 
 @pytest.mark.parametrize("argv,msg", [
-    (["13", "13"], "--estimate N"),
+    (["17", "17"], "--estimate N"),
     (["19", "19"], "--estimate N"),
     (["0", "3"], "positive"),
     (["3", "-2"], "positive"),
@@ -809,13 +817,13 @@ def _child_env():
 
 def test_cli_refuses_in_a_real_process():
     # the installed entry point's path: exit status 2, a one-line reason, no traceback
-    r = subprocess.run([sys.executable, "-m", "fastgo", "count", "13", "13"], env=_child_env(),
+    r = subprocess.run([sys.executable, "-m", "fastgo", "count", "17", "17"], env=_child_env(),
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stdout == ""
     assert "Traceback" not in r.stderr
     assert r.stderr.strip().splitlines()[-1] == (
-        "fastgo count: error: board size 13x13 out of range for the exact count: its shorter "
-        "side may be at most 12; estimate the fraction of legal positions with --estimate N")
+        "fastgo count: error: board size 17x17 out of range for the exact count: its shorter "
+        "side may be at most 16; estimate the fraction of legal positions with --estimate N")
 
 
 OUT_OF_MEMORY = """
@@ -844,7 +852,8 @@ def test_out_of_memory_is_an_exception():
     assert "MemoryError: out of memory: a table of" in r.stdout
     assert f"\n{SQUARE[4]}\n" in r.stdout
     assert r.returncode == 1
-    assert r.stderr.startswith("fastgo count: out of memory: a table of")
+    # (the progress lines of the rows done come first)
+    assert r.stderr.splitlines()[-1].startswith("fastgo count: out of memory: a table of")
     assert "Traceback" not in r.stderr
 
 
@@ -859,3 +868,148 @@ def test_a_confidence_whose_quantile_is_infinite_is_refused_by_name():
     for c in (0.9999999999999999, 1.0, 0.0):
         with pytest.raises(ValueError, match="confidence"):
             estimate_legal_fraction(3, 3, 10, confidence=c)
+
+
+# ---------------------------------------------------------------------------------------------
+# Frontiers past 12 cells, today's 5-bit keys, checkpoints, progress and the memory estimate.
+
+@pytest.mark.parametrize("f", [13, 14, 15, 16])
+def test_wide_frontier_one_row(f):
+    # one row of f points: the 1 x f count by hand (test_one_by_n_far_out's recurrence is the
+    # same as the published A102620) and by the sweep along the other side
+    assert _sweep(f, 1, 1).count == _sweep(1, f, 1).count == count_legal_positions(1, f)
+
+
+@pytest.mark.parametrize("f,length", [(13, 1), (16, 1), (13, 2)])
+def test_wide_frontier_against_brute_force_or_transpose(f, length):
+    expected = (count_legal_positions_brute(f, length) if f * length <= MAX_BRUTE_POINTS
+                else _sweep(length, f, 1).count)
+    assert _sweep(f, length, 1).count == expected
+
+
+FIVE_BIT = os.path.join(os.path.dirname(__file__), "data", "legal_counts_5bit.json")
+
+
+@pytest.mark.skipif(not os.path.exists(FIVE_BIT), reason="no recorded 5-bit sweep")
+def test_same_counts_and_states_as_the_5bit_keys():
+    # tests/data/legal_counts_5bit.json was written by the sweep as it was before the 4-bit keys
+    # (commit 6981f8d: 5 bits a cell, chains as renumbered labels): "f x length" -> [count, peak
+    # states, total states, final states]. The keys name the same states, so every figure agrees.
+    import json
+    with open(FIVE_BIT) as fh:
+        recorded = json.load(fh)
+    assert len(recorded) >= 60
+    for name, (count, peak, total, final) in recorded.items():
+        f, length = map(int, name.split("x"))
+        if f * length > 80:
+            continue            # the larger ones: FASTGO_SLOW=1
+        s = _sweep(f, length, 1)
+        assert (s.count, s.peak_states, s.total_states, s.final_states) == \
+            (int(count), peak, total, final), name
+
+
+@SLOW
+@pytest.mark.skipif(not os.path.exists(FIVE_BIT), reason="no recorded 5-bit sweep")
+def test_same_counts_and_states_as_the_5bit_keys_slow():
+    import json
+    with open(FIVE_BIT) as fh:
+        recorded = json.load(fh)
+    for name, (count, peak, total, final) in recorded.items():
+        f, length = map(int, name.split("x"))
+        if f * length > 80:
+            s = _sweep(f, length, 1)
+            assert (s.count, s.peak_states, s.total_states, s.final_states) == \
+                (int(count), peak, total, final), name
+
+
+class Stop(Exception):
+    pass
+
+
+def test_checkpoint_and_resume(tmp_path):
+    # stop a 8x7 sweep at row 4 (from its progress callback), then resume it: the same count and
+    # figures as one uninterrupted sweep
+    seen = []
+
+    def stop_at_row_4(p):
+        seen.append(p)
+        if p.row == 4:
+            raise Stop
+    with pytest.raises(Stop):
+        count_legal_positions_stats(8, 7, checkpoint=tmp_path, progress=stop_at_row_4)
+    meta = __import__("json").loads((tmp_path / "sweep.json").read_text())
+    assert meta["rows_done"] == 4 and meta["frontier"] == 7 and meta["length"] == 8
+    assert sorted(os.listdir(tmp_path)) == ["states-row4.bin", "sweep.json"]
+    assert [(p.row, p.col) for p in seen] == [(r, c) for r in range(4) for c in range(7)] + [(4, 0)]
+    rows = []
+    resumed = count_legal_positions_stats(8, 7, checkpoint=tmp_path,
+                                          progress=lambda p: rows.append(p.row))
+    assert rows[0] == 4                                     # nothing redone
+    whole = count_legal_positions_stats(8, 7)
+    assert resumed.count == whole.count == _sweep(7, 8, 1).count
+    assert (resumed.peak_states, resumed.total_states, resumed.final_states) == \
+        (whole.peak_states, whole.total_states, whole.final_states)
+    # another board in the same directory is refused by name
+    with pytest.raises(ValueError, match="checkpoint of a 7x8 sweep, not of 6x8"):
+        count_legal_positions_stats(8, 6, checkpoint=tmp_path)
+
+
+def test_checkpoint_damage_is_refused(tmp_path):
+    with pytest.raises(Stop):
+        count_legal_positions_stats(6, 6, checkpoint=tmp_path,
+                                    progress=lambda p: (_ for _ in ()).throw(Stop) if p.row == 3
+                                    else None)
+    name = [n for n in os.listdir(tmp_path) if n.endswith(".bin")][0]
+    with open(tmp_path / name, "r+b") as fh:
+        fh.truncate(40)
+    with pytest.raises(ValueError, match="holds 40 bytes"):
+        count_legal_positions_stats(6, 6, checkpoint=tmp_path)
+    (tmp_path / "sweep.json").write_text('{"format": "something else"}')
+    with pytest.raises(ValueError, match="not a checkpoint of this version"):
+        count_legal_positions_stats(6, 6, checkpoint=tmp_path)
+
+
+def test_progress_reports_every_point_and_an_eta():
+    got = []
+    s = count_legal_positions_stats(6, 5, progress=got.append)
+    assert [(p.row, p.col) for p in got] == [(r, c) for r in range(6) for c in range(5)]
+    assert all(p.rows == 6 and p.cols == 5 for p in got)
+    assert all(p.eta is None for p in got[:4]) and all(p.eta >= 0 for p in got[4:])
+    assert got[-1].eta == 0 and got[-1].states == s.final_states
+    assert max(p.states for p in got) == s.peak_states
+
+
+def test_memory_estimate_and_refusal():
+    from fastgo.count import sweep_memory
+    est = [sweep_memory(n, n) for n in range(1, 15)]
+    assert est == sorted(est)
+    s = count_legal_positions_stats(9, 9)
+    # the estimate sizes both tables for the peak; the sweep's own tables never exceed it
+    assert s.table_bytes <= sweep_memory(9, 9) <= 4 * s.table_bytes
+    assert sweep_memory(13, 13) < 16 * 2 ** 30 < sweep_memory(14, 14)
+    with pytest.raises(MemoryError, match=r"9x9 does not fit: its exact count needs about 0\.0 "
+                                          r"GiB of state tables, and 0\.0 GiB is"):
+        count_legal_positions_stats(9, 9, max_bytes=1000)
+
+
+def test_cli_refuses_a_board_that_does_not_fit():
+    r = subprocess.run([sys.executable, "-m", "fastgo", "count", "16", "16"], env=_child_env(),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.startswith("fastgo count: 16x16 does not fit: its exact count needs about ")
+
+
+def test_cli_checkpoint_progress_and_resume(tmp_path, capsys):
+    from fastgo.cli import main
+    with pytest.raises(SystemExit) as exc:
+        main(["count", "6", "6", "--resume", str(tmp_path)])
+    assert exc.value.code == 2 and "no checkpoint there" in capsys.readouterr().err
+    assert main(["count", "7", "6", "--checkpoint", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert f"legal positions on 7x6: {count_legal_positions(7, 6):,}\n" in out
+    lines = err.splitlines()             # not a terminal: one line per row
+    assert len(lines) == 7 and lines[0].startswith("[") and "row 1/7 point 6/6" in lines[0]
+    assert "ETA 0:00:00" in lines[-1]
+    with pytest.raises(SystemExit):
+        main(["count", "7", "6", "--checkpoint", str(tmp_path), "--brute"])
+    assert "exact count only" in capsys.readouterr().err

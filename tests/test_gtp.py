@@ -348,14 +348,18 @@ def test_loadsgf_and_printsgf_round_trip(tmp_path):
                    ("list_stones black", "= C3 A5")])
     bad = tmp_path / "bad.sgf"
     bad.write_text("(;SZ[5];B[cc];W[cc])")
-    transcript(e, [(f"loadsgf {bad}", "? cannot load file: move 2 (W C3) is illegal: occupied "
-                                      "(line 1, column 16)"),
+    transcript(e, [(f"loadsgf {bad}", "? cannot load file: move 2 (W C3) is illegal: occupied, "
+                                      "under Japanese rules (the default for records without "
+                                      "RU[]), komi 6.5 (the rules' own: no KM[] in the record); "
+                                      "choose other rules with rules= (Game.board) or --rules "
+                                      "(fastgo replay) (line 1, column 16)"),
                    ("list_stones black", "= C3 A5")])     # the failed load changed nothing
     twice = tmp_path / "twice.sgf"
     twice.write_text("(;SZ[5];B[aa];B[bb])")      # read as GTP reads play b, play b
     transcript(e, [(f"loadsgf {twice}", "= white"), ("list_stones black", "= B4 A5"),
-                   # no RU or KM in the file: the engine's rules and komi stay
-                   ("printsgf", "= (;FF[4]GM[1]CA[UTF-8]AP[fastgo]SZ[5]RU[Japanese]KM[0.5]\n"
+                   # no RU or KM in the file: the records' default (sgf.RECORD_RULES), not
+                   # the earlier record's RU[Japanese]KM[0.5]
+                   ("printsgf", "= (;FF[4]GM[1]CA[UTF-8]AP[fastgo]SZ[5]RU[Japanese]KM[6.5]\n"
                                 ";B[aa];W[];B[bb])")])
     bad.write_text("(;SZ[5];B[cc]")
     transcript(e, [(f"loadsgf {bad}", "? cannot load file: unexpected end of file: 1 game "
@@ -762,7 +766,10 @@ COMMAND_WORDS = sorted(Engine().commands) + ["", "foo", "PLAY", "#", "\t", "\x00
 ARG_WORDS = ["b", "w", "black", "WHITE", "pass", "A1", "e5", "J9", "T19", "Z25", "I3", "0", "1", "2",
              "5", "9", "19", "26", "-3", "7.5", "nan", "1e999", "chinese", "japanese", "ko=simple",
              "suicide=allowed", "scoring=territory", "komi=2", "alive", "dead", "seki", "absolute",
-             "byoyomi", "canadian", "none", "/nonexistent.sgf", "\u00e9", "\x7f", "\r", "(;SZ[9])"]
+             "byoyomi", "canadian", "none", "/nonexistent.sgf", "\u00e9", "\x7f", "\r", "(;SZ[9])",
+             # huge numbers: over Python's 4,300-digit limit, over a float, over GTP's 2**31 - 1
+             "9" * 5000, "9" * 400, "-" + "9" * 400, "1" + "0" * 30, "2147483648", "1e308",
+             "A" + "9" * 400]
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -28,7 +28,7 @@ def stones_of(diagram):
 def test_rectangular_record_with_setup_pass_and_variations():
     g = sgf.load(data("rect_setup.sgf"))
     assert (g.width, g.height, g.komi, g.handicap, g.result) == (7, 5, 0.5, 0, "W+R")
-    assert g.rules == fastgo.PRESETS["chinese"] and g.rules_name == "Chinese"
+    assert g.rules == fastgo.PRESETS["chinese"].replace(komi=0.5) and g.rules_name == "Chinese"
     assert g.info["PB"] == "Black Player" and g.info["PW"] == "White ] Player"
     assert np.array_equal(g.setup, stones_of("""
         X X . . . . .
@@ -79,7 +79,9 @@ def test_replay_reports_the_first_illegal_move_with_its_number():
         g.board()                                     # RU[Japanese]: simple ko
     assert (e.value.move_number, e.value.colour, e.value.vertex, e.value.reason) == (10, 2, "C3", "ko")
     assert (e.value.line, e.value.column) == (4, 3)
-    assert str(e.value) == "move 10 (W C3) is illegal: ko (line 4, column 3)"
+    assert str(e.value) == ("move 10 (W C3) is illegal: ko, under Japanese rules (the record's "
+                            "RU[Japanese]), komi 0 (the record's KM[]); choose other rules with "
+                            "rules= (Game.board) or --rules (fastgo replay) (line 4, column 3)")
     with pytest.raises(sgf.ReplayError, match="move 10 .* superko"):
         g.board(rules="chinese")
     assert len(g.board(upto=10).history) == 9         # everything before it is fine
@@ -143,28 +145,36 @@ MALFORMED = [
     ("(;SZ[52:0])", "board size SZ[52:0] not supported", 1, 5),
     ("(;SZ[0:9])", "board size SZ[0:9] not supported", 1, 5),
     ("(;SZ[9:x])", "bad board size", 1, 5),
-    ("(;SZ[9]KM[abc])", "bad komi", 1, 10),
-    ("(;SZ[9]KM[inf])", "bad komi", 1, 10),
-    ("(;SZ[9]HA[two])", "bad handicap", 1, 10),
     ("(;SZ[9]\n;B[jj])", "point 'jj' is off the 9x9 board", 2, 3),
     ("(;SZ[9];B[a])", "bad point 'a'", 1, 10),
     ("(;SZ[9];B[aa]W[bb])", "both a black and a white move", 1, 8),
-    ("(;SZ[9];B[aa];AB[bb])", "set-up AB after the root node is not supported", 1, 17),
+    ("(;SZ[9];B[aa];AB[bb])", "set-up AB after the first move is not supported", 1, 17),
     ("(;SZ[9];B[aa][bb])", "move B with 2 values", 1, 14),
     ("(;SZ[9]PL[X])", "bad player", 1, 10),
     ("(;SZ[9]AB[aa:zz])", "point 'zz' is off the 9x9 board", 1, 10),
     ("(;SZ[9]AB[aa:bb]AE[bb])", "point 'bb' is in both AB and AE of one node", 1, 19),
     ("(;SZ[9]AB[cc]\nAW[dd][cc])", "point 'cc' is in both AB and AW of one node", 2, 7),
-    ("(;SZ[9]HA[-1])", "bad handicap", 1, 10),
     ("(;SZ[19:20];B[tt])", "point 'tt' is off the 19x20 board", 1, 14),   # a pass only to 19x19
     ("(;SZ[9];PL[Q];B[aa])", "bad player PL[Q]", 1, 11),
 ]
 
 
-@pytest.mark.parametrize("text, message, line, column", MALFORMED)
-def test_malformed_files_say_what_and_where(text, message, line, column):
+#: What lenient reading warns about and strict reading refuses, as MALFORMED's rows.
+LENIENT = [
+    ("(;SZ[9]KM[abc])", "bad komi KM[abc]", 1, 10),
+    ("(;SZ[9]KM[inf])", "bad komi KM[inf]", 1, 10),
+    ("(;SZ[9]HA[two])", "bad handicap HA[two]", 1, 10),
+    ("(;SZ[9]HA[-1])", "bad handicap HA[-1]", 1, 10),
+    ("(;SZ[9]\nHA[7.5]PB[x])", "bad handicap HA[7.5]", 2, 3),
+    ("(;SZ[9];AB[bb])", "set-up AB after the root node is not supported", 1, 11),
+]
+
+
+@pytest.mark.parametrize("text, message, line, column, strict",
+                         [r + (False,) for r in MALFORMED] + [r + (True,) for r in LENIENT])
+def test_malformed_files_say_what_and_where(text, message, line, column, strict):
     with pytest.raises(sgf.SgfError) as e:
-        sgf.read_game(text)
+        sgf.read_game(text, strict=strict)
     assert message in str(e.value)
     assert (e.value.line, e.value.column) == (line, column)
     assert str(e.value).endswith(f"(line {line}, column {column})")
@@ -183,7 +193,7 @@ def test_setup_rules_not_matching_a_preset_and_an_empty_board_white_to_move():
     assert sgf.rules_from_name("New Zealand") == fastgo.PRESETS["new-zealand"]
     assert sgf.rules_from_name("calvinball") is None
     g = sgf.read_game("(;SZ[5]RU[calvinball]KM[3])")
-    assert g.rules is None and g.effective_rules() == fastgo.PRESETS["tromp-taylor"].replace(komi=3)
+    assert g.rules is None and g.effective_rules() == sgf.RECORD_RULES.replace(komi=3)
 
 
 @pytest.mark.parametrize("size, kw, seed", [
@@ -268,7 +278,7 @@ def test_setup_with_ae_pl_and_escaped_text():
             r"C[a \\ backslash, a \] bracket, a \\\] both]GN[x\\]" "\n;W[cc])")
     g = sgf.read_game(text)
     assert g.to_move == fastgo.WHITE and g.komi == -3.5 and g.handicap == 0
-    assert g.result == "B+R" and g.rules == fastgo.PRESETS["aga"]
+    assert g.result == "B+R" and g.rules == fastgo.PRESETS["aga"].replace(komi=-3.5)
     assert np.count_nonzero(g.setup == fastgo.BLACK) == 5 and g.setup[0, 4] == fastgo.WHITE
     assert g.info["GN"] == "x\\"
     assert sgf.parse(text)[0].get("C") == r"a \ backslash, a ] bracket, a \] both"
@@ -329,16 +339,19 @@ def test_replay_command_on_several_files_and_collections(tmp_path):
                        capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 1                               # one file had an illegal move
     heads = [line for line in r.stdout.splitlines() if line.startswith("== ")]
-    assert heads == [f"== {data('collection.sgf')}, game 1 of 2",
-                     f"== {data('collection.sgf')}, game 2 of 2",
+    assert heads == [f"== {data('collection.sgf')}, game 1",
+                     f"== {data('collection.sgf')}, game 2",
                      f"== {data('ko_illegal.sgf')}", f"== {data('wall.sgf')}"]
-    assert "13x13, rules Tromp-Taylor (no RU[] in the record), komi 6.5; 1 move replayed" in r.stdout
+    assert ("13x13, Japanese rules (the default for records without RU[]), komi 6.5 (the "
+            "record's KM[]); 1 move replayed") in r.stdout
     assert "12 moves replayed, all legal; game over: True" in r.stdout   # wall.sgf still ran
     assert r.stderr == (f"fastgo replay: {data('ko_illegal.sgf')}: move 10 (W C3) is illegal: "
-                        "ko (line 4, column 3)\n")
+                        "ko, under Japanese rules (the record's RU[Japanese]), komi 0 (the "
+                        "record's KM[]); choose other rules with rules= (Game.board) or --rules "
+                        "(fastgo replay) (line 4, column 3)\n")
     r = subprocess.run([sys.executable, "-m", "fastgo", "replay", "--game", "2",
                         data("collection.sgf")], capture_output=True, text=True, env=env, timeout=120)
-    assert r.returncode == 0 and "== " not in r.stdout and r.stdout.count("x13, rules") == 1
+    assert r.returncode == 0 and "== " not in r.stdout and r.stdout.count("x13, Japanese rules") == 1
     for args, message in [(["--game", "3"], "no game 3: the file holds 2 game(s)"),
                           (["--game", "0"], "--game must be at least 1"),
                           (["--upto", "0"], "--upto must be at least 1"),
@@ -352,12 +365,13 @@ def test_replay_command_on_several_files_and_collections(tmp_path):
     junk = tmp_path / "junk.sgf"
     junk.write_bytes(b"\x00\xff(;SZ[9];B[ee]\xfe)")
     r = subprocess.run([sys.executable, "-m", "fastgo", "replay", str(big), str(junk),
-                        str(tmp_path)], capture_output=True, text=True, env=env, timeout=120)
+                        str(tmp_path / "missing.sgf")], capture_output=True, text=True, env=env,
+                       timeout=120)
     assert r.returncode == 1 and r.stdout.count("== ") == 3 and "Traceback" not in r.stderr
     err = r.stderr.splitlines()
     assert err[0] == f"fastgo replay: {big}: cannot replay a 30x30 board: fastgo boards are 1..25 points a side (line 1, column 5)"
     assert err[1].startswith(f"fastgo replay: {junk}: unexpected ") and "(line 1, column" in err[1]
-    assert err[2].startswith(f"fastgo replay: {tmp_path}: cannot read it: ")
+    assert err[2].startswith(f"fastgo replay: {tmp_path / 'missing.sgf'}: cannot read it: ")
 
 
 def test_replay_command(tmp_path):
@@ -376,7 +390,7 @@ def test_replay_command(tmp_path):
     assert "black 15, white 10 -> B+5" in r.stdout
     r = run(data("ko_illegal.sgf"))
     assert r.returncode == 1 and r.stdout == ""
-    assert "move 10 (W C3) is illegal: ko (line 4, column 3)" in r.stderr
+    assert "move 10 (W C3) is illegal: ko, under Japanese rules (the record's RU[Japanese])" in r.stderr
     assert "Traceback" not in r.stderr
     bad = tmp_path / "bad.sgf"
     bad.write_text("(;SZ[9]\n;B[ee]\n;W[ff]")
@@ -385,7 +399,7 @@ def test_replay_command(tmp_path):
     r = run(str(tmp_path / "missing.sgf"))
     assert r.returncode == 1 and "No such file" in r.stderr
     r = run(data("rect_setup.sgf"), "--upto", "2", "--rules", "japanese")
-    assert r.returncode == 0 and "1 move replayed" in r.stdout and "rules Japanese" in r.stdout
+    assert r.returncode == 0 and "1 move replayed" in r.stdout and "Japanese rules (given" in r.stdout
 
 
 @pytest.mark.parametrize("kw", [dict(rules="japanese", handicap=2), dict(rules="aga", komi=0.5),

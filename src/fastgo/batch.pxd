@@ -46,6 +46,9 @@ cdef class BoardBatch:
     cdef readonly object rules
     cdef Board start                # the position every reset returns to (empty or handicap)
     cdef object loaded              # dict: game index -> Board at the set-up set() loaded
+    cdef bint busy                  # a call that runs jobs or follows the games' pointers
+                                    # is under way (it may have released the GIL): another
+                                    # thread's call is refused (_enter)
     # the job the parallel loop runs (see _work)
     cdef int job
     cdef const int64_t* job_actions
@@ -76,3 +79,4 @@ cdef class BoardBatch:
     cdef void mask_into(self, int64_t i, uint8_t* out) noexcept nogil
     cdef void _work(self, int64_t i) noexcept nogil
     cdef void _run(self, int job) noexcept
+    cdef int _enter(self) except -1

@@ -424,6 +424,16 @@ cdef class BoardBatch:
                    self.ko_rule, self.suicide, &g.ko_hash if g.nturns >= 1 else NULL, hashset_seen,
                    &g.seen, out)
 
+    cdef int _enter(self) except -1:
+        """Claim the batch for one call. The jobs run without the GIL, reading the job_* fields
+        and growing the games' move arrays: a second thread's call meanwhile would point them
+        at its own buffers or read freed ones, so it is refused instead."""
+        if self.busy:
+            raise RuntimeError("this BoardBatch is in use by another thread's call: one call "
+                               "at a time (give each thread its own batch)")
+        self.busy = True
+        return 0
+
     cdef void _run(self, int job) noexcept:
         """Run `job` on every game: OpenMP threads taking CHUNK games at a time (dynamic
         schedule), or a plain loop on one thread or for a small batch."""
@@ -447,84 +457,105 @@ cdef class BoardBatch:
         and reasons and no game changes. Under next-step autoreset a game that was over (or
         truncated) before the call restarts instead and its action is ignored. Returns a
         ``StepResult``."""
-        a = np.asarray(actions)
-        if a.dtype.kind not in "iu" or a.shape != (self.n,):
-            raise ValueError(f"actions must be an integer array of shape ({self.n},), got "
-                             f"{a.dtype} {a.shape}")
-        if self.n and (a.min() < 0 or a.max() > self.npoints):
-            bad = np.flatnonzero((a < 0) | (a > self.npoints))
-            raise ValueError(f"actions out of range 0..{self.npoints} in games "
-                             f"{bad[:5].tolist()}: {a[bad[:5]].tolist()}")
-        cdef cnp.ndarray acts = np.ascontiguousarray(a, dtype=np.int64)
-        cdef cnp.ndarray flags = np.empty(self.n, dtype=np.uint8)
-        cdef cnp.ndarray res = np.zeros((self.n, 4), dtype=np.uint8)
-        self.job_actions = <const int64_t*>cnp.PyArray_DATA(acts)
-        self.job_flags = <uint8_t*>cnp.PyArray_DATA(flags)
-        self._run(JOB_JUDGE)
-        refused = np.flatnonzero((flags != 0) & (flags != STEP_RESET))
-        if len(refused):
-            if (flags[refused] == STEP_OOM).any():
-                raise MemoryError("no memory for the next turn's records")
-            raise IllegalActionError(refused.tolist(), acts[refused].tolist(),
-                                     [_REASONS[int(f)] for f in flags[refused]])
-        self.job_out = <uint8_t*>cnp.PyArray_DATA(res)
-        self._run(JOB_APPLY)
-        return StepResult(res[:, 0].view(np.bool_), res[:, 1].view(np.bool_),
-                          res[:, 2].view(np.int8), res[:, 3].view(np.bool_))
+        cdef cnp.ndarray acts, flags, res
+        self._enter()
+        try:
+            a = np.asarray(actions)
+            if a.dtype.kind not in "iu" or a.shape != (self.n,):
+                raise ValueError(f"actions must be an integer array of shape ({self.n},), got "
+                                 f"{a.dtype} {a.shape}")
+            if self.n and (a.min() < 0 or a.max() > self.npoints):
+                bad = np.flatnonzero((a < 0) | (a > self.npoints))
+                raise ValueError(f"actions out of range 0..{self.npoints} in games "
+                                 f"{bad[:5].tolist()}: {a[bad[:5]].tolist()}")
+            acts = np.ascontiguousarray(a, dtype=np.int64)
+            flags = np.empty(self.n, dtype=np.uint8)
+            res = np.zeros((self.n, 4), dtype=np.uint8)
+            self.job_actions = <const int64_t*>cnp.PyArray_DATA(acts)
+            self.job_flags = <uint8_t*>cnp.PyArray_DATA(flags)
+            self._run(JOB_JUDGE)
+            refused = np.flatnonzero((flags != 0) & (flags != STEP_RESET))
+            if len(refused):
+                if (flags[refused] == STEP_OOM).any():
+                    raise MemoryError("no memory for the next turn's records")
+                raise IllegalActionError(refused.tolist(), acts[refused].tolist(),
+                                         [_REASONS[int(f)] for f in flags[refused]])
+            self.job_out = <uint8_t*>cnp.PyArray_DATA(res)
+            self._run(JOB_APPLY)
+            return StepResult(res[:, 0].view(np.bool_), res[:, 1].view(np.bool_),
+                              res[:, 2].view(np.int8), res[:, 3].view(np.bool_))
+        finally:
+            self.busy = False
 
     def reset(self, mask=None):
         """Restart the games where `mask` (bool [n]) is True, or all, from the start position."""
         cdef cnp.ndarray m
-        if mask is None:
-            m = np.ones(self.n, dtype=np.uint8)
-        else:
-            mk = np.asarray(mask)
-            if mk.dtype != np.bool_ or mk.shape != (self.n,):
-                raise ValueError(f"mask must be a bool array of shape ({self.n},)")
-            m = np.ascontiguousarray(mk, dtype=np.uint8)
-        self.job_flags = <uint8_t*>cnp.PyArray_DATA(m)
-        self._run(JOB_RESET)
+        self._enter()
+        try:
+            if mask is None:
+                m = np.ones(self.n, dtype=np.uint8)
+            else:
+                mk = np.asarray(mask)
+                if mk.dtype != np.bool_ or mk.shape != (self.n,):
+                    raise ValueError(f"mask must be a bool array of shape ({self.n},)")
+                m = np.ascontiguousarray(mk, dtype=np.uint8)
+            self.job_flags = <uint8_t*>cnp.PyArray_DATA(m)
+            self._run(JOB_RESET)
+        finally:
+            self.busy = False
 
     # -- reading ----------------------------------------------------------------------------------
 
     def legal_mask(self, out=None):
         """bool [n, points + 1]: the moves each game's player may make now (the pass last). A
         game that is over or truncated has none. `out`: a C-contiguous bool array to fill."""
-        out = _check_out(out, (self.n, self.npoints + 1), np.bool_)
-        self.job_out = <uint8_t*>cnp.PyArray_DATA(out)
-        self._run(JOB_MASK)
-        return out
+        self._enter()
+        try:
+            out = _check_out(out, (self.n, self.npoints + 1), np.bool_)
+            self.job_out = <uint8_t*>cnp.PyArray_DATA(out)
+            self._run(JOB_MASK)
+            return out
+        finally:
+            self.busy = False
 
     def encode(self, encoding, out=None, dtype=np.float32):
         """Feature planes of every game, [n, C, height, width] (row 0 at the bottom), in
         `encoding` ("agz17", "lz18", "openspiel4", "katago"; see fastgo.features for the
         planes). `out`: a C-contiguous array of that shape, dtype bool, uint8, int8, float32 or
         float64, to fill instead of allocating one of `dtype`."""
-        if encoding not in _ENC_CODES:
-            raise ValueError(f"unknown encoding {encoding!r}; expected one of {sorted(ENCODINGS)}")
-        shape = (self.n, ENCODINGS[encoding], self.height, self.width)
-        if out is None:
-            dt = np.dtype(dtype)
-            if dt not in _DTYPES:
-                raise TypeError(f"dtype must be one of bool, uint8, int8, float32, float64, not {dt}")
-            out = np.empty(shape, dtype=dt)
-        else:
-            if not isinstance(out, np.ndarray) or out.dtype not in _DTYPES:
-                raise TypeError("out must be a numpy array of bool, uint8, int8, float32 or float64")
-            out = _check_out(out, shape, out.dtype)
-        self.job_encoding = _ENC_CODES[encoding]
-        self.job_dtype = _DTYPES[out.dtype]
-        self.job_out = <uint8_t*>cnp.PyArray_DATA(out)
-        self._run(JOB_ENCODE)
-        return out
+        self._enter()
+        try:
+            if encoding not in _ENC_CODES:
+                raise ValueError(f"unknown encoding {encoding!r}; expected one of {sorted(ENCODINGS)}")
+            shape = (self.n, ENCODINGS[encoding], self.height, self.width)
+            if out is None:
+                dt = np.dtype(dtype)
+                if dt not in _DTYPES:
+                    raise TypeError(f"dtype must be one of bool, uint8, int8, float32, float64, not {dt}")
+                out = np.empty(shape, dtype=dt)
+            else:
+                if not isinstance(out, np.ndarray) or out.dtype not in _DTYPES:
+                    raise TypeError("out must be a numpy array of bool, uint8, int8, float32 or float64")
+                out = _check_out(out, shape, out.dtype)
+            self.job_encoding = _ENC_CODES[encoding]
+            self.job_dtype = _DTYPES[out.dtype]
+            self.job_out = <uint8_t*>cnp.PyArray_DATA(out)
+            self._run(JOB_ENCODE)
+            return out
+        finally:
+            self.busy = False
 
     def scores(self):
         """float64 [n]: Black's points minus White's, komi included, under the rules' scoring
         (area, or territory + prisoners with no dead stones marked), as Board.score().margin."""
-        out = np.empty(self.n, dtype=np.float64)
-        self.job_out = <uint8_t*>cnp.PyArray_DATA(out)
-        self._run(JOB_SCORE)
-        return out
+        self._enter()
+        try:
+            out = np.empty(self.n, dtype=np.float64)
+            self.job_out = <uint8_t*>cnp.PyArray_DATA(out)
+            self._run(JOB_SCORE)
+            return out
+        finally:
+            self.busy = False
 
     def winners(self):
         """int8 [n]: the winner of each game as the position stands: 1 Black, 2 White, 0 tie."""
@@ -654,62 +685,74 @@ cdef class BoardBatch:
         superko and undo)."""
         cdef int64_t k = self._check_index(i), t
         cdef Game* g = &self.games[k]
-        start = self.loaded[k] if g.loaded else self.start
-        b = Board.from_array(start.start_position(), to_move=start.first_player, rules=self.rules)
-        for t in range(g.nturns):
-            b.play(g.moves[t])
-        return b
+        self._enter()
+        try:
+            start = self.loaded[k] if g.loaded else self.start
+            b = Board.from_array(start.start_position(), to_move=start.first_player, rules=self.rules)
+            for t in range(g.nturns):
+                b.play(g.moves[t])
+            return b
+        finally:
+            self.busy = False
 
     def set(self, i, Board board not None):
         """Load game i from a ``Board`` of the batch's size and rules: its set-up (handicap or
         stones), then its turns replayed, so history planes, ko and superko carry over."""
         cdef int64_t k = self._check_index(i), t
         cdef int point
-        if (board.st.width, board.st.height) != (self.width, self.height):
-            raise ValueError(f"the board is {board.st.width}x{board.st.height}, the batch "
-                             f"{self.width}x{self.height}")
-        if board.rules != self.rules:
-            raise ValueError(f"the board's rules {board.rules} differ from the batch's {self.rules}")
-        if self.max_moves and board.nturns > self.max_moves:
-            raise ValueError(f"the board has {board.nturns} turns, over the batch's max_moves")
-        start = Board.from_array(board.start_position(), to_move=board.first_player,
-                                 rules=self.rules)
-        history = board.history
-        self.load_state(k, start)
-        self.games[k].loaded = 1
-        self.loaded[k] = start
-        for point in history:
-            if self.judge(k, point) or self.reserve(k):
-                self.restart(k)
-                raise MemoryError("no memory to load the game")
-            self.commit(k, point)
+        self._enter()
+        try:
+            if (board.st.width, board.st.height) != (self.width, self.height):
+                raise ValueError(f"the board is {board.st.width}x{board.st.height}, the batch "
+                                 f"{self.width}x{self.height}")
+            if board.rules != self.rules:
+                raise ValueError(f"the board's rules {board.rules} differ from the batch's {self.rules}")
+            if self.max_moves and board.nturns > self.max_moves:
+                raise ValueError(f"the board has {board.nturns} turns, over the batch's max_moves")
+            start = Board.from_array(board.start_position(), to_move=board.first_player,
+                                     rules=self.rules)
+            history = board.history
+            self.load_state(k, start)
+            self.games[k].loaded = 1
+            self.loaded[k] = start
+            for point in history:
+                if self.judge(k, point) or self.reserve(k):
+                    self.restart(k)
+                    raise MemoryError("no memory to load the game")
+                self.commit(k, point)
+        finally:
+            self.busy = False
 
     def copy(self):
         """An independent copy of every game."""
         cdef BoardBatch c = BoardBatch.__new__(BoardBatch)
         cdef int64_t i
         cdef Game* g
-        c.threads = self.threads
-        c._allocate(self.n, self.start, self.max_moves, self.autoreset)
-        c.loaded = dict(self.loaded)
-        memcpy(c.rings, self.rings, self.ring_bytes * self.n)
-        for i in range(self.n):
-            board_copy(c.state(i), self.state(i))
-            g = &c.games[i]
-            hashset_free(&g.seen)
-            g[0] = self.games[i]
-            g.moves = NULL
-            g.cap_moves = 0
-            if hashset_copy(&g.seen, &self.games[i].seen):
-                hashset_init(&g.seen, 16)
-                raise MemoryError()
-            if self.games[i].cap_moves:
-                g.moves = <int16_t*>malloc(self.games[i].cap_moves * sizeof(int16_t))
-                if g.moves == NULL:
+        self._enter()
+        try:
+            c.threads = self.threads
+            c._allocate(self.n, self.start, self.max_moves, self.autoreset)
+            c.loaded = dict(self.loaded)
+            memcpy(c.rings, self.rings, self.ring_bytes * self.n)
+            for i in range(self.n):
+                board_copy(c.state(i), self.state(i))
+                g = &c.games[i]
+                hashset_free(&g.seen)
+                g[0] = self.games[i]
+                g.moves = NULL
+                g.cap_moves = 0
+                if hashset_copy(&g.seen, &self.games[i].seen):
+                    hashset_init(&g.seen, 16)
                     raise MemoryError()
-                g.cap_moves = self.games[i].cap_moves
-                memcpy(g.moves, self.games[i].moves, g.nturns * sizeof(int16_t))
-        return c
+                if self.games[i].cap_moves:
+                    g.moves = <int16_t*>malloc(self.games[i].cap_moves * sizeof(int16_t))
+                    if g.moves == NULL:
+                        raise MemoryError()
+                    g.cap_moves = self.games[i].cap_moves
+                    memcpy(g.moves, self.games[i].moves, g.nturns * sizeof(int16_t))
+            return c
+        finally:
+            self.busy = False
 
     def __repr__(self):
         return (f"<fastgo.BoardBatch {self.n} games {self.width}x{self.height} "

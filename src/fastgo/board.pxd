@@ -47,6 +47,7 @@ cdef class Board:
     cdef int _status(self, int point, uint64_t* new_hash) noexcept nogil
     cdef int _reserve(self, int point) except -1
     cdef void _commit(self, int point) noexcept nogil
+    cdef void _undo_turn(self) noexcept nogil
     cpdef play(self, move)
     cdef void _mask(self, unsigned char* out) noexcept nogil
     cdef int _parse(self, move) except -1

@@ -164,7 +164,8 @@ cdef class Board:
     handicap=0)``. Sizes 1..25 each (height defaults to width). ``rules`` is a ``Rules`` or a
     preset name; the keyword options override it. ``handicap`` is a stone count for the fixed
     star-point placement (9x9, 13x13, 19x19) or a list of moves for free placement; handicap stones
-    are part of the set-up and White moves first.
+    are part of the set-up and White moves first. A board is initialised once: its size and rules
+    are fixed, and ``__init__`` on a live board raises ``TypeError``.
 
     Moves are points ``row * width + col`` (A1 = 0, row 0 at the bottom, pass = width * height),
     ``(row, col)`` tuples or GTP vertices such as ``"D4"`` and ``"pass"``.
@@ -508,7 +509,6 @@ cdef class Board:
     def undo(self, n=1):
         """Take back the last `n` turns (passes included)."""
         cdef int64_t k = _plain_int(n, -1)
-        cdef Turn* t
         if k < 0:
             n = _index(n, "n")
             k = n if 0 <= n <= self.nturns else -1     # compare as Python ints: n may be huge
@@ -519,12 +519,16 @@ cdef class Board:
                                  f"{self.nturns - self.undo_floor}")
             raise ValueError(f"cannot undo {n} turns: {self.nturns} played since the set-up")
         while k:
-            t = &self.turns[self.nturns]
-            if self.ko_rule != KO_SIMPLE:
-                self._seen_remove(self.nturns)
-            journal_rewind(self.st, &self.journal, t.mark)
-            self.nturns -= 1
+            self._undo_turn()
             k -= 1
+
+    cdef void _undo_turn(self) noexcept nogil:
+        """Take back the last turn (the caller checked that one can be taken back)."""
+        cdef Turn* t = &self.turns[self.nturns]
+        if self.ko_rule != KO_SIMPLE:
+            self._seen_remove(self.nturns)
+        journal_rewind(self.st, &self.journal, t.mark)
+        self.nturns -= 1
 
     def is_legal(self, move):
         """True when the side to move may play `move` now."""
@@ -917,3 +921,13 @@ cdef class Board:
         side = "black" if self._colour_to_move() == BLACK else "white"
         return (f"<fastgo.Board {self.st.width}x{self.st.height} {side} to move, "
                 f"{self.nturns} turns, hash {self.st.hash:#018x}>")
+
+    def _repr_svg_(self):
+        """The board as an SVG picture (Jupyter shows it): ``fastgo.draw.svg(self)``."""
+        from fastgo import draw             # pure Python, imported when first drawn
+        return draw.svg(self)
+
+    def _repr_html_(self):
+        """The SVG picture with the size and whose turn it is: ``fastgo.draw.html(self)``."""
+        from fastgo import draw
+        return draw.html(self)

@@ -4,6 +4,7 @@ plays and scores a random game through the Python API."""
 import argparse
 import json
 import math
+import os
 import sys
 import time
 
@@ -98,6 +99,10 @@ def _count(args):
     w, h = args.width, args.height
     if args.estimate is None and (args.seed is not None or args.confidence is not None):
         raise ValueError("--seed and --confidence apply to --estimate N only")
+    if (args.checkpoint or args.resume) and (args.estimate is not None or args.brute or args.games):
+        raise ValueError("--checkpoint and --resume apply to the exact count only")
+    if args.rules_name != "tromp-taylor" and not args.games:
+        raise ValueError("--rules applies to --games only")
     if args.estimate is not None:
         t0 = time.perf_counter()
         e = fc.estimate_legal_fraction(w, h, args.estimate,
@@ -123,11 +128,23 @@ def _count(args):
               f"{3 ** (w * h):,} colourings, {dt:.2f} s on "
               f"{args.threads or fc.default_threads()} thread(s))")
         return 0
+    if args.games:
+        from fastgo.gametree import count_games
+        t0 = time.perf_counter()
+        n = count_games(w, h, args.rules)
+        print(f"complete games on {w}x{h} under {args.rules_name} rules: {n:,} "
+              f"({time.perf_counter() - t0:.2f} s)")
+        return 0
     if min(w, h) > fc.MAX_FRONTIER:
         raise ValueError(f"board size {w}x{h} out of range for the exact count: its shorter side "
                          f"may be at most {fc.MAX_FRONTIER}; estimate the fraction of legal "
                          f"positions with --estimate N")
-    s = fc.count_legal_positions_stats(w, h, threads=1 if args.threads is None else args.threads)
+    if args.resume is not None and not os.path.exists(os.path.join(args.resume, "sweep.json")):
+        raise ValueError(f"--resume {args.resume}: no checkpoint there (sweep.json); start the "
+                         f"count with --checkpoint {args.resume}")
+    s = fc.count_legal_positions_stats(w, h, threads=1 if args.threads is None else args.threads,
+                                       checkpoint=args.checkpoint or args.resume,
+                                       progress=_progress_bar(sys.stderr))
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     rss /= 2 ** 20 if sys.platform == "darwin" else 2 ** 10        # bytes there, KiB on Linux
     print(f"legal positions on {w}x{h}: {_big_int(s.count)}")
@@ -137,6 +154,50 @@ def _count(args):
           f"colour swap counted once)")
     print(f"{s.seconds:.3f} s on {s.threads} thread(s); state tables at most "
           f"{s.table_bytes / 2 ** 20:.1f} MiB; process peak RSS {rss:.0f} MiB")
+    return 0
+
+
+def _progress_bar(out):
+    """A SweepProgress callback: on a terminal one line redrawn after every point, elsewhere (a
+    log) one line per row."""
+    tty = out.isatty()
+
+    def clock(seconds):
+        seconds = int(seconds)
+        return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+    def show(p):
+        done = p.row * p.cols + p.col + 1
+        total = p.rows * p.cols
+        if not tty and p.col != p.cols - 1:
+            return
+        bar = "#" * (20 * done // total) + "." * (20 - 20 * done // total)
+        eta = "?" if p.eta is None else clock(p.eta)
+        line = (f"[{bar}] row {p.row + 1}/{p.rows} point {p.col + 1}/{p.cols}, {p.states:,} "
+                f"states, {clock(p.seconds)} elapsed, ETA {eta}")
+        print(("\r" + line + "\033[K") if tty else line, end="" if tty else "\n", file=out,
+              flush=True)
+        if tty and done == total:
+            print(file=out)
+    return show
+
+
+def cmd_perft(args):
+    """Legal move sequences of a given length (perft), in total or per first move."""
+    from fastgo.gametree import perft, perft_divide
+    board = Board(args.size, args.height, rules=args.rules)
+    for move in args.moves.split() if args.moves else []:
+        board.play(move)
+    t0 = time.perf_counter()
+    if args.divide:
+        parts = perft_divide(board, args.depth)
+        for move, n in parts.items():
+            print(f"{move}: {n:,}")
+        n = sum(parts.values())
+    else:
+        n = perft(board, args.depth)
+    print(f"perft({args.depth}) on {board.width}x{board.height}, {args.rules_name} rules: {n:,} "
+          f"({time.perf_counter() - t0:.3f} s)")
     return 0
 
 
@@ -255,8 +316,9 @@ def main(argv=None):
     demo.set_defaults(func=cmd_demo)
     count = sub.add_parser("count", help="count legal positions exactly, or estimate the fraction",
                            description="Count the legal positions of a WIDTH x HEIGHT board "
-                           "exactly (a transfer-matrix sweep; shorter side at most 12), by brute "
-                           "force, or estimate their fraction by Monte Carlo.")
+                           "exactly (a transfer-matrix sweep; shorter side at most 16, memory "
+                           "allowing), by brute force, or estimate their fraction by Monte Carlo; "
+                           "or count the complete games of a tiny board (--games).")
     count.add_argument("width", type=int)
     count.add_argument("height", type=int)
     how = count.add_mutually_exclusive_group()
@@ -270,13 +332,34 @@ def main(argv=None):
     count.add_argument("--threads", type=int, default=None,
                        help="threads (default: 1 for the exact sweep, all cores for --estimate "
                        "and --brute)")
+    how.add_argument("--games", action="store_true",
+                     help="count the complete games on the empty board instead (tiny boards)")
+    count.add_argument("--rules", dest="rules_name", default="tromp-taylor",
+                       help="rules preset of --games (default tromp-taylor: positional superko)")
+    where = count.add_mutually_exclusive_group()
+    where.add_argument("--checkpoint", metavar="DIR", default=None,
+                       help="save the exact count's border states to DIR after every row, and "
+                       "resume from DIR if it holds a checkpoint of this board")
+    where.add_argument("--resume", metavar="DIR", default=None,
+                       help="resume the exact count checkpointed in DIR (and go on saving there)")
     count.set_defaults(func=cmd_count, count_parser=count)
+    perft = sub.add_parser("perft", help="count legal move sequences of a given length")
+    _board_options(perft)
+    perft.add_argument("depth", type=int, help="turns per sequence (passes included)")
+    perft.add_argument("--moves", default="", help="moves played first, e.g. \"C3 pass B2\"")
+    perft.add_argument("--divide", action="store_true", help="the count below each first move")
+    perft.set_defaults(func=cmd_perft)
     from fastgo import gtp as _gtp, sgf as _sgf    # pure Python, cheap to import
     gtp = sub.add_parser("gtp", help="speak GTP v2 on stdin/stdout (a Monte Carlo demo player)")
     _gtp.add_command(gtp)                          # option errors: the subcommand's usage
     replay = sub.add_parser("replay", help="replay SGF records, checking every move; print each "
                             "final position and its score")
     _sgf.add_command(replay)
+    simulate = sub.add_parser("simulate", help="bulk random games here or on a Dask or Ray "
+                              "cluster: statistics, shards, plots")
+    _board_options(simulate)
+    from fastgo import cluster as _cluster       # imports dask/ray only when a run asks
+    _cluster.add_command(simulate)
     args = parser.parse_args(argv)
     if hasattr(args, "rules_name"):
         try:

@@ -40,9 +40,11 @@ cdef extern from *:
     /* independent of NDEBUG, which Python's own build flags define */
     #include <stdio.h>
     #include <stdlib.h>
-    #define FASTGO_ASSERT(x) do { if (!(x)) { fprintf(stderr, "fastgo: internal check failed: %s (%s:%d)\\n", #x, __FILE__, __LINE__); abort(); } } while (0)
+    /* `what` names the check in the .pxd's terms (the condition itself is a generated C
+       temporary by the time it gets here), `value` is the value it judged */
+    #define FASTGO_ASSERT(x, what, value) do { if (!(x)) { fprintf(stderr, "fastgo: internal check failed: %s (value %lld)\\n", what, (long long)(value)); abort(); } } while (0)
     #else
-    #define FASTGO_ASSERT(x) ((void)0)
+    #define FASTGO_ASSERT(x, what, value) ((void)(what), (void)(value))
     #endif
 
     /* The Zobrist keys of zkey() below, looked up instead of computed in the hot loops: filled
@@ -67,7 +69,7 @@ cdef extern from *:
     #endif
     """
     const bint FASTGO_DEBUG
-    void FASTGO_ASSERT(bint) noexcept nogil
+    void FASTGO_ASSERT(bint, const char* what, long long value) noexcept nogil
     const bint FASTGO_ZTABLE
     const uint64_t* fastgo_ztable
 
@@ -195,9 +197,11 @@ cdef inline uint64_t zkey_formula(int colour, int p) noexcept nogil:
 cdef inline uint64_t zkey(int colour, int p) noexcept nogil:
     """Zobrist key of `colour` at padded index `p` (colour 3 at p = 0 marks White to move):
     zkey_formula, read from the table the C block above fills with it."""
-    FASTGO_ASSERT(p >= 0 and p < MAX_PAD and colour >= 0 and colour < 4)
+    FASTGO_ASSERT(p >= 0 and p < MAX_PAD and colour >= 0 and colour < 4,
+                  "zkey: 0 <= padded point p < MAX_PAD and 0 <= colour < 4; p", p)
     if FASTGO_ZTABLE:
-        FASTGO_ASSERT(fastgo_ztable[4 * p + colour] == zkey_formula(colour, p))
+        FASTGO_ASSERT(fastgo_ztable[4 * p + colour] == zkey_formula(colour, p),
+                      "zkey: the table's key of 4 * p + colour is the formula's", 4 * p + colour)
         return fastgo_ztable[4 * p + colour]
     return zkey_formula(colour, p)
 
@@ -212,7 +216,7 @@ cdef inline void jlog(BoardState* b, Journal* j, void* field, uint16_t nbytes) n
     """Record the current value of a 1-, 2- or 4-byte field before it is overwritten."""
     cdef JournalEntry* e
     if j != NULL:
-        FASTGO_ASSERT(j.n < j.cap)
+        FASTGO_ASSERT(j.n < j.cap, "journal: an entry within the reserved capacity; entry", j.n)
         e = &j.entries[j.n]
         e.offset = <uint16_t>(<char*>field - <char*>b)
         e.nbytes = nbytes
@@ -315,7 +319,8 @@ cdef inline void board_copy(BoardState* dst, const BoardState* src) noexcept nog
 
 cdef inline int to_pad(const BoardState* b, int point) noexcept nogil:
     """Public point (row * width + col) to padded index."""
-    FASTGO_ASSERT(point >= 0 and point < b.width * b.height)
+    FASTGO_ASSERT(point >= 0 and point < b.width * b.height,
+                  "to_pad: 0 <= point < width * height; point", point)
     return (point // b.width + 1) * b.stride + point % b.width
 
 cdef inline int from_pad(const BoardState* b, int p) noexcept nogil:
@@ -426,7 +431,7 @@ cdef inline int board_preview(const BoardState* b, int p, int colour, uint64_t* 
     cdef int opp = 3 - colour
     cdef bint has_empty, own_survives = False
     cdef uint64_t hsh
-    FASTGO_ASSERT(p > 0 and p < b.npad)
+    FASTGO_ASSERT(p > 0 and p < b.npad, "board_preview: 0 < padded point p < npad; p", p)
     captured[0] = 0
     if b.cell[p].color != EMPTY:
         new_hash[0] = b.hash
@@ -461,13 +466,15 @@ cdef inline void remove_empty(BoardState* b, Journal* j, int p) noexcept nogil:
     cdef int16_t* empty = empty_list(b)
     cdef int i = b.cell[p].next
     cdef int last = empty[b.num_empty - 1]
-    FASTGO_ASSERT(i >= 0 and i < b.num_empty and empty[i] == p)
+    FASTGO_ASSERT(i >= 0 and i < b.num_empty and empty[i] == p,
+                  "remove_empty: padded point p is in the empty list; p", p)
     jset16(b, j, &empty[i], <int16_t>last)
     jset16(b, j, &b.cell[last].next, <int16_t>i)
     jset32(b, j, &b.num_empty, b.num_empty - 1)
 
 cdef inline void add_empty(BoardState* b, Journal* j, int p) noexcept nogil:
-    FASTGO_ASSERT(b.num_empty < b.width * b.height and p > 0 and p < b.npad)
+    FASTGO_ASSERT(b.num_empty < b.width * b.height and p > 0 and p < b.npad,
+                  "add_empty: room in the empty list and 0 < padded point p < npad; p", p)
     jset16(b, j, &empty_list(b)[b.num_empty], <int16_t>p)
     jset16(b, j, &b.cell[p].next, <int16_t>b.num_empty)
     jset32(b, j, &b.num_empty, b.num_empty + 1)
@@ -534,7 +541,8 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     cdef int n, k, h, s = b.stride, me, captured = 0, removed
     cdef int opp = 3 - colour
     cdef Cell* cl = b.cell
-    FASTGO_ASSERT(p > 0 and p < b.npad and cl[p].color == EMPTY)
+    FASTGO_ASSERT(p > 0 and p < b.npad and cl[p].color == EMPTY,
+                  "board_play: padded point p is on the board and empty; p", p)
     n = distinct_neighbour_chains(b, p, heads)
     remove_empty(b, j, p)
     jset8(b, j, &cl[p].color, <uint8_t>colour)
@@ -707,7 +715,7 @@ cdef inline void hashset_add(HashSet* s, uint64_t key) noexcept nogil:
 cdef inline void hashset_remove(HashSet* s, uint64_t key) noexcept nogil:
     """Remove one occurrence of a key that is present."""
     cdef int64_t i = hashset_find(s, key)
-    FASTGO_ASSERT(s.counts[i] > 0)
+    FASTGO_ASSERT(s.counts[i] > 0, "hashset_remove: the key is present; slot", i)
     s.counts[i] -= 1
 
 cdef inline int hashset_init(HashSet* s, int64_t cap) noexcept nogil:

@@ -1,6 +1,7 @@
 """Type stubs for the compiled ``fastgo.count`` module."""
 
-from typing import NamedTuple, Optional, Tuple
+import os
+from typing import Callable, Dict, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -11,6 +12,9 @@ MAX_BRUTE_POINTS: int
 MAX_SAMPLES: int
 MAX_SWEEP_THREADS: int
 MAX_THREADS: int
+PEAK_STATES: Dict[int, int]
+GROWTH: float
+CHECKPOINT_FORMAT: str
 
 class CountStats(NamedTuple):
     count: int
@@ -24,6 +28,15 @@ class CountStats(NamedTuple):
     limbs: int
     threads: int
     seconds: float
+
+class SweepProgress(NamedTuple):
+    row: int
+    col: int
+    rows: int
+    cols: int
+    states: int
+    seconds: float
+    eta: Optional[float]
 
 class LegalFractionEstimate(NamedTuple):
     width: int
@@ -39,8 +52,12 @@ class LegalFractionEstimate(NamedTuple):
 def default_threads() -> int: ...
 # the exact sweep: threads defaults to 1 (None: all cores)
 def count_legal_positions(width: int, height: int, *, threads: Optional[int] = 1) -> int: ...
-def count_legal_positions_stats(width: int, height: int, *,
-                                threads: Optional[int] = 1) -> CountStats: ...
+def count_legal_positions_stats(width: int, height: int, *, threads: Optional[int] = 1,
+                                checkpoint: Union[str, os.PathLike, None] = None,
+                                progress: Optional[Callable[[SweepProgress], object]] = None,
+                                max_bytes: Optional[int] = None) -> CountStats: ...
+def sweep_memory(width: int, height: int) -> int: ...
+def available_memory() -> int: ...
 def count_legal_positions_brute(width: int, height: int, *,
                                 threads: Optional[int] = ...) -> int: ...
 def legal_position_mask(boards: npt.ArrayLike, *,

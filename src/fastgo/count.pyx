@@ -6,7 +6,9 @@ horizontal and vertical neighbours) touches at least one empty point. Ko, histor
 it is play no part.
 
 - ``count_legal_positions(width, height)``: the exact count, by a transfer-matrix sweep (border-
-  state dynamic programming) in C with exact multi-limb integer counts.
+  state dynamic programming) in C with exact multi-limb integer counts; ``..._stats`` adds the
+  sweep's figures, a checkpoint directory to resume from and a progress callback, and refuses
+  a board whose tables (``sweep_memory``) would not fit in memory.
 - ``count_legal_positions_brute(width, height)``: every one of the 3^(w*h) colourings tested with
   bitboards (up to 20 points), the independent check of the sweep.
 - ``legal_position_mask(boards)``: the test over a stack of boards ``[n, height, width]``.
@@ -27,8 +29,31 @@ from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
 
+cdef extern from *:
+    """
+    #include <stdlib.h>
+    #include <sys/mman.h>
+    /* A table of many MiB on 2 MiB pages where the kernel allows it (transparent huge pages in
+       "madvise" mode): every probe of the sweep is a random access, and with 4 KiB pages nearly
+       every one also misses the TLB. */
+    static void* fastgo_table_alloc(size_t n) {
+        void* p = NULL;
+        if (n < ((size_t)4 << 20)) return malloc(n);
+        if (posix_memalign(&p, (size_t)2 << 20, n) != 0) return NULL;
+    #ifdef MADV_HUGEPAGE
+        madvise(p, n, MADV_HUGEPAGE);
+    #endif
+        return p;
+    }
+    #define fastgo_prefetch(p) __builtin_prefetch((p), 1, 1)
+    """
+    void* fastgo_table_alloc(size_t n) noexcept nogil
+    void fastgo_prefetch(const void* p) noexcept nogil
+
+import json
 import math
 import numbers
+import os
 import statistics
 import time
 import warnings
@@ -41,8 +66,9 @@ from fastgo.coords import MAX_SIDE, _index
 # ---------------------------------------------------------------------------------------------
 # Limits (each one is the reason of a ValueError below).
 
-#: Longest frontier of the exact sweep: 12 cells of 5 bits fill a 64-bit state key.
-MAX_FRONTIER = 12
+#: Longest frontier of the exact sweep: 16 cells of 4 bits fill a 64-bit state key (memory runs
+#: out first: see ``sweep_memory``).
+MAX_FRONTIER = 16
 #: Longest board side of the exact sweep (the counts then need thousands of bits; the shorter
 #: side, not this one, decides the time).
 MAX_LENGTH = 1000
@@ -57,11 +83,17 @@ MAX_THREADS = 1024
 MAX_SAMPLES = 10 ** 12
 
 cdef enum:
-    MAXF = 12           # = MAX_FRONTIER
-    CELL_BITS = 5
-    CELL_MASK = 31
-    LAB = 3             # codes >= LAB: a stone whose chain has no liberty yet (label, colour)
-    FRESH = 12          # label of a new chain before renumbering (LAB + 2*12 + 1 = 28 < 32)
+    MAXF = 16           # = MAX_FRONTIER
+    CELL_BITS = 4       # a cell of a state key
+    CELL_MASK = 15
+    KEY_LAB = 3         # key codes 3..10: KEY_LAB + 4 * (colour - 1) + SINGLE/OPEN/MIDDLE/CLOSE
+    SINGLE = 0          # ... the chain's only cell on the frontier
+    OPEN = 1            # ... its first of several
+    MIDDLE = 2          # ... neither first nor last
+    CLOSE = 3           # ... its last
+    LAB = 3             # frontier codes >= LAB: a stone whose chain has no liberty yet,
+                        # LAB + 2 * label + colour - 1 (labels 0..15 and FRESH)
+    FRESH = 16          # label of a new chain (decode numbers the others 0..15)
     OFF = 255           # no neighbour there (board edge)
     EST_BATCH = 1 << 18 # boards per nogil batch of an estimate (signals are checked between)
     PARALLEL_STATES = 1 << 14   # fewer source states than this: one thread sweeps the point
@@ -69,8 +101,9 @@ cdef enum:
     MIN_SLICE = 1 << 12         # ... at least, with many threads (see sweep_point)
     SWEEP_THREADS_MAX = 64      # = MAX_SWEEP_THREADS
     THREADS_MAX = 1024          # = MAX_THREADS
+    EXPAND_BATCH = 16           # successors prefetched together (see expand)
 
-cdef uint64_t NO_KEY = 0xFFFFFFFFFFFFFFFF   # never a state: keys use 60 bits at most
+cdef uint64_t NO_KEY = 0xFFFFFFFFFFFFFFFF   # never a state: no cell of a key is 15
 cdef uint64_t GOLDEN = 0x9E3779B97F4A7C15
 
 
@@ -121,8 +154,11 @@ def _sides(width, height, int max_short, int max_long, what):
 #     0 empty, 1 black stone whose chain has a liberty, 2 the same for white,
 #     LAB + 2 * label + (colour - 1): a stone whose chain has no liberty yet.
 # Chains that have a liberty need no label: joining one gives the whole chain a liberty and
-# nothing else. Labels are renumbered by first appearance, and a state and its colour swap (which
-# have the same count) share one entry keyed by the smaller code, which halves the table.
+# nothing else. The state key packs a cell in 4 bits (Tromp and Farnebaeck's idea of naming
+# chains by their shape, not by labels): 0, 1, 2 as above, and a labelled stone as its colour and
+# its place in its chain's cells (the only one, first, middle, last), which is enough because
+# chains never cross on the frontier; so 16 cells fit a 64-bit key. A state and its colour swap
+# (which have the same count) share one entry keyed by the smaller code, which halves the table.
 # Counts are exact unsigned integers of `limbs` 64-bit words, enough for 3^(w*h).
 
 ctypedef struct Table:
@@ -138,7 +174,7 @@ cdef int table_init(Table* t, int64_t cap, int limbs) noexcept nogil:
     """An empty table of `cap` slots (a power of two). Returns -1 when out of memory."""
     cdef int64_t i
     t.stride = 1 + limbs
-    t.slots = <uint64_t*>malloc(<size_t>cap * t.stride * sizeof(uint64_t))
+    t.slots = <uint64_t*>fastgo_table_alloc(<size_t>cap * t.stride * sizeof(uint64_t))
     t.cap = cap
     t.used = 0
     t.limbs = limbs
@@ -289,26 +325,66 @@ cdef inline bint place(uint8_t* g, int f, int r, int c, int colour, bint last_ro
 
 
 cdef inline uint64_t canonical(const uint8_t* g, int f) noexcept nogil:
-    """The key of frontier g: labels renumbered by first appearance, the smaller of the codes of
-    g and of its colour swap."""
-    cdef uint8_t relabel[16]
-    cdef int i, v, sv, lab, nxt = 0
-    cdef uint64_t key = 0, skey = 0
-    memset(relabel, 0xFF, sizeof(relabel))
+    """The key of frontier g (see KEY_LAB): the smaller of the codes of g and of its colour swap.
+    A labelled cell is coded by its colour and its place in its chain's run of cells (single,
+    first, middle, last), which names the chain without a label."""
+    cdef uint8_t first[MAXF + 1]
+    cdef uint8_t last[MAXF + 1]
+    cdef int i, v, lab, kind, col
+    cdef uint64_t key = 0, skey = 0, code, scode
+    memset(first, 0xFF, sizeof(first))
     for i in range(f):
         v = g[i]
         if v >= LAB:
             lab = (v - LAB) >> 1
-            if relabel[lab] == 0xFF:
-                relabel[lab] = <uint8_t>nxt
-                nxt += 1
-            v = LAB + 2 * relabel[lab] + ((v - LAB) & 1)
-            sv = LAB + ((v - LAB) ^ 1)
+            if first[lab] == 0xFF:
+                first[lab] = <uint8_t>i
+            last[lab] = <uint8_t>i
+    for i in range(f):
+        v = g[i]
+        if v < LAB:
+            code = v
+            scode = (3 - v) if v else 0
         else:
-            sv = (3 - v) if v else 0
-        key |= (<uint64_t>v) << (CELL_BITS * i)
-        skey |= (<uint64_t>sv) << (CELL_BITS * i)
+            lab = (v - LAB) >> 1
+            col = (v - LAB) & 1
+            if first[lab] == i:
+                kind = SINGLE if last[lab] == i else OPEN
+            else:
+                kind = CLOSE if last[lab] == i else MIDDLE
+            code = KEY_LAB + 4 * col + kind
+            scode = KEY_LAB + 4 * (col ^ 1) + kind
+        key |= code << (CELL_BITS * i)
+        skey |= scode << (CELL_BITS * i)
     return key if key < skey else skey
+
+
+cdef inline void decode(uint64_t key, int f, uint8_t* g) noexcept nogil:
+    """The frontier of a key, labelling chains 0, 1, ... in the order they open. Chains cannot
+    cross on the frontier (two chains joined through the swept region would have to meet), so a
+    middle or last cell belongs to the innermost chain still open: a stack."""
+    cdef uint8_t stack[MAXF]
+    cdef int i, v, lab = 0, sp = 0, nxt = 0
+    for i in range(f):
+        v = (key >> (CELL_BITS * i)) & CELL_MASK
+        if v < KEY_LAB:
+            g[i] = <uint8_t>v
+            continue
+        v -= KEY_LAB
+        if (v & 3) == SINGLE:
+            lab = nxt
+            nxt += 1
+        elif (v & 3) == OPEN:
+            lab = nxt
+            nxt += 1
+            stack[sp] = <uint8_t>lab
+            sp += 1
+        elif (v & 3) == MIDDLE:
+            lab = stack[sp - 1]
+        else:
+            sp -= 1
+            lab = stack[sp]
+        g[i] = <uint8_t>(LAB + 2 * lab + (v >> 2))
 
 
 cdef inline int successors(uint64_t key, int f, int r, int c, bint last_row,
@@ -316,11 +392,10 @@ cdef inline int successors(uint64_t key, int f, int r, int c, bint last_row,
     """The keys reached by colouring point (r, c) empty, black, white; returns how many."""
     cdef uint8_t base[MAXF]
     cdef uint8_t g[MAXF]
-    cdef int i, colour, n = 0
+    cdef int colour, n = 0
     if f > MAXF:
         f = MAXF        # never true (callers check); tells the C compiler the arrays suffice
-    for i in range(f):
-        base[i] = (key >> (CELL_BITS * i)) & CELL_MASK
+    decode(key, f, base)
     for colour in range(3):
         memcpy(g, base, f)
         if place(g, f, r, c, colour, last_row):
@@ -332,23 +407,38 @@ cdef inline int successors(uint64_t key, int f, int r, int c, bint last_row,
 cdef int expand(const Table* src, int nsrc, Table* dst, int part, int nparts, int f, int r,
                 int c, bint last_row) noexcept nogil:
     """Sweep point (r, c) for the successors that belong to table `part` of `nparts` (picked by
-    hash bits that the slot index does not use). Returns -1 when out of memory."""
+    hash bits that the slot index does not use). Successors go in batches: the batch's slots are
+    prefetched first, so the random accesses into dst overlap instead of waiting one by one.
+    Returns -1 when out of memory."""
     cdef uint64_t out[3]
+    cdef uint64_t keys[EXPAND_BATCH + 3]
+    cdef uint64_t hashes[EXPAND_BATCH + 3]
+    cdef const uint64_t* vals[EXPAND_BATCH + 3]
     cdef uint64_t h, key
-    cdef int s, k, n
+    cdef int s, k, n, nb = 0, b
     cdef int64_t i
     for s in range(nsrc):
-        for i in range(src[s].cap):
-            key = slot_key(&src[s], i)
-            if key == NO_KEY:
-                continue
-            n = successors(key, f, r, c, last_row, out)
-            for k in range(n):
-                h = mix64(out[k])
-                if nparts > 1 and <int>((h >> 56) % <uint64_t>nparts) != part:
+        for i in range(src[s].cap + 1):
+            if i < src[s].cap:
+                key = slot_key(&src[s], i)
+                if key == NO_KEY:
                     continue
-                if table_add(dst, out[k], h, slot_val(&src[s], i)) != 0:
+                n = successors(key, f, r, c, last_row, out)
+                for k in range(n):
+                    h = mix64(out[k])
+                    if nparts > 1 and <int>((h >> 56) % <uint64_t>nparts) != part:
+                        continue
+                    keys[nb] = out[k]
+                    hashes[nb] = h
+                    vals[nb] = slot_val(&src[s], i)
+                    fastgo_prefetch(dst.slots + <int64_t>(h & <uint64_t>(dst.cap - 1)) * dst.stride)
+                    nb += 1
+                if nb < EXPAND_BATCH:
+                    continue
+            for b in range(nb):
+                if table_add(dst, keys[b], hashes[b], vals[b]) != 0:
                     return -1
+            nb = 0
     return 0
 
 
@@ -460,27 +550,184 @@ count: the number of legal positions; frontier: the cells of the sweep's border 
 side); peak_states: the most border states held at once (colour-swapped pairs counted once);
 total_states: the states summed over all points swept (the work); final_states: states after the
 last point; table_bytes: the most memory the state tables held at once; limbs: 64-bit words per
-count; seconds: wall time of the sweep."""
+count; seconds: wall time of the sweep (summed over the runs of a resumed count)."""
+
+SweepProgress = namedtuple("SweepProgress", ["row", "col", "rows", "cols", "states", "seconds",
+                                             "eta"])
+SweepProgress.__doc__ = """Where a sweep stands, passed to its ``progress`` callback after every
+point: point (row, col) of rows x cols is done, `states` border states are held, `seconds` have
+passed (earlier runs of a resumed count included), and `eta` more seconds are expected (None
+until a row has been timed): the last whole row's time per point times the points left (an
+underestimate while the states still grow, in the first rows)."""
+
+#: Peak border states of the sweep of an n x n board by frontier width n, measured with this
+#: code (11 and 12: the CLI runs of benchmarks/RESULTS.md, the same state space); wider frontiers are extrapolated by GROWTH per cell.
+PEAK_STATES = {1: 2, 2: 9, 3: 43, 4: 159, 5: 587, 6: 2_279, 7: 9_319, 8: 38_151, 9: 156_499,
+               10: 650_621, 11: 2_735_947, 12: 11_611_394}
+GROWTH = 4.3
+
+CHECKPOINT_FORMAT = "fastgo-sweep-1"    # the key encoding and file layout; bump when either changes
+cdef int64_t CHUNK = 1 << 16            # states per read or write of a checkpoint file
 
 
-def count_legal_positions_stats(width, height, *, threads=1):
-    """``count_legal_positions`` with the figures of the sweep, as a ``CountStats``."""
+def _limbs(int f, int length):
+    """64-bit words per count: enough for 3^(f * length)."""
+    return ((<object>3) ** (f * length)).bit_length() // 64 + 1
+
+
+def _table_cap(states, parts=1):
+    """The slots of a destination table for a point whose source holds `states`: room for 1.5x
+    the states at under 70% load, split `parts` ways (a power of two)."""
+    cap = 16
+    while cap * 7 < states * 15 // parts:
+        cap *= 2
+    return cap
+
+
+def sweep_memory(width, height):
+    """The estimated peak memory (bytes) of the state tables of the exact count of a
+    ``width x height`` board: a source and a destination table sized for the peak border states
+    (``PEAK_STATES``, extrapolated beyond 12 cells), each slot a key and the count's limbs."""
     w, h = _sides(width, height, MAX_FRONTIER, MAX_LENGTH, "the exact count")
-    s = _sweep(min(w, h), max(w, h), _threads(threads, SWEEP_THREADS_MAX))
+    f, length = min(w, h), max(w, h)
+    peak = PEAK_STATES.get(f) or int(PEAK_STATES[12] * GROWTH ** (f - 12))
+    return 2 * _table_cap(peak) * 8 * (1 + _limbs(f, length))
+
+
+def available_memory():
+    """Bytes of memory a new allocation can have now (Linux: MemAvailable; elsewhere the
+    physical memory)."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, progress=None,
+                                max_bytes=None):
+    """``count_legal_positions`` with the figures of the sweep, as a ``CountStats``.
+
+    ``checkpoint``: a directory; after every row the border states are saved there (one file of
+    keys and counts, and ``sweep.json``), and a count started again with the same directory
+    resumes after the last saved row. ``progress``: called with a ``SweepProgress`` after every
+    point. ``max_bytes``: refuse (``MemoryError``, naming the estimate) a board whose tables
+    ``sweep_memory`` estimates above it; default: the memory available now."""
+    w, h = _sides(width, height, MAX_FRONTIER, MAX_LENGTH, "the exact count")
+    need = sweep_memory(w, h)
+    limit = available_memory() if max_bytes is None else _index(max_bytes, "max_bytes")
+    if need > limit:
+        raise MemoryError(f"{w}x{h} does not fit: its exact count needs about "
+                          f"{need / 2 ** 30:.1f} GiB of state tables, and {limit / 2 ** 30:.1f} "
+                          f"GiB {'is' if max_bytes is not None else 'are available'}")
+    s = _sweep(min(w, h), max(w, h), _threads(threads, SWEEP_THREADS_MAX), checkpoint, progress)
     return s._replace(width=w, height=h)
 
 
-def _sweep(int f, int length, int nt):
+cdef int64_t collect(const Table* tabs, int ntabs, int64_t* pos, uint64_t* out,
+                     int64_t most) noexcept nogil:
+    """Copy up to `most` used slots (key and count) of tables tabs[0..ntabs-1] into out, from
+    position pos = (table, slot) on, and advance pos; returns how many were copied."""
+    cdef int64_t n = 0
+    cdef int stride = tabs[0].stride
+    while n < most and pos[0] < ntabs:
+        if pos[1] >= tabs[pos[0]].cap:
+            pos[0] += 1
+            pos[1] = 0
+            continue
+        if slot_key(&tabs[pos[0]], pos[1]) != NO_KEY:
+            memcpy(out + n * stride, tabs[pos[0]].slots + pos[1] * stride,
+                   stride * sizeof(uint64_t))
+            n += 1
+        pos[1] += 1
+    return n
+
+
+cdef _save(const Table* tabs, int ntabs, directory, dict meta):
+    """Write the states of tables tabs to `directory` (a new states file, then sweep.json naming
+    it, each renamed into place when complete; then the older states file goes)."""
+    cdef int64_t pos[2]
+    cdef int64_t n, states = 0
+    cdef int stride = tabs[0].stride
+    buf = np.empty(CHUNK * stride, dtype=np.uint64)
+    cdef uint64_t[::1] view = buf
+    name = f"states-row{meta['rows_done']}.bin"
+    path = os.path.join(directory, name)
+    pos[0] = pos[1] = 0
+    with open(path + ".tmp", "wb") as fh:
+        while True:
+            with nogil:
+                n = collect(tabs, ntabs, pos, &view[0], CHUNK)
+            if n == 0:
+                break
+            fh.write(buf[:n * stride].data)
+            states += n
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(path + ".tmp", path)
+    meta = dict(meta, states=int(states), file=name)
+    with open(os.path.join(directory, "sweep.json.tmp"), "w") as fh:
+        json.dump(meta, fh, indent=1)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(os.path.join(directory, "sweep.json.tmp"), os.path.join(directory, "sweep.json"))
+    for other in os.listdir(directory):
+        if other.startswith("states-row") and other != name:
+            os.remove(os.path.join(directory, other))
+
+
+def _load_meta(directory, int f, int length, int limbs):
+    """The checkpoint in `directory` for this board, or None when there is none."""
+    path = os.path.join(directory, "sweep.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as fh:
+        meta = json.load(fh)
+    if meta.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path} is not a checkpoint of this version of fastgo's sweep "
+                         f"(format {meta.get('format')!r}, expected {CHECKPOINT_FORMAT!r})")
+    if (meta["frontier"], meta["length"], meta["limbs"]) != (f, length, limbs):
+        raise ValueError(f"{path} is the checkpoint of a {meta['frontier']}x{meta['length']} "
+                         f"sweep, not of {f}x{length}")
+    size = os.path.getsize(os.path.join(directory, meta["file"]))
+    if size != meta["states"] * 8 * (1 + limbs):
+        raise ValueError(f"{os.path.join(directory, meta['file'])} holds {size} bytes, not the "
+                         f"{meta['states']} states that {path} names")
+    return meta
+
+
+cdef _load(Table* t, directory, dict meta):
+    """Read the states of a checkpoint into the empty table t (sized for them)."""
+    cdef int64_t n, k, left = meta["states"]
+    cdef int stride = t.stride
+    buf = np.empty(CHUNK * stride, dtype=np.uint64)
+    cdef uint64_t[::1] view = buf
+    with open(os.path.join(directory, meta["file"]), "rb") as fh:
+        while left > 0:
+            n = min(left, CHUNK)
+            if fh.readinto(buf[:n * stride].data) != n * stride * 8:
+                raise ValueError(f"{meta['file']} ends early")
+            with nogil:
+                for k in range(n):
+                    table_put(t, view[k * stride], mix64(view[k * stride]), &view[k * stride + 1])
+            left -= n
+
+
+def _sweep(int f, int length, int nt, checkpoint=None, progress=None):
     """Sweep a board of `length` rows of `f` points on nt threads, whichever side is shorter
-    (the tests use it to sweep along the longer side); a CountStats with width f."""
+    (the tests use it to sweep along the longer side); a CountStats with width f. With a
+    checkpoint directory, save the states after every row and resume from the last saved row."""
     if not (1 <= f <= MAX_FRONTIER and 1 <= length <= MAX_LENGTH and 1 <= nt <= MAX_SWEEP_THREADS):
         raise ValueError(f"_sweep({f}, {length}, {nt}) out of range")
     cdef int w = f, h = length
-    cdef int limbs = ((<object>3) ** (w * h)).bit_length() // 64 + 1
+    cdef int limbs = _limbs(f, length)
     cdef Table* src = <Table*>malloc(nt * sizeof(Table))
     cdef Table* dst = <Table*>malloc(nt * sizeof(Table))
     cdef Table* tmp
-    cdef int nsrc = 1, t, r, c, failed, parts
+    cdef int nsrc = 1, t, r, c, failed, parts, first_row = 0
     cdef int64_t states, cap, peak = 1, total = 0, peak_bytes = 0, nbytes
     cdef uint64_t[::1] one
     cdef bint last_row
@@ -494,16 +741,32 @@ def _sweep(int f, int length, int nt):
     for t in range(nt):
         src[t].slots = dst[t].slots = NULL
         src[t].cap = src[t].used = dst[t].cap = dst[t].used = 0
+    meta = None
+    if checkpoint is not None:
+        checkpoint = os.fspath(checkpoint)
+        os.makedirs(checkpoint, exist_ok=True)
+        meta = _load_meta(checkpoint, f, length, limbs)
+    earlier = 0.0 if meta is None else meta["seconds"]
     t0 = time.perf_counter()
+    row_start = t0
+    per_point = None
     try:
-        # the start: one state, every column's "point above" off the board, count 1
-        if table_init(&src[0], 16, limbs) != 0:
-            raise MemoryError()
-        start = np.zeros(limbs, dtype=np.uint64)
-        start[0] = 1
-        one = start
-        table_put(&src[0], 0, mix64(0), &one[0])
-        for r in range(length):
+        if meta is None:
+            # the start: one state, every column's "point above" off the board, count 1
+            if table_init(&src[0], 16, limbs) != 0:
+                raise MemoryError()
+            start = np.zeros(limbs, dtype=np.uint64)
+            start[0] = 1
+            one = start
+            table_put(&src[0], 0, mix64(0), &one[0])
+        else:
+            first_row = meta["rows_done"]
+            peak, total, peak_bytes = meta["peak_states"], meta["total_states"], meta["table_bytes"]
+            if table_init(&src[0], _table_cap(meta["states"]), limbs) != 0:
+                raise MemoryError(f"out of memory: a table of {meta['states']:,} states to "
+                                  f"resume {w}x{h}")
+            _load(&src[0], checkpoint, meta)
+        for r in range(first_row, length):
             last_row = r == length - 1
             for c in range(f):
                 states = 0
@@ -511,9 +774,7 @@ def _sweep(int f, int length, int nt):
                     states += src[t].used
                 # threads pay off only on big steps (each one reads every source state)
                 parts = nt if states >= PARALLEL_STATES else 1
-                cap = 16        # room for 1.5x the states at under 70% load, split `parts` ways
-                while cap * 7 < states * 15 // parts:
-                    cap *= 2
+                cap = _table_cap(states, parts)
                 for t in range(parts):
                     if table_init(&dst[t], cap, limbs) != 0:
                         raise MemoryError(f"out of memory: a table of {cap:,} states for point "
@@ -539,6 +800,19 @@ def _sweep(int f, int length, int nt):
                 dst = tmp
                 nsrc = parts
                 PyErr_CheckSignals()        # Ctrl-C works between points
+                now = time.perf_counter()
+                if c == f - 1:
+                    per_point = (now - row_start) / f
+                    row_start = now
+                if progress is not None:
+                    left = (length - 1 - r) * f + f - 1 - c
+                    progress(SweepProgress(r, c, length, f, int(states), earlier + now - t0,
+                                           None if per_point is None else per_point * left))
+            if checkpoint is not None and not last_row:
+                _save(src, nsrc, checkpoint, dict(
+                    format=CHECKPOINT_FORMAT, frontier=f, length=length, limbs=limbs,
+                    rows_done=r + 1, peak_states=int(peak), total_states=int(total),
+                    table_bytes=int(peak_bytes), seconds=earlier + now - t0))
         # legal: no chain is left without a liberty
         count = 0
         final = 0
@@ -553,7 +827,7 @@ def _sweep(int f, int length, int nt):
                 for j in range(limbs):      # (a Python int shift: the count has many limbs)
                     count += (<object>slot_val(&src[t], i)[j]) << (64 * j)
         return CountStats(count, f, length, f, peak, total, final, peak_bytes, limbs, nt,
-                          time.perf_counter() - t0)
+                          earlier + time.perf_counter() - t0)
     finally:
         for t in range(nt):
             table_free(&src[t])
@@ -565,7 +839,7 @@ def _sweep(int f, int length, int nt):
 cdef bint _has_label(uint64_t key, int f) noexcept nogil:
     cdef int i
     for i in range(f):
-        if ((key >> (CELL_BITS * i)) & CELL_MASK) >= LAB:
+        if ((key >> (CELL_BITS * i)) & CELL_MASK) >= KEY_LAB:
             return True
     return False
 
@@ -575,7 +849,7 @@ def count_legal_positions(width, height, *, threads=1):
 
     A position (each point empty, black or white) is legal when every chain touches an empty
     point. The count comes from a transfer-matrix sweep along the shorter side (at most
-    ``MAX_FRONTIER`` = 12; the longer side at most ``MAX_LENGTH``), with exact integer counts.
+    ``MAX_FRONTIER`` = 16, as memory allows; the longer side at most ``MAX_LENGTH``), exactly.
     Border states grow about 4x per unit of the shorter side and time a little faster (on the
     README's 2-core machine 7x7 takes under 0.1 s, 9x9 a few seconds, 11x11 about 3 minutes).
     ``threads`` (1..``MAX_SWEEP_THREADS``, None: all cores) defaults to 1: the parallel sweep

@@ -35,3 +35,12 @@ class IllegalActionError(ValueError):
                           for g, a, r in zip(self.games[:5], self.actions, self.reasons))
         more = f" (and {len(self.games) - 5} more)" if len(self.games) > 5 else ""
         super().__init__(f"illegal actions in {len(self.games)} game(s): {shown}{more}")
+
+
+class RecordsError(ValueError):
+    """An output directory that cannot take a simulation's shards: not writable, holding another
+    run's shards, or a resume whose spec differs from the one the directory was started with."""
+
+
+class ClusterError(ConnectionError):
+    """A cluster address that cannot be reached or understood (``fastgo.cluster``)."""

@@ -24,8 +24,14 @@ Semantics worth knowing:
   ``Engine.earlier``, so their prisoners count in ``showboard``, ``fastgo-score``,
   ``final_score`` and ``printsgf``, which writes every turn, resumed as ``loadsgf`` reads
   it). ``undo`` takes back such steps as one, also across a change of komi or rules.
+- ``loadsgf`` takes the record's rules and komi as everything in fastgo does
+  (``sgf.Game.rules_used``: its ``RU``/``KM``, else ``sgf.RECORD_RULES`` and their komi), never
+  the engine's earlier ones; ``printsgf`` writes the loaded record's game information.
 - A command that takes no arguments answers ``syntax error`` to any (``quit`` quits anyway);
-  numbers are ASCII (ints ``[0-9]+``; floats decimal, optional sign and exponent).
+  numbers are ASCII (ints ``[0-9]+``; floats decimal, optional sign and exponent); an int of over
+  19 digits reads as beyond every command's range; time values are GTP ints (0..2^31 - 1).
+  ``clear_board`` restarts both clocks from the time settings. A game resumes at most
+  ``fastgo.sgf.MAX_RESUMPTIONS`` times.
 - ``genmove`` is a demo player (``fastgo.player``): UCT with RAVE over random playouts by
   default, plain UCT or flat UCB1 over the root moves as options. Its budget is
   ``fastgo-playouts`` playouts per move, cut short by ``fastgo-seconds`` and by the clock:
@@ -281,8 +287,9 @@ class Engine:
 
     # -- state ----------------------------------------------------------------------------------------
 
-    def _clear(self, board=None, earlier=(), handicap=0):
+    def _clear(self, board=None, earlier=(), handicap=0, info=None):
         self.board = board if board is not None else Board(self.width, self.height, rules=self.rules)
+        self.info = dict(info or {})       # a loaded record's game information, for printsgf
         # the finished parts of a resumed game (see _bring_to_move), oldest first: their turns
         # are in printsgf's record and their prisoners in the scores and showboard
         self.earlier = list(earlier)
@@ -564,15 +571,16 @@ class Engine:
             raise GtpError(f"cannot load file: {e.strerror or e}") from None
         except sgf.SgfError as e:
             raise GtpError(f"cannot load file: {e}") from None
-        rules = game.effective_rules() if game.rules is not None else self.rules.replace(komi=game.komi)
+        # the rules and komi of a record as everywhere (sgf.Game.rules_used): nothing is kept
+        # from the engine's rules or an earlier record
         try:
             # as with play: two moves of one colour in a row mean the other colour passed
             # and a move after two passes resumes the game
-            parts = game.segments(rules=rules, upto=upto, insert_passes=True)
+            parts = game.segments(upto=upto, insert_passes=True)
         except sgf.SgfError as e:
             raise GtpError(f"cannot load file: {e}") from None
-        self.width, self.height, self.rules = game.width, game.height, rules
-        self._clear(parts[-1], parts[:-1], game.handicap)
+        self.width, self.height, self.rules = game.width, game.height, parts[-1].rules
+        self._clear(parts[-1], parts[:-1], game.handicap, game.info)
         board = self.board
         return "black" if board.to_move == BLACK else "white"
 
@@ -580,7 +588,8 @@ class Engine:
         if len(args) > 1:
             raise GtpError("syntax error")
         # a resumed game: every part's turns (loadsgf resumes them alike), prisoners in RE
-        text = sgf.board_to_sgf(self.board, earlier=self.earlier, handicap=self.handicap)
+        text = sgf.board_to_sgf(self.board, earlier=self.earlier, handicap=self.handicap,
+                                **self.info)
         if args:
             try:
                 with open(args[0], "w", encoding="utf-8") as f:

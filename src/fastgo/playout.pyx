@@ -13,7 +13,21 @@ import warnings
 
 import numpy as np
 cimport numpy as cnp
-cimport openmp
+
+cdef extern from *:
+    """
+    /* OpenMP's thread count, or 1 in a single-threaded build (setup.py: FASTGO_OPENMP=0) */
+    #ifdef _OPENMP
+    #include <omp.h>
+    static int fastgo_max_threads(void) { return omp_get_max_threads(); }
+    #define FASTGO_HAS_OPENMP 1
+    #else
+    static int fastgo_max_threads(void) { return 1; }
+    #define FASTGO_HAS_OPENMP 0
+    #endif
+    """
+    int fastgo_max_threads() nogil
+    int FASTGO_HAS_OPENMP
 from cython.parallel cimport prange, threadid
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, calloc, free
@@ -41,6 +55,7 @@ ctypedef struct Run:
     PlayoutScratch** scratch    # one per thread
     PlayoutOutcome* outcome     # one per thread
     uint64_t seed
+    int64_t first               # playout i of this call is playout first + i of the run
     int8_t* owner               # npoints per thread, or NULL
     int64_t* owner_sum          # npoints per thread
     int npoints
@@ -62,7 +77,7 @@ cdef inline void _one(const Run* r, int64_t i, int tid) noexcept nogil:
     cdef int64_t* sums
     if r.slot != NULL and r.slot[i] >= 0:
         mv = r.moves + <int64_t>r.slot[i] * r.cap
-    playout_run(r.scratch[tid], r.start, r.spec, playout_seed(r.seed, i), oc, mv, own)
+    playout_run(r.scratch[tid], r.start, r.spec, playout_seed(r.seed, r.first + i), oc, mv, own)
     r.scores[i] = oc.score
     r.winners[i] = <int8_t>oc.winner
     r.lengths[i] = oc.turns
@@ -72,6 +87,10 @@ cdef inline void _one(const Run* r, int64_t i, int tid) noexcept nogil:
         for j in range(r.npoints):
             sums[j] += (own[j] == BLACK) - (own[j] == WHITE)
 
+
+#: Whether this build runs kernels on OpenMP threads (False: built with FASTGO_OPENMP=0, every
+#: ``threads`` runs on one core with the same results).
+OPENMP = bool(FASTGO_HAS_OPENMP)
 
 _forked = False
 
@@ -89,7 +108,7 @@ def default_threads():
     """The number of threads a run (of playouts, or of fastgo.count's kernels) uses by default:
     OpenMP's (all cores, or OMP_NUM_THREADS); 1 in a forked child process (OpenMP's threads do
     not survive fork: a child that starts a parallel region after its parent ran one hangs)."""
-    return 1 if _forked else max(1, openmp.omp_get_max_threads())
+    return 1 if _forked else max(1, fastgo_max_threads())
 
 
 class Playouts:
@@ -176,7 +195,7 @@ def _recorded(record, n):
 
 
 def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ownership=False,
-             record=0):
+             record=0, first=0):
     """Play `n` random games to the end from `board`'s position (the board is not changed) and
     score them.
 
@@ -189,6 +208,9 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     territory: those empty points + prisoners), komi to White.
 
     seed: any int (taken modulo 2**64); the same seed gives the same results whatever `threads`.
+    first: the index of this call's first playout in the run seeded `seed`: playout k of the call
+    is playout first + k of the run, so calls over [0, a) and [a, b) give exactly the playouts of
+    one call over [0, b) (how ``fastgo.cluster`` cuts a run into chunks).
     threads: OpenMP threads (default: all cores; one in a process forked after playouts ran).
     ko: "rules" (the board's rule; superko is judged exactly, against the whole game),
     "simple", "positional" or "situational". max_moves: the cap of turns per playout (default
@@ -204,6 +226,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     # every argument first: their user code (__index__, iterators) runs before the board is read
     cdef int64_t count = _int(n, "n", 0, 2**31 - 1)
     cdef uint64_t seed64 = _int(seed, "seed", -2**1000, 2**1000) % 2**64
+    cdef int64_t first64 = _int(first, "first", 0, 2**62)
     cdef int nthreads = default_threads() if threads is None else _int(threads, "threads", 1, _MAX_THREADS)
     if _forked:
         if nthreads > 1 and threads is not None:
@@ -280,6 +303,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
         run.scratch = scratch
         run.outcome = outcome
         run.seed = seed64
+        run.first = first64
         run.owner = owner
         run.owner_sum = owner_sum
         run.npoints = npoints

@@ -9,6 +9,19 @@ to move (``PL``), moves (``B``/``W``, passes as ``[]`` or, on boards up to 19x19
 result (``RE``) and rules (``RU``). ``Game.board()`` replays it under the rules, checking every
 move, and raises ``ReplayError`` naming the first illegal move and its move number.
 
+Rules and komi of a replay, everywhere (``Game.rules``, ``Game.board``, ``fastgo replay``, GTP
+``loadsgf``): see ``Game.rules_used``. In short: the caller's, else the record's ``RU``/``KM``,
+else ``RECORD_RULES`` (simple ko, suicide forbidden, as servers judge records) and its komi.
+
+Lenient reading (the default; ``strict=True`` refuses each case with ``SgfError``, as fastgo did
+before): set-up stones in nodes after the root but before the first move join the root's
+set-up; a malformed game-information number (``HA[7.5]``, ``KM[seven]``) is ignored; bytes not
+valid in the ``CA`` charset become U+FFFD one sequence at a time (``decode``); a komi larger
+than both ``KOMI_PLAUSIBLE`` and the board's points (Fox's ``KM[750]``) is ignored unless
+`komi_convention` names a ``KOMI_CONVENTIONS`` reading. Each case is an ``SgfWarning`` in
+``Game.warnings``, also issued as a Python warning by ``read_game``/``read_games``/``load``/
+``iter_games``. ``iter_games`` reads a collection one game at a time in flat memory.
+
 Writing: ``to_sgf(game)``, ``board_to_sgf(board)`` and ``games_to_sgf(move_lists, ...)`` write
 FF[4] records; reading what they write gives the same game.
 
@@ -17,7 +30,7 @@ refused) up to 26, and we want errors that give the line and column in the file;
 small.
 
 Not supported (a clear ``SgfError`` or ``ReplayError`` says so): set-up properties after the
-root node, two moves of one colour in a row (fastgo games alternate; a record needs a pass
+first move, two moves of one colour in a row (fastgo games alternate; a record needs a pass
 between them, or ``board(insert_passes=True)``), a move after the game ended with two passes
 (``board(insert_passes=True)`` resumes the game from the stones as they stand, as GTP's
 ``play`` does; ``segments`` gives every part and ``score`` counts their prisoners), one point in two of AB/AW/AE of a node (FF[4]
@@ -28,9 +41,12 @@ comments, markup, time, game information other than the above.
 
 from __future__ import annotations  # `int | None` fields on Python 3.9
 
+import codecs
+import glob
 import os
 import re
 import sys
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -53,20 +69,54 @@ RU_NAMES = {"chinese": "Chinese", "japanese": "Japanese", "aga": "AGA", "new-zea
 _RU_ALIASES = {"cn": "chinese", "jp": "japanese", "korean": "japanese", "kr": "japanese",
                "goe": "ing", "ing-goe": "ing", "american": "aga", "tt": "tromp-taylor",
                "nz": "new-zealand", "newzealand": "new-zealand"}
+#: The rules of a record without RU[] (or with an RU[] fastgo does not know): legality as the
+#: servers that write such records judge it (simple ko, suicide forbidden), Japanese scoring.
+RECORD_RULES = PRESETS["japanese"]
+#: Readings of an implausible KM[] (see ``game_from_tree``): name -> (komi from the value, what
+#: the convention is).
+KOMI_CONVENTIONS = {
+    "fox": (lambda km: km / 100, "Fox writes some komi in hundredths: KM[750] is 7.5"),
+}
+#: A KM[] larger (in absolute value) than this and than the board's points is implausible.
+KOMI_PLAUSIBLE = 100
 #: Rules that match no preset are written as RU[fastgo:ko=...,suicide=...,scoring=...].
 _FASTGO_RU = re.compile(r"fastgo:ko=(\w+),suicide=(allowed|forbidden),scoring=(\w+)$")
 
 
+def _locate(text, offset):
+    """(line, column), both from 1, of character `offset` of `text`; a game tree cut from a
+    longer file (``iter_games``) counts from where it starts there (its ``origin``)."""
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    first_line, first_column = getattr(text, "origin", (1, 1))
+    return line + first_line - 1, column + (first_column - 1 if line == 1 else 0)
+
+
 class SgfError(ValueError):
     """A malformed SGF file or a record fastgo cannot represent. ``offset`` is the character
-    position in the text (or None), ``line`` and ``column`` count from 1."""
+    position in the text (or None), ``line`` and ``column`` count from 1; ``message`` is the
+    text without them."""
 
     def __init__(self, message, text=None, offset=None):
+        self.message = message
         self.offset = offset
         self.line = self.column = None
         if text is not None and offset is not None:
-            self.line = text.count("\n", 0, offset) + 1
-            self.column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+            self.line, self.column = _locate(text, offset)
+            message = f"{message} (line {self.line}, column {self.column})"
+        super().__init__(message)
+
+
+class SgfWarning(UserWarning):
+    """Something in a record read leniently that FF[4] does not allow or that makes no sense,
+    and what was done about it (see "Lenient reading" in the module docstring). ``line`` and
+    ``column`` as ``SgfError``'s."""
+
+    def __init__(self, message, text=None, offset=None):
+        self.message = message
+        self.line = self.column = None
+        if text is not None and offset is not None:
+            self.line, self.column = _locate(text, offset)
             message = f"{message} (line {self.line}, column {self.column})"
         super().__init__(message)
 
@@ -74,15 +124,20 @@ class SgfError(ValueError):
 class ReplayError(SgfError):
     """A move of the record that the rules refuse. ``move_number`` counts the record's moves
     from 1 (passes included); ``colour``, ``vertex`` and ``reason`` (as ``IllegalMoveError``'s)
-    say which move and why."""
+    say which move and why; ``rules`` names the rules it was judged under and where they came
+    from (see ``Game.rules_used``)."""
 
-    def __init__(self, move_number, colour, vertex, reason, text=None, offset=None):
+    def __init__(self, move_number, colour, vertex, reason, text=None, offset=None, rules=None):
         self.move_number = move_number
         self.colour = colour
         self.vertex = vertex
         self.reason = reason
+        self.rules = rules
         side = "B" if colour == BLACK else "W"
-        super().__init__(f"move {move_number} ({side} {vertex}) is illegal: {reason}", text, offset)
+        under = (f", under {rules}; choose other rules with rules= (Game.board) or --rules "
+                 "(fastgo replay)") if rules else ""
+        super().__init__(f"move {move_number} ({side} {vertex}) is illegal: {reason}{under}",
+                         text, offset)
 
 
 # -- the tree ------------------------------------------------------------------------------------
@@ -264,8 +319,9 @@ class Game:
 
     ``setup`` is the int8 [height, width] position before the first move (row 0 at the bottom),
     ``to_move`` the colour to play first, ``moves`` the (colour, point) turns of the main line
-    (pass = width * height). ``rules`` is the ``Rules`` that ``RU`` names (or None when it is
-    absent or unknown; ``rules_name`` keeps the text), with ``komi`` from ``KM`` if given.
+    (pass = width * height). ``komi`` is the record's ``KM`` (None without a valid one);
+    ``rules`` the ``Rules`` that ``RU`` names, with that komi (None when ``RU`` is absent or
+    unknown; ``rules_name`` keeps the text). ``warnings``: the ``SgfWarning``s of a lenient read.
     """
 
     width: int = 19
@@ -283,6 +339,7 @@ class Game:
     offsets: list = field(default_factory=list, repr=False, compare=False)
     size_offset: int | None = field(default=None, repr=False, compare=False)
     setup_offset: int | None = field(default=None, repr=False, compare=False)
+    warnings: list = field(default_factory=list, repr=False, compare=False)
 
     def __post_init__(self):
         for name in ("width", "height"):
@@ -315,18 +372,45 @@ class Game:
                  other.to_move, other.moves, other.result)
                 and np.array_equal(self.setup, other.setup))
 
-    def effective_rules(self, rules=None):
-        """The rules a replay uses: `rules` (a ``Rules`` or preset name) if given, else the
-        record's, else Tromp-Taylor; the record's komi applies unless `rules` is given."""
-        if rules is not None:
-            return Rules.preset(rules) if isinstance(rules, str) else rules
-        base = self.rules if self.rules is not None else PRESETS["tromp-taylor"]
-        return base.replace(komi=self.komi)
+    def effective_rules(self, rules=None, komi=None):
+        """The rules a replay uses (see ``rules_used``)."""
+        return self.rules_used(rules, komi)[0]
 
-    def board(self, rules=None, upto=None, insert_passes=False):
-        """Replay the record: the set-up, then every move checked by ``Board.play``. `upto`
+    def rules_used(self, rules=None, komi=None):
+        """(``Rules``, the words that say which and why) of a replay; the one rule for rules and
+        komi everywhere (``board``, ``Game.rules``, ``fastgo replay``, GTP ``loadsgf``):
+
+        - rules: `rules` (a ``Rules`` or preset name) if given, else the record's ``RU`` if it
+          names rules fastgo knows, else ``RECORD_RULES`` (simple ko, suicide forbidden, as
+          servers judge records; Japanese territory scoring);
+        - komi: `komi` if given, else the record's ``KM`` (even over the komi of a `rules`
+          given), else the rules' own."""
+        if rules is not None:
+            base = Rules.preset(rules) if isinstance(rules, str) else rules
+            if not isinstance(base, Rules):
+                raise TypeError(f"rules must be a preset name or a Rules, not {type(rules).__name__}")
+            where = "given by the caller"
+        elif self.rules is not None:
+            base, where = self.rules, f"the record's RU[{self.rules_name}]"
+        elif self.rules_name is not None:
+            base, where = RECORD_RULES, (f"the default for records: RU[{self.rules_name}] names "
+                                         "no rules fastgo knows")
+        else:
+            base, where = RECORD_RULES, "the default for records without RU[]"
+        if komi is not None:
+            chosen, komi_where = base.replace(komi=komi), "given by the caller"
+        elif self.komi is not None:
+            chosen, komi_where = base.replace(komi=self.komi), "the record's KM[]"
+        else:
+            chosen, komi_where = base, "the rules' own: no KM[] in the record"
+        return chosen, (f"{rules_to_name(chosen)} rules ({where}), komi "
+                        f"{number_text(chosen.komi)} ({komi_where})")
+
+    def board(self, rules=None, upto=None, insert_passes=False, komi=None):
+        """Replay the record: the set-up, then every move checked by ``Board.play``, under the
+        rules and komi ``rules_used(rules, komi)`` gives. `upto`
         stops before that move number (``upto=1``: the set-up only). Raises ``ReplayError`` for
-        the first illegal move.
+        the first illegal move, naming the rules used.
 
         Two moves of one colour in a row are an error, unless `insert_passes`: then a pass of
         the other colour is played between them, as GTP engines read such a sequence, provided
@@ -338,9 +422,9 @@ class Game:
         part, ``prisoners`` and ``score`` add the earlier ones).
 
         A record of a board over 25 points a side (fastgo's largest) raises ``SgfError``."""
-        return self.segments(rules, upto, insert_passes)[-1]
+        return self.segments(rules, upto, insert_passes, komi)[-1]
 
-    def segments(self, rules=None, upto=None, insert_passes=False):
+    def segments(self, rules=None, upto=None, insert_passes=False, komi=None):
         """The replay of ``board`` as a list: one entry per part of the game, each ended by a
         resumption (see ``board``): the finished parts as ``FinishedPart``s, the last, the part
         still being played, as a ``Board``. Without resumption the list holds one board. A game
@@ -355,7 +439,7 @@ class Game:
         except ValueError:
             raise SgfError(f"cannot replay a {self.width}x{self.height} board: fastgo boards are "
                            f"1..{MAX_SIDE} points a side", self.text, self.size_offset) from None
-        rules = self.effective_rules(rules)
+        rules, rules_text = self.rules_used(rules, komi)
         if not is_legal_position(self.setup):
             raise SgfError("the set-up (AB/AW/AE) leaves a chain without liberties", self.text,
                            self.setup_offset)
@@ -377,11 +461,12 @@ class Game:
                 raise ReplayError(k + 1, colour, point_to_vertex(point, self.width, self.height),
                                   "not this colour's turn (two moves of one colour in a row; "
                                   "fastgo games alternate, a pass must come between)",
-                                  self.text, offset)
+                                  self.text, offset, rules_text)
             try:
                 b.play(point)
             except IllegalMoveError as e:
-                raise ReplayError(k + 1, colour, e.vertex, e.reason, self.text, offset) from None
+                raise ReplayError(k + 1, colour, e.vertex, e.reason, self.text, offset,
+                                  rules_text) from None
         return earlier + [b]
 
 
@@ -544,8 +629,14 @@ def _root_number(root, key, what, convert, valid, text, default, where):
     return n
 
 
-def game_from_tree(root, text=None):
-    """The ``Game`` of a game tree's main line (see the module docstring for what is read)."""
+def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
+    """The ``Game`` of a game tree's main line (see the module docstring for what is read and
+    for lenient reading; `strict` refuses what lenient reading warns about, as fastgo did
+    before it; `komi_convention` names a ``KOMI_CONVENTIONS`` reading of an implausible KM)."""
+    if komi_convention is not None and komi_convention not in KOMI_CONVENTIONS:
+        raise ValueError(f"unknown komi convention {komi_convention!r}; expected one of "
+                         f"{sorted(KOMI_CONVENTIONS)}")
+
     def where(node, ident, k=0):
         offs = node.value_offsets.get(ident)
         return offs[k] if offs and k < len(offs) else node.offset
@@ -567,45 +658,64 @@ def game_from_tree(root, text=None):
                        "points a side", text, where(root, "SZ"))
     game = Game(width=width, height=height, text=text,
                 size_offset=where(root, "SZ") if "SZ" in root.props else root.offset)
-    game.komi = _root_number(root, "KM", "komi", _sgf_real, np.isfinite, text, game.komi, where)
-    game.handicap = _root_number(root, "HA", "handicap", _sgf_number, lambda n: n >= 0, text,
-                                 game.handicap, where)
+
+    def warn(message, offset):
+        game.warnings.append(SgfWarning(message, text, offset))
+
+    def root_number(key, what, convert, valid):
+        try:
+            return _root_number(root, key, what, convert, valid, text, None, where)
+        except SgfError as e:
+            if strict:
+                raise
+            warn(f"{e.message}: ignored", e.offset)
+            return None
+
+    game.komi = root_number("KM", "komi", _sgf_real, np.isfinite)
+    plausible = max(width * height, KOMI_PLAUSIBLE)
+    if game.komi is not None and abs(game.komi) > plausible and (not strict or komi_convention):
+        km = root.get("KM").strip()
+        if komi_convention is not None:
+            read, what = KOMI_CONVENTIONS[komi_convention]
+            game.komi = float(read(game.komi))
+            if abs(game.komi) > plausible:
+                warn(f"KM[{km}] is no plausible komi even as {komi_convention!r} reads it "
+                     f"({number_text(game.komi)}): ignored", where(root, "KM"))
+                game.komi = None
+        else:
+            names = ", ".join(f"{k!r} ({v[1]})" for k, v in KOMI_CONVENTIONS.items())
+            warn(f"KM[{km}] is no plausible komi on a {width}x{height} board (more than "
+                 f"{plausible} points): ignored, the rules' komi is used; read it with "
+                 f"komi_convention= one of {names}, or give komi=", where(root, "KM"))
+            game.komi = None
+    game.handicap = root_number("HA", "handicap", _sgf_number, lambda n: n >= 0) or 0
     game.rules_name = root.get("RU")
     game.rules = rules_from_name(game.rules_name)
+    if game.rules is not None and game.komi is not None:
+        game.rules = game.rules.replace(komi=game.komi)
     game.result = root.get("RE")
-    for ident in ("PB", "PW", "BR", "WR", "DT", "EV", "RO", "PC", "GN", "GC", "TM", "OT", "SO",
-                  "US", "AN", "CP", "ON"):
+    charset = root.get("CA", "UTF-8").strip()
+    for ident in GAME_INFO:
         if ident in root.props:
             game.info[ident] = root.props[ident][0]
+            if "\ufffd" in game.info[ident] and not strict:
+                warn(f"{ident} holds bytes that are not valid {charset}: shown as U+FFFD",
+                     where(root, ident))
     game.setup_offset = root.offset
-    # each value (a point or an "aa:cc" rectangle) is one slice of the grid: a file that
-    # repeats a 52x52 rectangle costs numpy's time per value, not Python's per point
-    placed = np.zeros((height, width), dtype=np.int8)     # 1 + index of the property that set
-    idents = ("AB", "AW", "AE")                           # each point up, 0: none
-    for code, (ident, colour) in enumerate(zip(idents, (BLACK, WHITE, EMPTY)), 1):
-        for value, off in zip(root.props.get(ident, ()), root.value_offsets.get(ident, ())):
-            a, _, b = value.partition(":")
-            pa = _parse_point(a, width, height, text, off, False)
-            pb = _parse_point(b, width, height, text, off, False) if ":" in value else pa
-            (r1, c1), (r2, c2) = divmod(pa, width), divmod(pb, width)
-            rows, cols = slice(min(r1, r2), max(r1, r2) + 1), slice(min(c1, c2), max(c1, c2) + 1)
-            clash = np.flatnonzero((placed[rows, cols] != 0) & (placed[rows, cols] != code))
-            if len(clash):
-                r, c = divmod(int(clash[0]), cols.stop - cols.start)
-                r, c = rows.start + r, cols.start + c
-                raise SgfError(f"point {_sgf_point(r * width + c, width, height)!r} is in both "
-                               f"{idents[placed[r, c] - 1]} and {ident} of one node (FF[4] "
-                               f"forbids it)", text, off)
-            placed[rows, cols] = code
-            game.setup[rows, cols] = colour
+    _add_setup(root, game.setup, text)
     pl, pl_at = root.get("PL"), where(root, "PL")
     for k, node in enumerate(root.main_line()):
         if k > 0:
             for ident in ("AB", "AW", "AE"):
-                if ident in node.props:
-                    raise SgfError(f"set-up {ident} after the root node is not supported (fastgo "
-                                   "replays a set-up followed by alternating moves)",
+                if ident in node.props and (strict or game.moves):
+                    raise SgfError(f"set-up {ident} after the "
+                                   f"{'root node' if strict else 'first move'} is not supported "
+                                   "(fastgo replays a set-up followed by alternating moves)",
                                    text, where(node, ident))
+            if any(ident in node.props for ident in ("AB", "AW", "AE")):
+                _add_setup(node, game.setup, text)
+                warn(f"set-up in node {k + 1}, before the first move: merged into the root's "
+                     "(FF[4] puts a game's set-up in its root)", node.offset)
             if "PL" in node.props and not game.moves:
                 pl, pl_at = node.get("PL"), where(node, "PL")
         if "B" in node.props and "W" in node.props:
@@ -631,41 +741,241 @@ def game_from_tree(root, text=None):
     return game
 
 
-def read_game(text, index=0):
-    """The ``Game`` of the main line of game tree `index` of an SGF text."""
+#: Game information kept in ``Game.info`` (and written back by ``to_sgf``).
+GAME_INFO = ("PB", "PW", "BR", "WR", "BT", "WT", "DT", "EV", "RO", "PC", "GN", "GC", "TM", "OT",
+             "SO", "US", "AN", "CP", "ON")
+
+
+def _add_setup(node, setup, text):
+    """Put a node's AB/AW/AE stones on `setup` (int8 [height, width], row 0 at the bottom).
+    Each value (a point or an "aa:cc" rectangle) is one slice of the grid: a file that repeats
+    a 52x52 rectangle costs numpy's time per value, not Python's per point."""
+    height, width = setup.shape
+    placed = np.zeros((height, width), dtype=np.int8)     # 1 + index of the property that set
+    idents = ("AB", "AW", "AE")                           # each point up, 0: none
+    for code, (ident, colour) in enumerate(zip(idents, (BLACK, WHITE, EMPTY)), 1):
+        for value, off in zip(node.props.get(ident, ()), node.value_offsets.get(ident, ())):
+            a, _, b = value.partition(":")
+            pa = _parse_point(a, width, height, text, off, False)
+            pb = _parse_point(b, width, height, text, off, False) if ":" in value else pa
+            (r1, c1), (r2, c2) = divmod(pa, width), divmod(pb, width)
+            rows, cols = slice(min(r1, r2), max(r1, r2) + 1), slice(min(c1, c2), max(c1, c2) + 1)
+            clash = np.flatnonzero((placed[rows, cols] != 0) & (placed[rows, cols] != code))
+            if len(clash):
+                r, c = divmod(int(clash[0]), cols.stop - cols.start)
+                r, c = rows.start + r, cols.start + c
+                raise SgfError(f"point {_sgf_point(r * width + c, width, height)!r} is in both "
+                               f"{idents[placed[r, c] - 1]} and {ident} of one node (FF[4] "
+                               f"forbids it)", text, off)
+            placed[rows, cols] = code
+            setup[rows, cols] = colour
+
+
+def _issue(game):
+    """Issue a game's ``SgfWarning``s through Python's ``warnings``; return the game."""
+    for w in game.warnings:
+        warnings.warn(w, stacklevel=3)
+    return game
+
+
+def read_game(text, index=0, *, strict=False, komi_convention=None):
+    """The ``Game`` of the main line of game tree `index` of an SGF text; lenient reading's
+    ``SgfWarning``s are issued as Python warnings (and kept in ``Game.warnings``)."""
     if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
         raise TypeError(f"index must be an int, not {type(index).__name__}")
     trees = parse(text)
     if not -len(trees) <= index < len(trees):
         raise SgfError(f"the collection has {len(trees)} game tree(s); no game {index}")
-    return game_from_tree(trees[index], text)
+    return _issue(game_from_tree(trees[index], text, strict=strict,
+                                 komi_convention=komi_convention))
 
 
-def read_games(text):
-    """The ``Game``s of every game tree of an SGF collection."""
-    return [game_from_tree(root, text) for root in parse(text)]
+def read_games(text, *, strict=False, komi_convention=None):
+    """The ``Game``s of every game tree of an SGF collection (all in memory: ``iter_games``
+    reads a large file one game at a time)."""
+    return [_issue(game_from_tree(root, text, strict=strict, komi_convention=komi_convention))
+            for root in parse(text)]
 
 
-def decode(data):
-    """Text of SGF bytes: the charset of the first CA[] if it names one Python knows and it
-    decodes the bytes, else UTF-8, else Latin-1 (which decodes anything)."""
+def _charset(data):
+    """The Python codec of the first CA[] of SGF bytes, or None (no CA, or one Python does not
+    know as a text encoding)."""
     m = re.search(rb"CA\s*\[([^\]]*)\]", data)
-    encodings = ([m.group(1).decode("ascii", "replace").strip()] if m else []) + ["utf-8"]
-    for enc in encodings:
-        try:
-            return data.decode(enc)
-        except (LookupError, ValueError):   # ValueError: a NUL in the name; UnicodeError
-            continue                        # (a ValueError): codecs such as punycode
-    return data.decode("latin-1")
+    if not m:
+        return None
+    name = m.group(1).decode("ascii", "replace").strip()
+    try:
+        # LookupError for "hex", "zlib" and unknown names; UnicodeError for codecs that cannot
+        # replace a bad byte (punycode)
+        codecs.getincrementaldecoder(name)("replace").decode(b"\xff\x80(;", final=True)
+        return codecs.lookup(name).name
+    except (LookupError, ValueError, UnicodeError, TypeError):
+        return None
 
 
-def load(path, index=0):
+def decode(data, strict=False):
+    """Text of SGF bytes in the charset the first CA[] names (UTF-8 without one or when Python
+    does not know it). Each byte that is not valid in it becomes U+FFFD on its own, so one name
+    cut mid-character leaves the others intact (``game_from_tree`` warns about the property).
+
+    `strict`: the whole file in CA's charset if it decodes, else UTF-8, else Latin-1 (which
+    decodes anything)."""
+    enc = _charset(data)
+    if strict:
+        for e in ([enc] if enc else []) + ["utf-8"]:
+            try:
+                return data.decode(e)
+            except UnicodeError:                  # UnicodeError: codecs such as punycode
+                continue
+        return data.decode("latin-1")
+    return data.decode(enc or "utf-8", "replace")
+
+
+def load(path, index=0, *, strict=False, komi_convention=None):
     """The ``Game`` of game tree `index` of the SGF file at `path` (a str, bytes or
     ``os.PathLike`` path; a file descriptor number is refused)."""
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise TypeError(f"path must be a str, bytes or os.PathLike, not {type(path).__name__}")
     with open(path, "rb") as f:
-        return read_game(decode(f.read()), index)
+        return read_game(decode(f.read(), strict), index, strict=strict,
+                         komi_convention=komi_convention)
+
+
+class _Excerpt(str):
+    """One game tree's text cut from a file, with the (line, column) where it starts there, so
+    that errors and warnings give the file's line and column."""
+
+
+_TREE_OUTSIDE = re.compile(r"[()\[]")            # what matters outside a property value
+_TREE_INSIDE = re.compile(r"[\]\\]")             # ... and inside one
+
+
+def iter_games(source, *, strict=False, komi_convention=None, errors="raise",
+               chunk_size=1 << 20):
+    """The ``Game``s of an SGF collection one at a time, reading `source` (a path, or a binary
+    file object) in chunks of `chunk_size` bytes: memory holds one game tree, however large the
+    file. The file is decoded in the charset of its first CA[] (as ``decode`` does); each game
+    tree is then parsed and read as ``read_game`` does, with the same lenient reading
+    (`strict`, `komi_convention`), its warnings issued as Python warnings.
+
+    `errors`: ``"raise"`` stops at the first game tree that cannot be read with its
+    ``SgfError``; ``"yield"`` yields the ``SgfError`` in that game's place and goes on. Either
+    way the error (and each ``Game``) has a ``game_index`` attribute (0: the first tree).
+    `strict` decodes the whole file at once, as ``decode(data, strict=True)`` (its Latin-1
+    fallback needs every byte)."""
+    if errors not in ("raise", "yield"):
+        raise ValueError(f"errors must be 'raise' or 'yield', not {errors!r}")
+    if komi_convention is not None and komi_convention not in KOMI_CONVENTIONS:
+        raise ValueError(f"unknown komi convention {komi_convention!r}; expected one of "
+                         f"{sorted(KOMI_CONVENTIONS)}")
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be a positive int, not {chunk_size!r}")
+    if isinstance(source, (str, bytes, os.PathLike)):
+        with open(source, "rb") as f:
+            yield from _iter_games(f, strict, komi_convention, errors, chunk_size)
+    elif hasattr(source, "read"):
+        yield from _iter_games(source, strict, komi_convention, errors, chunk_size)
+    else:
+        raise TypeError(f"source must be a path or a binary file object, not "
+                        f"{type(source).__name__}")
+
+
+def _iter_games(f, strict, komi_convention, errors, chunk_size):
+    first = f.read(chunk_size)
+    if not isinstance(first, bytes):
+        raise TypeError("iter_games reads bytes: open the file in binary mode ('rb')")
+    if strict:
+        chunks = iter([decode(first + f.read(), strict=True)])
+    else:
+        decoder = codecs.getincrementaldecoder(_charset(first) or "utf-8")("replace")
+
+        def pieces():
+            data = first
+            while data:
+                yield decoder.decode(data)
+                data = f.read(chunk_size)
+            yield decoder.decode(b"", final=True)
+        chunks = pieces()
+    k = 0
+    for tree, origin in _split_trees(chunks):
+        text = _Excerpt(tree)
+        text.origin = origin
+        try:
+            roots = parse(text)
+            item = _issue(game_from_tree(roots[0], text, strict=strict,
+                                         komi_convention=komi_convention))
+        except SgfError as e:
+            if errors == "raise":
+                e.game_index = k
+                raise
+            item = e
+        item.game_index = k
+        yield item
+        k += 1
+    if k == 0:
+        e = SgfError("no game tree: the file has no '('")
+        e.game_index = 0
+        if errors == "raise":
+            raise e
+        yield e
+
+
+def _split_trees(chunks):
+    """(text, (line, column)) of each top-level game tree "(...)" in a stream of text chunks;
+    text between trees is skipped (an unfinished tree at the end is given as it is, for
+    ``parse`` to say what is missing)."""
+    buf, pos, start = "", 0, None       # text held; where scanning goes on; the tree's start
+    depth, in_value = 0, False
+    line, column, mark = 1, 1, 0        # line and column of buf[mark]
+    for chunk in chunks:
+        keep = start if start is not None else pos
+        line, column = _advance(buf, mark, keep, line, column)
+        buf, pos, mark = buf[keep:] + chunk, pos - keep, 0
+        if start is not None:
+            start = 0
+        while True:
+            if in_value:
+                m = _TREE_INSIDE.search(buf, pos)
+                if m is None:
+                    pos = len(buf)
+                    break
+                if m.group() == "\\":
+                    if m.end() >= len(buf):             # the escaped character is still to come
+                        pos = m.start()
+                        break
+                    pos = m.end() + 1
+                else:
+                    in_value, pos = False, m.end()
+                continue
+            m = _TREE_OUTSIDE.search(buf, pos)
+            if m is None:
+                pos = len(buf)
+                break
+            c, pos = m.group(), m.end()
+            if c == "[":
+                in_value = depth > 0
+            elif c == "(":
+                if depth == 0:
+                    start = m.start()
+                depth += 1
+            elif depth > 0:
+                depth -= 1
+                if depth == 0:
+                    line, column = _advance(buf, mark, start, line, column)
+                    mark = start
+                    yield buf[start:pos], (line, column)
+                    start = None
+    if start is not None:
+        line, column = _advance(buf, mark, start, line, column)
+        yield buf[start:], (line, column)
+
+
+def _advance(text, a, b, line, column):
+    """(line, column) of text[b] given those of text[a] (a <= b)."""
+    n = text.count("\n", a, b)
+    if n == 0:
+        return line, column + (b - a)
+    return line + n, b - text.rfind("\n", a, b)
 
 
 # -- writing -----------------------------------------------------------------------------------------
@@ -849,15 +1159,18 @@ def games_to_sgf(move_lists, width=9, height=None, *, rules=None, komi=None, han
     trees = []
     for k, moves in enumerate(move_lists):
         b = start.copy()
-        try:
-            points = np.asarray(moves).reshape(-1).tolist()      # Python ints (or others)
-        except (TypeError, ValueError):
+        if isinstance(moves, np.ndarray):
+            points = moves.reshape(-1).tolist()
+        elif isinstance(moves, (str, bytes)) or not hasattr(moves, "__iter__"):
             points = None
+        else:
+            points = list(moves)
         if points is None or any(isinstance(p, (str, bytes)) for p in points):
             raise TypeError(f"game {k}: a move list must hold int points (pass = width * height), "
                             f"not {moves!r:.60}")
         for j, p in enumerate(points):
-            if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= b.pass_move:
+            if (isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer))
+                    or not 0 <= p <= b.pass_move):
                 raise ValueError(f"game {k}, turn {j + 1}: {p!r:.40} is not a point of a "
                                  f"{b.width}x{b.height} board (moves are ints 0..{b.pass_move}, "
                                  f"pass = width * height)")
@@ -890,12 +1203,15 @@ def add_command(parser):
 
 def add_arguments(parser):
     """The options of ``fastgo replay``."""
-    parser.add_argument("files", nargs="+", metavar="FILE", help="SGF files")
+    parser.add_argument("files", nargs="+", metavar="PATH",
+                        help="SGF files, directories (every *.sgf below them) or glob patterns "
+                             "('games/**/*.sgf')")
     parser.add_argument("--rules", default=None, metavar="PRESET",
                         help=f"rules preset to replay under: {', '.join(sorted(PRESETS))} "
-                             "(default: the record's RU[], else tromp-taylor)")
+                             "(default: the record's RU[], else simple ko and no suicide as "
+                             "servers judge records: japanese)")
     parser.add_argument("--komi", type=float, default=None, metavar="K",
-                        help="komi (default: the record's KM[])")
+                        help="komi (default: the record's KM[], else the rules')")
     parser.add_argument("--game", type=int, default=None, metavar="N",
                         help="replay only game N of each file (1: the first; default: every game "
                              "of a collection)")
@@ -904,79 +1220,186 @@ def add_arguments(parser):
                              "every move)")
     parser.add_argument("--insert-passes", action="store_true",
                         help="play a pass between two moves of one colour (default: an error)")
+    parser.add_argument("--strict", action="store_true",
+                        help="refuse what lenient reading warns about (set-up after the root, a "
+                             "malformed game-info value, an implausible komi)")
+    parser.add_argument("--komi-convention", choices=sorted(KOMI_CONVENTIONS), default=None,
+                        help="read an implausible KM[] this way: "
+                             + "; ".join(f"{k}: {v[1]}" for k, v in KOMI_CONVENTIONS.items()))
+    parser.add_argument("--summary", action="store_true",
+                        help="print no boards; at the end, the counts of games, of the records' "
+                             "results and of refusals by reason")
+    parser.add_argument("--quiet", action="store_true",
+                        help="print no boards and no warnings: only what failed (stderr)")
+
+
+def replay_paths(patterns):
+    """(path, None) for each file that `patterns` names, or (pattern, error message): a
+    directory gives every ``*.sgf`` below it (any case, sorted), a pattern with ``*?[`` that
+    names no existing file is expanded as a glob (``**`` for any depth), sorted."""
+    for pattern in patterns:
+        if os.path.isdir(pattern):
+            found = sorted(os.path.join(d, name) for d, _, names in os.walk(pattern)
+                           for name in names if name.lower().endswith(".sgf"))
+            if not found:
+                yield pattern, "no *.sgf file in this directory"
+            yield from ((p, None) for p in found)
+        elif not os.path.exists(pattern) and glob.has_magic(pattern):
+            found = sorted(p for p in glob.glob(pattern, recursive=True) if not os.path.isdir(p))
+            if not found:
+                yield pattern, "no file matches this pattern"
+            yield from ((p, None) for p in found)
+        else:
+            yield pattern, None
+
+
+def _refusal_kind(error):
+    """The reason of a refusal without its particulars, to count refusals by reason."""
+    if isinstance(error, ReplayError):
+        return "illegal move: " + error.reason.split(" (")[0]
+    if isinstance(error, OSError):
+        return "cannot read the file"
+    message = getattr(error, "message", str(error)).split(":")[0]
+    return re.sub(r"\d+", "N", re.sub(r"\[[^\]]*\]|'[^']*'", "[...]", message))
+
+
+def _result_kind(result):
+    """A record's RE[] as a kind of result: "B+R", "W+T", "B+ points", "draw", ..."""
+    if result is None or not result.strip():
+        return "no RE[]"
+    r = result.strip().upper()
+    if r in ("0", "DRAW", "JIGO") or r.startswith("0"):
+        return "draw"
+    m = re.match(r"([BW])\+(.?)", r)
+    if not m:
+        return "void" if r.startswith("VOID") else "unknown (?)" if r.startswith("?") else "other"
+    if m.group(2) in ("R", "T", "F"):
+        return f"{m.group(1)}+{m.group(2)}"
+    return f"{m.group(1)}+ points" if m.group(2) else f"{m.group(1)}+"
 
 
 def run_replay(args):
-    """``fastgo replay FILE...``: replay the main line of every game of each file (or game
+    """``fastgo replay PATH...``: replay the main line of every game of each file (or game
     ``--game`` only), checking every move; print each final position and its score as it
-    stands. A bad option raises ``ValueError``. A file that cannot be read, a malformed file or
-    an illegal move is reported on stderr (the file, the game, the reason with its line and
-    column) and the other games go on; the exit status is then 1."""
+    stands (``--summary``: counts at the end instead; ``--quiet``: nothing but failures).
+    Collections are read one game at a time (``iter_games``). A bad option raises
+    ``ValueError``. A file that cannot be read, a malformed record or an illegal move is
+    reported on stderr (the file, the game, the reason with its line and column, the rules
+    used) and the other games go on; the exit status is then 1."""
     if args.upto is not None and args.upto < 1:
         raise ValueError(f"--upto must be at least 1 (1: the set-up only), not {args.upto}")
     if args.game is not None and args.game < 1:
         raise ValueError(f"--game must be at least 1 (1: the first game of a file), not {args.game}")
-    preset = Rules.preset(args.rules) if args.rules is not None else None
+    if args.rules is not None:
+        Rules.preset(args.rules)               # ValueError for an unknown name
     if args.komi is not None:
         Rules(komi=args.komi)                  # ValueError for nan, inf
+    boards = not (args.summary or args.quiet)
+    counts = {"files": 0, "games": 0, "replayed": 0, "refused": 0, "warnings": 0}
+    results, refusals = {}, {}
     status = 0
 
-    def fail(where, message):
+    def fail(where, error):
         nonlocal status
         status = 1
+        counts["refused"] += 1
+        kind = _refusal_kind(error)
+        refusals[kind] = refusals.get(kind, 0) + 1
         sys.stdout.flush()
+        message = f"cannot read it: {error.strerror or error}" if isinstance(error, OSError) else error
         print(f"fastgo replay: {where}: {message}", file=sys.stderr, flush=True)
 
-    many = len(args.files) > 1
-    for path in args.files:
+    many = len(args.files) > 1 or any(os.path.isdir(p) or glob.has_magic(p) for p in args.files)
+    for path, missing in replay_paths(args.files):
+        if missing is not None:
+            status = 1
+            print(f"fastgo replay: {path}: {missing}", file=sys.stderr, flush=True)
+            continue
+        counts["files"] += 1
+        k = -1
         try:
-            with open(path, "rb") as f:
-                text = decode(f.read())
-            trees = parse(text)
-        except (OSError, ValueError) as e:      # ValueError: SgfError and any other bad input
-            if many:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SgfWarning)     # printed below, or not (--quiet)
+                items = _with_more(iter_games(path, strict=args.strict, errors="yield",
+                                              komi_convention=args.komi_convention))
+                for k, (item, more) in enumerate(items):
+                    if args.game is not None and k != args.game - 1:
+                        continue
+                    collection = more or k > 0
+                    where = f"{path}, game {k + 1}" if collection and args.game is None else path
+                    if boards and (many or collection and args.game is None):
+                        print(f"== {where}", flush=True)
+                    counts["games"] += 1
+                    if isinstance(item, SgfError):
+                        fail(where, item)
+                        continue
+                    _replay_one(args, item, where, boards, fail, counts, results)
+                    if args.game is not None:
+                        break
+        except (OSError, ValueError) as e:      # ValueError: any other bad input
+            if boards and many:
                 print(f"== {path}", flush=True)
-            fail(path, f"cannot read it: {e.strerror or e}" if isinstance(e, OSError) else e)
+            counts["games"] += 1
+            fail(path, e)
             continue
-        if args.game is not None and args.game > len(trees):
-            if many:
+        if args.game is not None and k < args.game - 1:
+            if boards and many:
                 print(f"== {path}", flush=True)
-            fail(path, f"no game {args.game}: the file holds {len(trees)} game(s)")
-            continue
-        picked = [args.game - 1] if args.game is not None else range(len(trees))
-        for k in picked:
-            where = path if len(trees) == 1 else f"{path}, game {k + 1} of {len(trees)}"
-            if many or len(picked) > 1:
-                print(f"== {where}", flush=True)
-            try:
-                game = game_from_tree(trees[k], text)
-                if preset is not None:
-                    rules = preset.replace(komi=args.komi if args.komi is not None else game.komi)
-                else:
-                    rules = game.effective_rules()
-                    if args.komi is not None:
-                        rules = rules.replace(komi=args.komi)
-                parts = game.segments(rules=rules, upto=args.upto, insert_passes=args.insert_passes)
-            except (SgfError, ValueError) as e:
-                fail(where, e)
-                continue
-            _print_replay(game, parts[-1], rules, preset is None, parts[:-1])
-            if many or len(picked) > 1:
-                print()
+            status = 1
+            print(f"fastgo replay: {path}: no game {args.game}: the file holds {k + 1} game(s)",
+                  file=sys.stderr, flush=True)
+    if args.summary:
+        _print_summary(counts, results, refusals)
     return status
 
 
-def _print_replay(game, board, rules, rules_from_record, earlier=()):
+def _with_more(items):
+    """(item, whether another follows) of each item of an iterator."""
+    it = iter(items)
+    for previous in it:
+        for item in it:
+            yield previous, True
+            previous = item
+        yield previous, False
+
+
+def _replay_one(args, game, where, boards, fail, counts, results):
+    """Replay one game of ``fastgo replay``: print it (if `boards`) or count it."""
+    if not args.quiet:
+        for w in game.warnings:
+            counts["warnings"] += 1
+            print(f"fastgo replay: {where}: warning: {w}", file=sys.stderr, flush=True)
+    try:
+        parts = game.segments(rules=args.rules, upto=args.upto, insert_passes=args.insert_passes,
+                              komi=args.komi)
+    except (SgfError, ValueError) as e:
+        fail(where, e)
+        return
+    counts["replayed"] += 1
+    kind = _result_kind(game.result)
+    results[kind] = results.get(kind, 0) + 1
+    if boards:
+        _print_replay(game, parts[-1], game.rules_used(args.rules, args.komi)[1], parts[:-1])
+        print()
+
+
+def _print_summary(counts, results, refusals):
+    def listing(d):
+        return ", ".join(f"{k} {v}" for k, v in sorted(d.items(), key=lambda kv: (-kv[1], kv[0])))
+    print(f"files: {counts['files']}; games: {counts['games']}, replayed {counts['replayed']}, "
+          f"refused {counts['refused']}; warnings: {counts['warnings']}")
+    print(f"results of the replayed records: {listing(results) or 'none'}")
+    print(f"refusals by reason: {listing(refusals) or 'none'}", flush=True)
+
+
+def _print_replay(game, board, rules_text, earlier=()):
+    rules = board.rules
     total = score(board, earlier)
     print(board)
     print()
-    name = rules_to_name(rules)
-    if rules_from_record and game.rules is None:
-        name += (f" (the record's RU[{game.rules_name}] is not known; Tromp-Taylor used)"
-                 if game.rules_name else " (no RU[] in the record)")
     n = len(board.history) + sum(len(b.history) for b in earlier)
     resumed = f" (resumed {len(earlier)} time{'' if len(earlier) == 1 else 's'} after the game ended)" if earlier else ""
-    print(f"{game.width}x{game.height}, rules {name}, komi {number_text(rules.komi)}; "
+    print(f"{game.width}x{game.height}, {rules_text}; "
           f"{n} move{'' if n == 1 else 's'} replayed, all legal{resumed}; game over: {board.is_over}")
     pb, pw = prisoners(earlier)
     print(f"captures: black {board.captures[0] + pb}, white {board.captures[1] + pw}")

@@ -1,0 +1,494 @@
+"""Running a ``Simulation``: here on the threaded kernel, or over a Dask or Ray cluster.
+
+``run(spec, cluster=...)`` cuts the run into chunks of game indices, hands them to an engine,
+merges each chunk's ``Tally`` as it arrives (exact integer sums: the order does not matter) and,
+with ``out=``, has every chunk write its shard and keeps the manifest (``fastgo.records``).
+Game i depends on (seed, i) alone, so the statistics and the shards are the same whatever the
+engine, the machines, the threads, the chunks that were retried after a worker died, or a
+resume.
+
+Engines, by ``cluster``:
+- ``None`` or ``"local"``: this process, one chunk at a time on ``threads`` kernel threads (all
+  cores by default).
+- ``"dask://host:8786"`` (or ``"tcp://..."``), or a ``distributed.Client``: Dask futures over the
+  chunks, merged with ``as_completed``. Each task runs the kernel on ``threads`` threads (default
+  1) with the GIL released, so a worker's own thread pool (``--nthreads``, its cores by default)
+  runs that many chunks at once; for workers started with ``--nthreads 1`` pass ``threads=`` their
+  cores. Needs ``pip install "fastgo[dask]"``.
+- ``"ray"`` (join the running cluster, or the one this process already ``ray.init``-ed) or
+  ``"ray://host:10001"`` (Ray Client): remote tasks with ``num_cpus=threads`` and ``threads``
+  passed to the kernel explicitly (Ray sets ``OMP_NUM_THREADS=1`` in its workers), streamed with
+  ``ray.wait``. Needs ``pip install "fastgo[ray]"``.
+
+A cluster retries the chunks of a worker that dies (Dask reschedules them, Ray re-runs the
+task); a retried chunk writes the same shard bytes again, so nothing is lost or counted twice.
+At most a few chunks per task slot are in flight at once, so a run of millions of chunks holds
+little memory on the scheduler.
+"""
+
+import importlib
+import itertools
+import math
+import os
+import socket
+import time
+import uuid
+
+from fastgo.errors import ClusterError
+from fastgo.playout import default_threads, playouts
+from fastgo.simulation import Simulation, Tally, play_chunk
+
+#: chunks in flight per task slot, and at least: enough queued on each worker that it never
+#: waits for the round trip through this process (result in, next chunk out)
+_WINDOW = 4
+_MIN_IN_FLIGHT = 32
+
+
+def optional(module, extra):
+    """Import an optional dependency, or say which extra installs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ImportError(f"{module} is needed for this: pip install \"fastgo[{extra}]\"") from None
+
+
+def chunk_task(spec, start, stop, threads, out):
+    """What a worker runs for one chunk: play it, write its shard when there is an `out`.
+    Returns (Tally, manifest entry or None, kernel seconds, (host, pid))."""
+    from fastgo.records import write_shard
+    tally, games, seconds = play_chunk(spec, start, stop, threads)
+    entry = write_shard(out, spec, tally, games) if out is not None else None
+    return tally, entry, seconds, (socket.gethostname(), os.getpid())
+
+
+def _check_reachable(host, port, timeout, what):
+    try:
+        socket.create_connection((host, port), timeout=min(timeout, 10)).close()
+    except OSError as e:
+        raise ClusterError(f"cannot reach the {what} at {host}:{port}: {e.strerror or e}") from None
+
+
+def _host_port(address, default_port, what):
+    rest = address.split("://", 1)[1]
+    host, _, port = rest.rpartition(":")
+    if not host:
+        host, port = rest, str(default_port)
+    if not port.isdigit() or not host:
+        raise ClusterError(f"cannot read the {what} address {address!r}: expected host:port")
+    return host.strip("[]"), int(port)
+
+
+class LocalEngine:
+    """Chunks one after another in this process, each on `threads` kernel threads."""
+
+    name = "local"
+
+    def __init__(self, threads=None):
+        self.threads = default_threads() if threads is None else threads
+        self.slots = 1
+
+    def results(self, spec, chunks, out):
+        for a, b in chunks:
+            yield chunk_task(spec, a, b, self.threads, out)
+
+    def close(self):
+        pass
+
+
+class DaskEngine:
+    """Dask distributed futures over the chunks, merged with ``as_completed``."""
+
+    name = "dask"
+
+    def __init__(self, target, threads=None, timeout=30.0):
+        distributed = optional("distributed", "dask")
+        self._owned = not isinstance(target, distributed.Client)
+        if self._owned:
+            address = "tcp://" + target.split("://", 1)[1]
+            host, port = _host_port(address, 8786, "Dask scheduler")
+            _check_reachable(host, port, timeout, "Dask scheduler")
+            try:
+                target = distributed.Client(address, timeout=timeout, set_as_default=False)
+            except (OSError, TimeoutError) as e:
+                raise ClusterError(f"cannot connect to the Dask scheduler at {address}: {e}") from None
+        self.client = target
+        try:
+            self.client.wait_for_workers(1, timeout=timeout)
+        except (TimeoutError, OSError) as e:
+            self.close()
+            raise ClusterError(f"the Dask cluster has no worker after {timeout} s: {e}") from None
+        self.threads = 1 if threads is None else threads
+        workers = self.client.scheduler_info()["workers"].values()
+        self.slots = max(1, sum(w["nthreads"] for w in workers) // self.threads)
+
+    def results(self, spec, chunks, out):
+        distributed = optional("distributed", "dask")
+        run = uuid.uuid4().hex[:12]         # keys of this run only: never another run's results
+        todo = iter(chunks)
+
+        def submit(batch):                  # one message to the scheduler per batch
+            batch = list(batch)
+            if not batch:
+                return []
+            # the spec travels with each task (about 2 KB): a scattered copy would be lost
+            # with the workers that held it
+            return self.client.map(chunk_task, [spec] * len(batch), [a for a, _ in batch],
+                                   [b for _, b in batch], [self.threads] * len(batch),
+                                   [out] * len(batch), retries=3,
+                                   key=[f"fastgo-chunk-{a}-{b}-{run}" for a, b in batch])
+        live = set(submit(itertools.islice(todo, max(_WINDOW * self.slots, _MIN_IN_FLIGHT))))
+        # with_results: the results come over in the background as tasks finish
+        done = distributed.as_completed(list(live), loop=self.client.loop, with_results=True)
+        try:
+            for batch in done.batches():
+                for f, _ in batch:
+                    live.discard(f)
+                    f.release()
+                more = submit(itertools.islice(todo, len(batch)))
+                live.update(more)
+                done.update(more)
+                for _, result in batch:
+                    yield result
+        finally:
+            if live:
+                self.client.cancel(list(live))
+
+    def close(self):
+        if self._owned:
+            self.client.close()
+
+
+class RayEngine:
+    """Ray remote tasks with num_cpus = threads, streamed with ``ray.wait``."""
+
+    name = "ray"
+
+    def __init__(self, target, threads=None, timeout=30.0):
+        ray = optional("ray", "ray")
+        self._owned = False
+        if not ray.is_initialized():
+            if target == "ray":
+                address = "auto"
+            else:
+                address = target
+                host, port = _host_port(address, 10001, "Ray cluster")
+                _check_reachable(host, port, timeout, "Ray cluster")
+            try:
+                ray.init(address=address, log_to_driver=False)
+            except (ConnectionError, RuntimeError, TimeoutError) as e:
+                raise ClusterError(f"cannot connect to the Ray cluster at {target!r}: {e}") from None
+            self._owned = True
+        self.threads = 1 if threads is None else threads
+        cpus = ray.cluster_resources().get("CPU", 0)
+        if cpus < self.threads:
+            raise ClusterError(f"the Ray cluster has {cpus:g} CPUs, fewer than threads={self.threads} "
+                               f"one task asks for")
+        self.slots = max(1, int(cpus) // self.threads)
+        self._task = ray.remote(chunk_task).options(num_cpus=self.threads, max_retries=3)
+
+    def results(self, spec, chunks, out):
+        ray = optional("ray", "ray")
+        todo = iter(chunks)
+        spec_ref = ray.put(spec)
+        submit = lambda ab: self._task.remote(spec_ref, ab[0], ab[1], self.threads, out)
+        live = [submit(ab) for ab in itertools.islice(todo, max(_WINDOW * self.slots, _MIN_IN_FLIGHT))]
+        try:
+            while live:
+                ready, live = ray.wait(live, num_returns=1)
+                if live:                    # and whatever else is ready by now
+                    more, live = ray.wait(live, num_returns=len(live), timeout=0)
+                    ready += more
+                results = ray.get(ready)
+                live.extend(submit(ab) for ab in itertools.islice(todo, len(ready)))
+                yield from results
+        finally:
+            for ref in live:
+                ray.cancel(ref, force=True)
+
+    def close(self):
+        if self._owned:
+            optional("ray", "ray").shutdown()
+
+
+def connect(cluster=None, threads=None, timeout=30.0):
+    """The engine for `cluster` (see the module docstring); raises ClusterError when it cannot
+    be reached, ImportError naming the extra when its package is missing."""
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or not 1 <= threads <= 1024):
+        raise ValueError(f"threads must be an int in 1..1024, got {threads!r}")
+    if cluster is None or cluster == "local":
+        return LocalEngine(threads)
+    if isinstance(cluster, str):
+        scheme = cluster.split("://", 1)[0] if "://" in cluster else cluster
+        if scheme in ("dask", "tcp"):
+            return DaskEngine(cluster, threads, timeout)
+        if scheme == "ray":
+            return RayEngine(cluster, threads, timeout)
+        raise ClusterError(f"unknown cluster {cluster!r}: expected 'local', 'dask://host:port', "
+                           f"'ray' or 'ray://host:port'")
+    if type(cluster).__module__.startswith("distributed"):
+        return DaskEngine(cluster, threads, timeout)
+    raise TypeError(f"cluster must be an address or a distributed.Client, not {type(cluster).__name__}")
+
+
+class Result:
+    """A finished (or interrupted) run: `spec` (its chunk size set), `tally`, `timing` (wall
+    seconds, games/s, chunks played and resumed, kernel seconds summed over chunks, per-chunk
+    overhead), `out`. ``summary()`` is the tally's summary with ``"timing"`` added."""
+
+    def __init__(self, spec, tally, timing, out):
+        self.spec, self.tally, self.timing, self.out = spec, tally, timing, out
+
+    def summary(self, confidence=0.95):
+        s = self.tally.summary(confidence)
+        s["timing"] = dict(self.timing)
+        return s
+
+    def __repr__(self):
+        t = self.timing
+        return (f"<Result {self.tally.games:,} of {self.spec.games:,} games on {t['engine']}: "
+                f"{t['seconds']:.2f} s, {t['games_per_second']:,.0f} games/s>")
+
+
+def choose_chunk(spec, task_threads, slots, seconds=2.0):
+    """A chunk size of about `seconds` of kernel work on `task_threads` threads (from a 0.1 s
+    probe on one thread here), no more than an even share of the games per task slot, and at
+    most 100,000 games when every game's moves are kept."""
+    n = 256
+    while True:
+        r = playouts(spec.board, n, seed=spec.seed ^ 0x5EED, threads=1, ko=spec.ko,
+                     max_moves=spec.max_moves)
+        if r.seconds >= 0.1 or n >= 2**20:
+            break
+        n *= 4
+    rate = n / max(r.seconds, 1e-9)
+    chunk = int(rate * task_threads * seconds)
+    chunk = min(chunk, math.ceil(spec.games / slots) if spec.games else 1)
+    if spec.records:
+        chunk = min(chunk, 100_000)
+    return max(1, chunk)
+
+
+def run(spec, cluster=None, *, out=None, resume=False, threads=None, chunk_seconds=2.0,
+        progress=None, timeout=30.0):
+    """Play `spec` (a ``Simulation``) on `cluster`; returns ``Result``.
+
+    out: a directory every worker sees; each chunk writes its shard there and this process keeps
+    the manifest. resume: finish the run in `out` (its shards are read, not played again); the
+    spec must equal the one the directory was started with (a spec without a chunk size takes
+    the directory's). The directory is checked before any work: RecordsError when it is not
+    writable, holds another run, or holds this run and resume is off.
+    threads: kernel threads per task (local: all cores; Dask and Ray: 1). chunk_seconds: the
+    work per chunk when the spec has no chunk size. progress(games_done, games_total): called as
+    chunks finish. On KeyboardInterrupt the tasks in flight are cancelled, the manifest lists
+    every finished shard, and the interrupt goes on: a resume finishes the run.
+    """
+    from fastgo.records import RunDirectory
+    if not isinstance(spec, Simulation):
+        raise TypeError(f"spec must be a fastgo.simulation.Simulation, not {type(spec).__name__}")
+    if not (isinstance(chunk_seconds, (int, float)) and math.isfinite(chunk_seconds)
+            and chunk_seconds > 0):
+        raise ValueError(f"chunk_seconds must be a positive number, got {chunk_seconds!r}")
+    directory = None
+    if out is not None:
+        out = os.path.abspath(os.fspath(out))
+        directory = RunDirectory(out, spec, resume)
+    elif resume:
+        raise ValueError("resume needs the directory of the run (out=)")
+    engine = connect(cluster, threads, timeout)
+    try:
+        t0 = time.perf_counter()
+        done = {}
+        choose = lambda: choose_chunk(spec, engine.threads, engine.slots, chunk_seconds)
+        if directory is not None:
+            spec, done = directory.prepare(choose)
+        elif spec.chunk is None:
+            spec = spec.replace(chunk=choose())
+        tally = Tally.empty(spec)
+        for t in done.values():
+            tally.merge(t)
+        todo = [c for c in spec.chunks() if c not in done]
+        if progress is not None:
+            progress(tally.games, spec.games)
+        kernel = 0.0
+        t1 = time.perf_counter()
+        stream = engine.results(spec, todo, out)
+        try:
+            for chunk_tally, entry, seconds, _ in stream:
+                tally.merge(chunk_tally)
+                kernel += seconds
+                if directory is not None:
+                    directory.record(entry)
+                if progress is not None:
+                    progress(tally.games, spec.games)
+        finally:
+            stream.close()                              # cancels what is still in flight
+            if directory is not None:
+                directory.save(force=True, complete=tally.games == spec.games)
+        wall = time.perf_counter() - t1
+        played = len(todo)
+        timing = {"engine": engine.name, "seconds": time.perf_counter() - t0,
+                  "run_seconds": wall, "games_per_second": (tally.games - sum(
+                      t.games for t in done.values())) / wall if wall > 0 else float("nan"),
+                  "chunks": played, "chunks_resumed": len(done), "chunk_games": spec.chunk,
+                  "task_threads": engine.threads, "task_slots": engine.slots,
+                  "kernel_seconds": kernel,
+                  "overhead_per_chunk_seconds": (wall * engine.slots - kernel) / played
+                  if played else 0.0}
+        return Result(spec, tally, timing, out)
+    finally:
+        engine.close()
+
+
+# -- fastgo simulate ----------------------------------------------------------------------------
+
+def add_command(parser):
+    """The options of ``fastgo simulate`` (the board options come from the CLI)."""
+    p = parser
+    p.add_argument("--games", type=int, required=True, help="number of games")
+    p.add_argument("--handicap", type=int, default=0, help="fixed handicap stones (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="game i's randomness is (seed, i)")
+    p.add_argument("--ko", default="rules", choices=["rules", "simple", "positional", "situational"],
+                   help="ko rule inside the playouts (default: the rules' own)")
+    p.add_argument("--max-moves", type=int, default=None, help="cap of turns per game")
+    p.add_argument("--cluster", default="local",
+                   help="local (default), dask://host:8786, ray, or ray://host:10001")
+    p.add_argument("--threads", type=int, default=None,
+                   help="kernel threads per task (local: all cores; dask, ray: 1)")
+    p.add_argument("--chunk", type=int, default=None, help="games per chunk (default: about "
+                   "--chunk-seconds of work, or the directory's on --resume)")
+    p.add_argument("--chunk-seconds", type=float, default=2.0)
+    p.add_argument("--out", default=None, help="directory for the shards and the manifest")
+    p.add_argument("--resume", action="store_true", help="finish the run in --out")
+    p.add_argument("--records", action="store_true", help="keep every game in the shards")
+    p.add_argument("--sgf", action="store_true", help="also write the shards' games as SGF")
+    p.add_argument("--first-moves", action="store_true", help="count wins by first move")
+    p.add_argument("--no-ownership", action="store_true", help="do not sum ownership")
+    p.add_argument("--plot", default=None, help="write the ownership, score and length plots "
+                   "(.png or .svg)")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds to reach a cluster")
+    p.set_defaults(func=run_command, simulate_parser=p)
+
+
+class _TextProgress:
+    """A one-line progress report on stderr: games, games/s, ETA (tqdm when installed)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.t0 = time.perf_counter()
+        self.start = None
+        self.last = 0.0
+        self.bar = None
+        try:
+            import tqdm
+        except ImportError:
+            tqdm = None
+        self._tqdm = tqdm
+
+    def __call__(self, done, total):
+        if self.start is None:
+            self.start = done
+            if self._tqdm is not None:
+                self.bar = self._tqdm.tqdm(total=total, initial=done, unit="game", unit_scale=True,
+                                           file=self.stream, dynamic_ncols=True)
+        if self.bar is not None:
+            self.bar.update(done - self.bar.n)
+            return
+        now = time.perf_counter()
+        if now - self.last < 0.5 and done < total:
+            return
+        self.last = now
+        rate = (done - self.start) / max(now - self.t0, 1e-9)
+        eta = (total - done) / rate if rate > 0 else float("inf")
+        self.stream.write(f"\r{done:,}/{total:,} games ({100 * done / max(total, 1):.1f}%), "
+                          f"{rate:,.0f} games/s, ETA {eta:.0f} s   ")
+        self.stream.flush()
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+        elif self.start is not None:
+            self.stream.write("\n")
+
+
+def run_command(args):
+    import json
+    import sys
+    from fastgo.errors import RecordsError
+    p = args.simulate_parser
+    try:
+        if args.games < 1:
+            raise ValueError(f"--games must be at least 1, got {args.games}")
+        spec = Simulation.new(args.games, args.size, args.height, rules=args.rules.replace(komi=args.komi),
+                              handicap=args.handicap, seed=args.seed % 2**64, ko=args.ko,
+                              max_moves=args.max_moves, ownership=not args.no_ownership,
+                              first_moves=args.first_moves, records=args.records or args.sgf,
+                              sgf=args.sgf, chunk=args.chunk)
+        if not (math.isfinite(args.chunk_seconds) and args.chunk_seconds > 0):
+            raise ValueError(f"--chunk-seconds must be positive, got {args.chunk_seconds}")
+        if args.plot is not None:
+            from fastgo import plot
+            if args.plot.rsplit(".", 1)[-1].lower() not in plot.FORMATS:
+                raise ValueError(f"--plot {args.plot}: the file must end in .png or .svg")
+            plot._pyplot()                 # a missing matplotlib is said before the run
+    except (ValueError, TypeError) as e:
+        p.error(str(e))
+    except ImportError as e:
+        print(f"fastgo simulate: {e}", file=sys.stderr)
+        return 1
+    bar = None if args.no_progress else _TextProgress(sys.stderr)
+    try:
+        result = run(spec, args.cluster, out=args.out, resume=args.resume, threads=args.threads,
+                     chunk_seconds=args.chunk_seconds, progress=bar, timeout=args.timeout)
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        where = (f"; the finished shards are in {args.out}: the same command with --resume "
+                 f"finishes the run" if args.out else "")
+        print(f"fastgo simulate: interrupted{where}", file=sys.stderr)
+        return 130
+    except (RecordsError, ValueError, TypeError) as e:
+        p.error(str(e))
+    except (ClusterError, ImportError) as e:
+        print(f"fastgo simulate: {e}", file=sys.stderr)
+        return 1
+    finally:
+        if bar is not None:
+            bar.close()
+    if args.plot is not None:
+        from fastgo import plot
+        plot.save(result, args.plot)
+    s = result.summary()
+    if args.json:
+        s["spec"] = {k: v for k, v in result.spec.to_dict().items() if k != "board"}
+        s["spec"]["rules"] = args.rules_name
+        s["spec"]["size"] = [result.spec.board.width, result.spec.board.height]
+        print(json.dumps(s))
+        return 0
+    t = s["timing"]
+    b = result.spec.board
+    lo, hi = s["black_win_interval"]
+    wlo, whi = s["white_win_interval"]
+    print(f"fastgo simulate: {s['games']:,} games on {b.width}x{b.height}, {args.rules_name} "
+          f"rules, komi {b.rules.komi:g}, seed {result.spec.seed}, ko {result.spec.ko}")
+    rows = [("black wins", f"{s['black_wins']:,}", f"{100 * s['black_win_rate']:.2f}% "
+             f"[{100 * lo:.2f}, {100 * hi:.2f}]"),
+            ("white wins", f"{s['white_wins']:,}", f"{100 * s['white_win_rate']:.2f}% "
+             f"[{100 * wlo:.2f}, {100 * whi:.2f}]"),
+            ("ties", f"{s['ties']:,}", f"{100 * s['tie_rate']:.2f}%"),
+            ("mean score", f"{s['mean_score']:+.2f}", f"stdev {s['score_stdev']:.2f}"),
+            ("mean length", f"{s['mean_length']:.1f}", "turns"),
+            ("capped", f"{s['capped']:,}", ""),
+            ("time", f"{t['seconds']:.2f} s", f"{t['games_per_second']:,.0f} games/s on "
+             f"{t['engine']}, {t['chunks']} chunks of {t['chunk_games']:,}"
+             + (f" ({t['chunks_resumed']} resumed)" if t["chunks_resumed"] else ""))]
+    for name, value, extra in rows:
+        print(f"  {name:<12} {value:>12}  {extra}")
+    print(f"  (intervals: Wilson, {100 * s['confidence']:g}%)")
+    if args.out:
+        print(f"  shards and manifest in {result.out}")
+    if args.plot:
+        print(f"  plots in {args.plot}")
+    return 0

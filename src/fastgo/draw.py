@@ -1,0 +1,167 @@
+"""Boards you can look at: SVG pictures of a ``Board`` (Jupyter shows ``Board`` objects with
+them, through ``Board._repr_svg_``), with an ownership map and marked points.
+
+``svg(board)`` draws the grid, star points, stones, a dot on the last move and the GTP
+coordinates (columns A.. without I, rows from 1 at the bottom, as ``point_to_vertex`` writes
+them). Plain SVG 1.1 with no script and no external reference, so any browser, Jupyter or
+cairosvg shows it. Each element carries a class that says what it is (``stone black``,
+``stone white``, ``last-move``, ``mark``, ``label``, ``ownership black``, ``coordinate``), for
+styling and for tests.
+"""
+
+import math
+from xml.sax.saxutils import escape
+
+import numpy as np
+
+from fastgo.board import Board
+from fastgo.coords import point_to_vertex, star_points, vertex_to_point
+
+#: Pixels between two lines of the grid (the picture scales: it is SVG).
+CELL = 24
+#: Colours: the board, its lines, the stones, the marks.
+WOOD, LINE, BLACK_FILL, WHITE_FILL, MARK = "#dcb35c", "#000000", "#000000", "#ffffff", "#d62828"
+
+
+def _check_board(board):
+    if not isinstance(board, Board):
+        raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
+
+
+def _point(p, width, height, what):
+    """A point given as an int (``row * width + col``) or a GTP vertex ("D4")."""
+    if isinstance(p, str):
+        return vertex_to_point(p, width, height)
+    if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
+        raise TypeError(f"{what} must be points (int) or vertices (str), not {type(p).__name__}")
+    if not 0 <= p < width * height:
+        raise ValueError(f"{what}: point {p} is off the {width}x{height} board")
+    return int(p)
+
+
+def svg(board, ownership=None, marks=None, coordinates=True, last_move=True):
+    """An SVG picture (str) of `board`.
+
+    ownership
+        None, or floats [height, width] (or [points], row 0 at the bottom) in -1..1: +1 Black
+        owns the point, -1 White (``Score.ownership`` as colours 0/1/2 is accepted too). A
+        square on each point, black or white, its side growing with the value's magnitude.
+    marks
+        None, an iterable of points or vertices (each drawn as a red ring), or a dict of point
+        or vertex -> short label text (drawn on the point, in red).
+    coordinates
+        Letters and numbers around the board.
+    last_move
+        A dot on the stone the last move placed."""
+    _check_board(board)
+    w, h = board.width, board.height
+    margin = CELL if coordinates else CELL // 2
+    width_px, height_px = 2 * margin + (w - 1) * CELL, 2 * margin + (h - 1) * CELL
+
+    def xy(p):
+        row, col = divmod(p, w)
+        return margin + col * CELL, margin + (h - 1 - row) * CELL
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{width_px}" '
+           f'height="{height_px}" viewBox="0 0 {width_px} {height_px}">',
+           f'<rect class="board" x="0" y="0" width="{width_px}" height="{height_px}" '
+           f'fill="{WOOD}"/>']
+    x0, y0 = xy((h - 1) * w)                              # top left
+    x1, y1 = xy(w - 1)                                    # bottom right
+    for col in range(w):
+        x = x0 + col * CELL
+        out.append(f'<line class="grid" x1="{x}" y1="{y0}" x2="{x}" y2="{y1}" stroke="{LINE}" '
+                   'stroke-width="1"/>')
+    for row in range(h):
+        y = y0 + row * CELL
+        out.append(f'<line class="grid" x1="{x0}" y1="{y}" x2="{x1}" y2="{y}" stroke="{LINE}" '
+                   'stroke-width="1"/>')
+    try:
+        stars = star_points(w, h, 9 if min(w, h) >= 13 and w % 2 and h % 2 else
+                            5 if w % 2 and h % 2 and min(w, h) >= 7 else 4)
+    except ValueError:
+        stars = []
+    for p in stars:
+        x, y = xy(p)
+        out.append(f'<circle class="star" cx="{x}" cy="{y}" r="{CELL * 0.1:g}" fill="{LINE}"/>')
+    if coordinates:
+        letters = [point_to_vertex(c, w, h)[0] for c in range(w)]   # row 0: "A1" -> "A"
+        style = (f'font-family="sans-serif" font-size="{CELL * 0.5:g}" text-anchor="middle" '
+                 f'dominant-baseline="central" fill="{LINE}"')
+        for col, letter in enumerate(letters):
+            x = x0 + col * CELL
+            for y in (margin / 2, height_px - margin / 2):
+                out.append(f'<text class="coordinate" x="{x}" y="{y:g}" {style}>{letter}</text>')
+        for row in range(h):
+            y = y0 + (h - 1 - row) * CELL
+            for x in (margin / 2, width_px - margin / 2):
+                out.append(f'<text class="coordinate" x="{x:g}" y="{y}" {style}>{row + 1}</text>')
+    if ownership is not None:
+        own = np.asarray(ownership, dtype=np.float64)
+        if own.shape not in ((h, w), (w * h,)):
+            raise ValueError(f"ownership must have shape ({h}, {w}) or ({w * h},), not {own.shape}")
+        if own.dtype.kind == "f" and not np.isfinite(own).all():
+            raise ValueError("ownership must be finite")
+        own = own.reshape(-1)
+        if np.issubdtype(np.asarray(ownership).dtype, np.integer):
+            own = np.where(own == 1, 1.0, np.where(own == 2, -1.0, 0.0))   # colours 0/1/2
+        for p in np.flatnonzero(own):
+            v = float(np.clip(own[p], -1, 1))
+            side = CELL * 0.6 * math.sqrt(abs(v))
+            if side < 0.5:
+                continue
+            x, y = xy(int(p))
+            colour = "black" if v > 0 else "white"
+            out.append(f'<rect class="ownership {colour}" x="{x - side / 2:.2f}" '
+                       f'y="{y - side / 2:.2f}" width="{side:.2f}" height="{side:.2f}" '
+                       f'fill="{BLACK_FILL if v > 0 else WHITE_FILL}" fill-opacity="0.6"/>')
+    stones = board.stones().reshape(-1)
+    r = CELL * 0.47
+    for p in np.flatnonzero(stones):
+        x, y = xy(int(p))
+        if stones[p] == 1:
+            out.append(f'<circle class="stone black" cx="{x}" cy="{y}" r="{r:g}" '
+                       f'fill="{BLACK_FILL}"/>')
+        else:
+            out.append(f'<circle class="stone white" cx="{x}" cy="{y}" r="{r:g}" '
+                       f'fill="{WHITE_FILL}" stroke="{LINE}" stroke-width="1"/>')
+    history = board.history
+    if last_move and len(history) and history[-1] != board.pass_move and stones[history[-1]]:
+        p = int(history[-1])
+        x, y = xy(p)
+        dot = WHITE_FILL if stones[p] == 1 else BLACK_FILL
+        out.append(f'<circle class="last-move" cx="{x}" cy="{y}" r="{CELL * 0.15:g}" fill="{dot}"/>')
+    if marks is not None:
+        labels = marks if isinstance(marks, dict) else {m: None for m in marks}
+        for m, label in labels.items():
+            x, y = xy(_point(m, w, h, "marks"))
+            if label is None:
+                out.append(f'<circle class="mark" cx="{x}" cy="{y}" r="{CELL * 0.3:g}" '
+                           f'fill="none" stroke="{MARK}" stroke-width="2"/>')
+            else:
+                out.append(f'<text class="label" x="{x}" y="{y}" font-family="sans-serif" '
+                           f'font-size="{CELL * 0.55:g}" font-weight="bold" text-anchor="middle" '
+                           f'dominant-baseline="central" fill="{MARK}">{escape(str(label))}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def html(board, **kw):
+    """The SVG of `board` in a ``<div>`` with its size and whose move it is, for notebooks."""
+    turn = "game over" if board.is_over else ("Black" if board.to_move == 1 else "White") + " to play"
+    return (f'<div class="fastgo-board">{svg(board, **kw)}<div>{board.width}x{board.height}, '
+            f'{len(board.history)} move{"" if len(board.history) == 1 else "s"}, '
+            f'{escape(turn)}</div></div>')
+
+
+def png(board, scale=1.0, **kw):
+    """The picture of ``svg(board, **kw)`` as PNG bytes, `scale` times its size in pixels
+    (``CELL`` between lines at 1). Needs cairosvg: ``pip install "fastgo[draw]"``."""
+    try:
+        import cairosvg
+    except (ImportError, OSError) as e:       # OSError: cairosvg installed, libcairo missing
+        raise ImportError(f'fastgo.draw.png needs cairosvg (and the cairo library): pip install '
+                          f'"fastgo[draw]" ({e})') from None
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale <= 100:
+        raise ValueError(f"scale must be a number in (0, 100], not {scale!r}")
+    return cairosvg.svg2png(bytestring=svg(board, **kw).encode(), scale=scale)

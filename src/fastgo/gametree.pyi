@@ -1,0 +1,14 @@
+"""Type stubs for the compiled ``fastgo.gametree`` module."""
+
+from typing import Dict, Optional, Union
+
+from fastgo.board import Board
+from fastgo.rules import Rules
+
+MAX_DEPTH: int
+MAX_GAME_COLOURINGS: int
+
+def perft(board: Board, depth: int) -> int: ...
+def perft_divide(board: Board, depth: int) -> Dict[str, int]: ...
+def count_games(width: int, height: Optional[int] = None,
+                rules: Union[Rules, str, None] = None) -> int: ...

@@ -1,0 +1,323 @@
+"""A simulation's output directory, and reading it back as games.
+
+Layout: one shard per chunk, ``chunk-<start>-<stop>.npz`` (13-digit zero-padded game indices),
+written by whichever process played the chunk; ``chunk-<start>-<stop>.sgf`` beside it when the
+spec asks for SGF; ``manifest.json``, written by the process that drives the run, naming the spec
+and listing every finished shard with its size and SHA-256.
+
+A shard is a zip of ``.npy`` arrays (``numpy.load`` reads it) whose bytes depend on its contents
+only (fixed member order and timestamps): the same chunk played twice, on any machine, gives the
+same file, so a retried chunk overwrites its shard harmlessly (idempotent), and two runs'
+shards can be compared by checksum. It holds ``spec`` (the run's JSON, UTF-8 bytes as uint8),
+``fingerprint``, the chunk's ``Tally`` arrays (see ``Tally.to_arrays``) and, with records on,
+``game_scores``, ``game_winners``, ``game_lengths``, ``game_capped`` and ``game_moves`` (every
+turn of every game, concatenated: game i's are the ``game_lengths[i]`` after the previous games').
+Every file is written to a temporary name in the same directory, flushed, and renamed over its
+final name: a reader (or a resume) sees a whole shard or none.
+"""
+
+import bisect
+import hashlib
+import io
+import json
+import os
+import re
+import time
+import uuid
+import warnings
+import zipfile
+
+import numpy as np
+
+from fastgo.errors import RecordsError
+from fastgo.simulation import FORMAT, Simulation, Tally
+
+MANIFEST = "manifest.json"
+_SHARD = re.compile(r"^chunk-(\d{13})-(\d{13})\.npz$")
+_TEMP = re.compile(r"^\.(chunk-\d{13}-\d{13}\.(npz|sgf)|manifest\.json)\.\d+\.[0-9a-f]{32}\.tmp$")
+_EPOCH = (1980, 1, 1, 0, 0, 0)
+
+
+def shard_name(start, stop):
+    return f"chunk-{start:013d}-{stop:013d}.npz"
+
+
+def _write_atomic(path, data):
+    """Write bytes to `path` through a temporary file in its directory and a rename."""
+    folder, base = os.path.split(path)
+    tmp = os.path.join(folder, f".{base}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def npz_bytes(arrays):
+    """A deflated .npz of `arrays` whose bytes depend on the arrays alone."""
+    buf = io.BytesIO()
+    # level 1: deflate at its fastest keeps up with the kernel (level 6 took twice its time)
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name in sorted(arrays):
+            member = io.BytesIO()
+            np.lib.format.write_array(member, np.asarray(arrays[name]), allow_pickle=False)
+            info = zipfile.ZipInfo(name + ".npy", date_time=_EPOCH)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            z.writestr(info, member.getvalue(), compresslevel=1)
+    return buf.getvalue()
+
+
+def _spec_bytes(spec):
+    return np.frombuffer(json.dumps(spec.to_dict(), sort_keys=True).encode(), np.uint8)
+
+
+def write_shard(out, spec, tally, games):
+    """Write the shard of one played chunk (and its SGF when the spec asks) into directory `out`;
+    returns its manifest entry {start, stop, sha256, bytes}. A shard already there with the
+    same bytes is left alone."""
+    (start, stop), = tally.chunks or [(0, 0)]
+    arrays = {"spec": _spec_bytes(spec), "fingerprint": np.frombuffer(spec.fingerprint().encode(), np.uint8)}
+    arrays.update(tally.to_arrays())
+    if games is not None:
+        arrays.update({"game_" + k: v for k, v in games.items()})
+    data = npz_bytes(arrays)
+    digest = hashlib.sha256(data).hexdigest()
+    path = os.path.join(out, shard_name(start, stop))
+    if spec.sgf and games is not None and stop > start:
+        from fastgo import sgf
+        ends = np.cumsum(games["lengths"])
+        lists = np.split(games["moves"].astype(np.int64), ends[:-1])
+        _write_atomic(path[:-4] + ".sgf", sgf.games_to_sgf(lists, start=spec.board, PB="random",
+                                                           PW="random").encode())
+    if not (os.path.exists(path) and _sha256(path) == digest):
+        _write_atomic(path, data)
+    return {"start": start, "stop": stop, "sha256": digest, "bytes": len(data)}
+
+
+def _sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def read_shard(path, games=False):
+    """(spec dict, fingerprint, Tally, games dict or None) of one shard."""
+    with np.load(path, allow_pickle=False) as z:
+        spec = json.loads(z["spec"].tobytes().decode())
+        fingerprint = z["fingerprint"].tobytes().decode()
+        tally = Tally.from_arrays(z)
+        g = {k[5:]: z[k] for k in z.files if k.startswith("game_")} if games else None
+    return spec, fingerprint, tally, g
+
+
+class RunDirectory:
+    """The driver's side of an output directory: checks it before any work, knows the finished
+    shards, keeps the manifest."""
+
+    def __init__(self, out, spec, resume=False):
+        self.out = os.fspath(out)
+        self.spec = spec
+        self.resume = resume
+        self.entries = {}
+        self._saved = 0.0
+        self._took = 0.0            # seconds the last manifest rewrite took
+
+    def prepare(self, choose_chunk):
+        """Create or check the directory. Returns (spec, {chunk: Tally}) for the chunks already
+        finished (resume); a spec without a chunk size takes the manifest's, or choose_chunk()'s
+        in a new directory. Raises RecordsError when the directory cannot take this run."""
+        out = self.out
+        try:
+            os.makedirs(out, exist_ok=True)
+            probe = os.path.join(out, f".probe.{os.getpid()}.{uuid.uuid4().hex}")
+            with open(probe, "wb"):
+                pass
+            os.unlink(probe)
+        except OSError as e:
+            raise RecordsError(f"output directory {out!r} is not writable: {e.strerror or e}") from None
+        names = os.listdir(out)
+        shards = sorted(n for n in names if _SHARD.match(n))
+        manifest = os.path.join(out, MANIFEST)
+        spec = self.spec
+        if not os.path.exists(manifest):
+            if shards:
+                raise RecordsError(f"output directory {out!r} holds {len(shards)} shards and no "
+                                   f"{MANIFEST}: another run's or a damaged one; use another directory")
+            if spec.chunk is None:
+                spec = spec.replace(chunk=choose_chunk())
+            self.spec = spec
+            self.save(force=True)
+            return spec, {}
+        try:
+            with open(manifest, encoding="utf-8") as f:
+                m = json.load(f)
+            theirs = Simulation.from_dict(m["spec"])
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise RecordsError(f"{manifest} cannot be read as a fastgo run's manifest: {e}") from None
+        if spec.chunk is None:
+            spec = spec.replace(chunk=theirs.chunk)
+        diff = spec.differences(theirs)
+        if diff:
+            what = "resume: the spec differs from" if self.resume else "holds another run:"
+            raise RecordsError(f"output directory {out!r} {what} the run in its manifest in "
+                               f"{', '.join(diff)} (theirs: "
+                               + "; ".join(f"{k}={_short(theirs.to_dict().get(k))}" for k in diff)
+                               + ")" + ("" if self.resume else "; use another directory"))
+        if not self.resume:
+            raise RecordsError(f"output directory {out!r} already holds this run ({len(shards)} of "
+                               f"{len(spec.chunks())} chunks finished): pass resume=True (fastgo "
+                               f"simulate --resume) to finish it, or use another directory")
+        self.spec = spec
+        for n in names:                       # temporary files of writers that were killed
+            if _TEMP.match(n):
+                try:
+                    os.unlink(os.path.join(out, n))
+                except OSError:
+                    pass
+        fp = spec.fingerprint()
+        partition = set(spec.chunks())
+        listed = m.get("shards", {})
+        done = {}
+        for n in shards:
+            a, b = (int(x) for x in _SHARD.match(n).groups())
+            path = os.path.join(out, n)
+            if (a, b) not in partition:
+                raise RecordsError(f"{path}: chunk [{a}, {b}) is not one of this run's chunks")
+            entry = listed.get(n)
+            digest = _sha256(path)
+            if entry is not None and entry.get("sha256") != digest:
+                warnings.warn(f"{path}: checksum differs from the manifest's; the chunk is played "
+                              f"again", RuntimeWarning)
+                continue
+            try:
+                _, their_fp, tally, _ = read_shard(path)
+            except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e:
+                warnings.warn(f"{path} cannot be read ({e}); the chunk is played again", RuntimeWarning)
+                continue
+            if their_fp != fp or tally.chunks != [(a, b)]:
+                raise RecordsError(f"{path} belongs to another run (its spec fingerprint differs)")
+            done[(a, b)] = tally
+            self.entries[n] = {"start": a, "stop": b, "sha256": digest, "bytes": os.path.getsize(path)}
+        self.save(force=True)
+        return spec, done
+
+    def record(self, entry):
+        """Note a finished shard; the manifest is rewritten at most once a second, and at most
+        2% of the time (a rewrite grows with the shards): a resume finds the shards the
+        manifest has not listed yet by reading them."""
+        self.entries[shard_name(entry["start"], entry["stop"])] = entry
+        self.save()
+
+    def save(self, force=False, complete=False):
+        now = time.monotonic()
+        if not force and now - self._saved < max(1.0, 50 * self._took):
+            return
+        from fastgo import __version__
+        m = {"fastgo": __version__, "format": FORMAT, "fingerprint": self.spec.fingerprint(),
+             "spec": self.spec.to_dict(), "chunks": len(self.spec.chunks()), "complete": complete,
+             "shards": dict(sorted(self.entries.items()))}
+        _write_atomic(os.path.join(self.out, MANIFEST), json.dumps(m, indent=1).encode())
+        self._saved = time.monotonic()
+        self._took = self._saved - now
+
+
+def _short(value):
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class Game:
+    """One recorded game: its index in the run, moves (int32 points, pass = width * height),
+    score (Black minus White, komi included), winner (1, 2, 0 a tie), length (turns), capped."""
+
+    __slots__ = ("index", "moves", "score", "winner", "length", "capped", "_start")
+
+    def __init__(self, index, moves, score, winner, length, capped, start):
+        self.index, self.moves, self.score, self.winner = index, moves, score, winner
+        self.length, self.capped, self._start = length, capped, start
+
+    def board(self):
+        """The final position: a copy of the run's start with every move played (and checked)."""
+        b = self._start.copy()
+        for p in self.moves.tolist():
+            b.play(p)
+        return b
+
+    def __repr__(self):
+        return (f"<Game {self.index}: {self.length} turns, score {self.score:+g}"
+                f"{', capped' if self.capped else ''}>")
+
+
+class Records:
+    """A run's directory read back (``fastgo.records.read(path)``): `spec`, `manifest`, the
+    merged `tally` of its shards, and, when the run kept records, its games: ``len``, indexing by
+    game index (``records[i]``), iteration in index order. `complete`: every chunk is there."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        manifest = os.path.join(self.path, MANIFEST)
+        try:
+            with open(manifest, encoding="utf-8") as f:
+                self.manifest = json.load(f)
+        except FileNotFoundError:
+            raise RecordsError(f"{self.path!r} holds no fastgo run ({MANIFEST} is missing)") from None
+        except ValueError as e:
+            raise RecordsError(f"{manifest}: not JSON: {e}") from None
+        self.spec = Simulation.from_dict(self.manifest["spec"])
+        fp = self.spec.fingerprint()
+        self.tally = Tally.empty(self.spec)
+        self._shards = []
+        for n in sorted(os.listdir(self.path)):
+            if _SHARD.match(n):
+                _, their_fp, tally, _ = read_shard(os.path.join(self.path, n))
+                if their_fp != fp:
+                    raise RecordsError(f"{n} belongs to another run")
+                self.tally.merge(tally)
+                self._shards.append((tally.chunks[0] if tally.chunks else (0, 0), n))
+        self._starts = [a for (a, _), _ in self._shards]
+        self._cache = (None, None)
+        self.complete = self.tally.games == self.spec.games
+
+    def __len__(self):
+        return self.tally.games if self.spec.records else 0
+
+    def _games_of(self, k):
+        if self._cache[0] != k:
+            _, _, _, g = read_shard(os.path.join(self.path, self._shards[k][1]), games=True)
+            g["offsets"] = np.concatenate([[0], np.cumsum(g["lengths"], dtype=np.int64)])
+            self._cache = (k, g)
+        return self._cache[1]
+
+    def __getitem__(self, index):
+        if not self.spec.records:
+            raise RecordsError("this run kept statistics only (records=False): no games to read")
+        k = bisect.bisect_right(self._starts, index) - 1
+        if index < 0 or k < 0 or index >= self._shards[k][0][1]:
+            raise IndexError(f"game {index} is not in {self.path!r}")
+        g = self._games_of(k)
+        j = index - self._shards[k][0][0]
+        moves = g["moves"][g["offsets"][j]:g["offsets"][j + 1]].astype(np.int32)
+        return Game(index, moves, float(g["scores"][j]), int(g["winners"][j]), int(g["lengths"][j]),
+                    bool(g["capped"][j]), self.spec.board)
+
+    def __iter__(self):
+        if not self.spec.records:
+            return
+        for (a, b), _ in self._shards:
+            for i in range(a, b):
+                yield self[i]
+
+
+def read(path):
+    """The run in directory `path` as ``Records``."""
+    return Records(path)

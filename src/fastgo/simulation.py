@@ -1,0 +1,353 @@
+"""A bulk simulation as data: what to play (``Simulation``), its cut into chunks of game indices,
+one chunk played (``play_chunk``), and the exact, mergeable statistics of any set of chunks
+(``Tally``).
+
+Game i of a run is playout i of ``fastgo.playouts(board, seed=seed)``: its random stream depends
+on (seed, i) alone (``playout_seed`` in the kernel), so a chunk [start, stop) played anywhere, on
+any number of threads, any number of times, gives the same games, and the statistics of a run are
+the sum of its chunks' whatever the partition, the machines or the order they finish in.
+"""
+
+import bisect
+import hashlib
+import json
+import math
+import time
+from statistics import NormalDist
+
+import numpy as np
+
+from fastgo.board import Board
+from fastgo.playout import playouts
+from fastgo.rules import Rules
+
+#: the version of a spec's and a shard's layout; a directory written by another is refused
+FORMAT = 1
+#: games per kernel call when every game's moves are kept (the call's move buffer is games x cap)
+_RECORD_BLOCK = 4096
+_KO = ("rules", "simple", "positional", "situational")
+
+
+def _count(value, name, lo, hi):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if not lo <= value <= hi:
+        raise ValueError(f"{name} must be between {lo} and {hi}, got {value}")
+    return int(value)
+
+
+def _flag(value, name):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
+    return bool(value)
+
+
+class Simulation:
+    """What a bulk run plays and keeps; immutable once made.
+
+    board       the start position (a ``Board``, copied; ``Simulation.new`` makes an empty one)
+    games       how many games: indices 0 .. games - 1
+    seed        game i is playout i of ``fastgo.playouts(board, seed=seed)``
+    ko, max_moves   as for ``fastgo.playouts`` (max_moves None: the kernel's default cap)
+    ownership   sum who owns each point at the end (+1 Black, -1 White)
+    first_moves count wins by the first move each game played
+    records     keep every game (moves, score, winner, length, capped) in the shards
+    sgf         also write each shard's games as an SGF collection (needs records)
+    chunk       games per chunk (None: chosen when the run starts, from a speed probe, and then
+                written to the run's manifest so that a resume cuts the same chunks)
+    """
+
+    __slots__ = ("board", "games", "seed", "ko", "max_moves", "ownership", "first_moves",
+                 "records", "sgf", "chunk")
+
+    def __init__(self, board, games, *, seed=0, ko="rules", max_moves=None, ownership=True,
+                 first_moves=False, records=False, sgf=False, chunk=None):
+        if not isinstance(board, Board):
+            raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
+        set_ = object.__setattr__
+        set_(self, "board", board.copy())
+        set_(self, "games", _count(games, "games", 0, 2**62))
+        set_(self, "seed", _count(seed, "seed", 0, 2**64 - 1))
+        if ko not in _KO:
+            raise ValueError(f"ko must be one of {', '.join(map(repr, _KO))}, not {ko!r}")
+        set_(self, "ko", ko)
+        set_(self, "max_moves", None if max_moves is None else _count(max_moves, "max_moves", 0, 1_000_000))
+        set_(self, "ownership", _flag(ownership, "ownership"))
+        set_(self, "first_moves", _flag(first_moves, "first_moves"))
+        set_(self, "records", _flag(records, "records"))
+        set_(self, "sgf", _flag(sgf, "sgf"))
+        if self.sgf and not self.records:
+            raise ValueError("sgf=True writes the recorded games: it needs records=True")
+        set_(self, "chunk", None if chunk is None else _count(chunk, "chunk", 1, 2**31 - 1))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a Simulation is immutable: make another with .replace()")
+
+    @classmethod
+    def new(cls, games, width=9, height=None, *, rules=None, komi=None, handicap=0, **options):
+        """A run from the empty board of the given size and rules (a ``Rules`` or a preset name;
+        komi and handicap as for ``Board``); options as for ``Simulation``."""
+        return cls(Board(width, height, rules=rules, komi=komi, handicap=handicap), games, **options)
+
+    def replace(self, **changes):
+        """A copy with some fields changed."""
+        fields = {k: getattr(self, k) for k in self.__slots__ if k not in ("board", "games")}
+        fields.update(changes)
+        return Simulation(fields.pop("board", self.board), fields.pop("games", self.games), **fields)
+
+    def __reduce__(self):
+        return (_from_dict, (self.to_dict(),))
+
+    @property
+    def cap(self):
+        """The cap of turns per game the kernel applies."""
+        n = self.board.num_points
+        return max(3 * n, 1000) if self.max_moves is None else self.max_moves
+
+    def to_dict(self):
+        """A JSON-ready description from which ``from_dict`` rebuilds the same run."""
+        b = self.board
+        r = b.rules
+        d = {k: getattr(self, k) for k in self.__slots__ if k != "board"}
+        d["format"] = FORMAT
+        d["board"] = {"width": b.width, "height": b.height,
+                      "rules": {"ko": r.ko, "suicide": r.suicide, "scoring": r.scoring, "komi": r.komi},
+                      "setup": b.start_position().tolist(), "first": int(b.first_player),
+                      "history": [int(m) for m in b.history]}
+        return d
+
+    @classmethod
+    def from_dict(cls, d):
+        if d.get("format") != FORMAT:
+            raise ValueError(f"a simulation spec of format {d.get('format')!r}; this fastgo reads {FORMAT}")
+        bd = d["board"]
+        board = Board.from_array(np.array(bd["setup"], dtype=np.int8).reshape(bd["height"], bd["width"]),
+                                 to_move=bd["first"], rules=Rules(**bd["rules"]))
+        for m in bd["history"]:
+            board.play(m)
+        fields = {k: d[k] for k in cls.__slots__ if k not in ("board", "games")}
+        return cls(board, d["games"], **fields)
+
+    def fingerprint(self):
+        """SHA-256 (hex) of the canonical JSON of ``to_dict``: equal for equal runs."""
+        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def differences(self, other):
+        """The names of the fields (board: "board") in which this run differs from `other`."""
+        a, b = self.to_dict(), other.to_dict()
+        return sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+
+    def __eq__(self, other):
+        if not isinstance(other, Simulation):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None
+
+    def chunks(self):
+        """The chunks [start, stop) of game indices, in order; every one `chunk` games but the
+        last."""
+        if self.chunk is None:
+            raise ValueError("this Simulation has no chunk size yet: set chunk=")
+        return [(a, min(a + self.chunk, self.games)) for a in range(0, self.games, self.chunk)]
+
+    def __repr__(self):
+        b = self.board
+        return (f"<Simulation {self.games:,} games on {b.width}x{b.height} ({b.rules}), seed "
+                f"{self.seed}, ko {self.ko}, chunk {self.chunk}>")
+
+
+def _from_dict(d):
+    return Simulation.from_dict(d)
+
+
+def _wilson(k, n, z):
+    """Wilson's score interval for k successes in n trials."""
+    if n == 0:
+        return (float("nan"), float("nan"))
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+class Tally:
+    """The statistics of a set of chunks of one run, merged exactly (integer sums):
+
+    games         games counted
+    wins          int64[3]: ties, Black's wins, White's wins
+    capped        games stopped by the cap of turns
+    scores        {score: games}: Black minus White, komi included (in no particular order)
+    lengths       int64[cap + 1]: games by turns played, passes included
+    ownership     int64[height, width]: the sum over games of +1 (Black owns the point at the
+                  end) / -1 (White) / 0, or None when not asked for
+    first_moves   int64[points + 1, 3]: games by first move (row `points`: a pass) and result
+                  (columns as `wins`), or None; a game of no turns (the start was over) has none
+    chunks        the chunks counted, sorted; a merge refuses one counted twice
+    """
+
+    __slots__ = ("games", "wins", "capped", "scores", "lengths", "ownership", "first_moves", "chunks")
+
+    def __init__(self, games, wins, capped, scores, lengths, ownership, first_moves, chunks):
+        self.games = games
+        self.wins = wins
+        self.capped = capped
+        self.scores = scores
+        self.lengths = lengths
+        self.ownership = ownership
+        self.first_moves = first_moves
+        self.chunks = chunks
+
+    @classmethod
+    def empty(cls, spec):
+        b = spec.board
+        return cls(0, np.zeros(3, np.int64), 0, {}, np.zeros(spec.cap + 1, np.int64),
+                   np.zeros((b.height, b.width), np.int64) if spec.ownership else None,
+                   np.zeros((b.num_points + 1, 3), np.int64) if spec.first_moves else None, [])
+
+    def merge(self, other):
+        """Add `other`'s counts to this tally (in place) and return it. Raises ValueError if a
+        chunk would be counted twice."""
+        both = list(self.chunks)
+        for c in other.chunks:             # usually one: a bisection, not a sort
+            i = bisect.bisect_left(both, c)
+            for near in both[max(0, i - 1):i + 1]:
+                if c[0] < near[1] and near[0] < c[1]:
+                    raise ValueError(f"chunk [{c[0]}, {c[1]}) overlaps chunk [{near[0]}, "
+                                     f"{near[1]}) already counted")
+            both.insert(i, c)
+        self.games += other.games
+        self.wins = self.wins + other.wins
+        self.capped += other.capped
+        scores = self.scores = dict(self.scores)
+        for s, k in other.scores.items():
+            scores[s] = scores.get(s, 0) + k
+        self.lengths = self.lengths + other.lengths
+        if self.ownership is not None:
+            self.ownership = self.ownership + other.ownership
+        if self.first_moves is not None:
+            self.first_moves = self.first_moves + other.first_moves
+        self.chunks = both
+        return self
+
+    def __eq__(self, other):
+        if not isinstance(other, Tally):
+            return NotImplemented
+        same = lambda a, b: (a is None and b is None) or (a is not None and b is not None
+                                                          and np.array_equal(a, b))
+        return (self.games == other.games and np.array_equal(self.wins, other.wins)
+                and self.capped == other.capped and self.scores == other.scores
+                and np.array_equal(self.lengths, other.lengths) and same(self.ownership, other.ownership)
+                and same(self.first_moves, other.first_moves) and self.chunks == other.chunks)
+
+    __hash__ = None
+
+    def to_arrays(self):
+        """The tally as named numpy arrays (what a shard stores); ``from_arrays`` reads them."""
+        scores = sorted(self.scores.items())
+        out = {"games": np.int64(self.games), "wins": self.wins, "capped": np.int64(self.capped),
+               "score_values": np.array([s for s, _ in scores], np.float64).reshape(-1),
+               "score_counts": np.array([k for _, k in scores], np.int64).reshape(-1),
+               "lengths": self.lengths, "chunks": np.array(self.chunks, np.int64).reshape(-1, 2)}
+        if self.ownership is not None:
+            out["ownership"] = self.ownership
+        if self.first_moves is not None:
+            out["first_moves"] = self.first_moves
+        return out
+
+    @classmethod
+    def from_arrays(cls, a):
+        return cls(int(a["games"]), np.asarray(a["wins"], np.int64), int(a["capped"]),
+                   {float(s): int(k) for s, k in zip(a["score_values"], a["score_counts"])},
+                   np.asarray(a["lengths"], np.int64),
+                   np.asarray(a["ownership"], np.int64) if "ownership" in a else None,
+                   np.asarray(a["first_moves"], np.int64) if "first_moves" in a else None,
+                   [tuple(int(x) for x in c) for c in np.asarray(a["chunks"]).reshape(-1, 2)])
+
+    def summary(self, confidence=0.95):
+        """Win rates with Wilson score intervals at `confidence`, score and length moments and
+        histograms, ownership as a mean per point; a JSON-ready dict."""
+        if not 0 < confidence < 1:
+            raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+        z = NormalDist().inv_cdf((1 + confidence) / 2)
+        n = self.games
+        ties, black, white = (int(x) for x in self.wins)
+        scores = sorted(self.scores.items())
+        values = np.array([s for s, _ in scores], np.float64).reshape(-1)
+        counts = np.array([k for _, k in scores], np.float64).reshape(-1)
+        turns = np.arange(len(self.lengths), dtype=np.float64)
+        mean_score = float(values @ counts / n) if n else float("nan")
+        mean_len = float(turns @ self.lengths / n) if n else float("nan")
+        out = {
+            "games": n, "black_wins": black, "white_wins": white, "ties": ties,
+            "capped": self.capped, "confidence": confidence,
+            "black_win_rate": black / n if n else float("nan"),
+            "black_win_interval": _wilson(black, n, z),
+            "white_win_rate": white / n if n else float("nan"),
+            "white_win_interval": _wilson(white, n, z),
+            "tie_rate": ties / n if n else float("nan"),
+            "mean_score": mean_score,
+            "score_stdev": float(math.sqrt(max(0.0, (values - mean_score) ** 2 @ counts / (n - 1))))
+                           if n > 1 else float("nan"),
+            "mean_length": mean_len,
+            "score_histogram": {f"{s:g}": k for s, k in scores},
+            "length_histogram": {str(t): int(k) for t, k in enumerate(self.lengths) if k},
+        }
+        if self.ownership is not None:
+            out["ownership_mean"] = (self.ownership / n).tolist() if n else None
+        if self.first_moves is not None:
+            out["first_moves"] = {str(p): [int(x) for x in row]
+                                  for p, row in enumerate(self.first_moves) if row.any()}
+        return out
+
+
+def play_chunk(spec, start, stop, threads=None):
+    """Play games [start, stop) of `spec` on `threads` kernel threads (None: all cores).
+    Returns (Tally, games, seconds): games is None unless spec.records, else a dict of the
+    games' arrays (scores, winners, lengths, capped, moves: every turn, concatenated)."""
+    if not (0 <= start <= stop <= spec.games):
+        raise ValueError(f"chunk [{start}, {stop}) is not within the run's {spec.games} games")
+    board = spec.board
+    n = stop - start
+    npoints = board.num_points
+    keep_moves = spec.records or spec.first_moves
+    block = _RECORD_BLOCK if keep_moves else max(n, 1)
+    parts = []
+    own = np.zeros((board.height, board.width), np.int64) if spec.ownership else None
+    firsts = []
+    t0 = time.perf_counter()
+    for lo in range(start, stop, block):
+        k = min(block, stop - lo)
+        r = playouts(board, k, seed=spec.seed, threads=threads, ko=spec.ko,
+                     max_moves=spec.max_moves, ownership=spec.ownership,
+                     record=k if keep_moves else 0, first=lo)
+        if own is not None:
+            # the kernel's integer sums, back from their mean: |sum| <= k < 2**31, so the
+            # float64 product is within 2**-21 of the integer
+            own += np.rint(r.ownership * k).astype(np.int64)
+        if keep_moves:
+            firsts.append(np.array([m[0] if len(m) else -1 for m in r.moves], np.int64))
+        parts.append((r.scores, r.winners, r.lengths, r.capped,
+                      np.concatenate(r.moves).astype(np.int16) if spec.records and k else None))
+    seconds = time.perf_counter() - t0
+    cat = (lambda i, dt: np.concatenate([p[i] for p in parts]) if parts else np.empty(0, dt))
+    scores, winners, lengths, capped = (cat(0, np.float64), cat(1, np.int8), cat(2, np.int32),
+                                        cat(3, np.bool_))
+    values, counts = np.unique(scores, return_counts=True)
+    first_moves = None
+    if spec.first_moves:
+        first = np.concatenate(firsts) if firsts else np.empty(0, np.int64)
+        played = first >= 0
+        first_moves = np.zeros((npoints + 1, 3), np.int64)
+        np.add.at(first_moves, (first[played], winners[played].astype(np.int64)), 1)
+    tally = Tally(n, np.bincount(winners, minlength=3).astype(np.int64), int(capped.sum()),
+                  {float(s): int(c) for s, c in zip(values, counts)},
+                  np.bincount(lengths, minlength=spec.cap + 1).astype(np.int64), own,
+                  first_moves, [(start, stop)] if n else [])
+    games = None
+    if spec.records:
+        moves = [p[4] for p in parts if p[4] is not None]
+        games = {"scores": scores, "winners": winners, "lengths": lengths, "capped": capped,
+                 "moves": np.concatenate(moves) if moves else np.empty(0, np.int16)}
+    return tally, games, seconds

@@ -1,0 +1,589 @@
+"""No input crashes Python (issue 11): re-entrant user code, huge numbers, hostile SGF, size
+bombs. Reproducers that crashed the interpreter run in a subprocess, so that a crash fails the
+test instead of killing the run."""
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+from contextlib import nullcontext
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import fastgo
+from fastgo import sgf
+from fastgo.count import legal_position_mask
+from fastgo.gtp import Engine
+
+
+def run_python(code, timeout=60):
+    """Run `code` in a fresh interpreter; (returncode, stdout, stderr)."""
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=timeout)
+    return done.returncode, done.stdout, done.stderr
+
+
+# -- re-entrant user code ----------------------------------------------------------------------------
+
+def test_reinit_from_an_iterator_inside_score_and_playouts_is_refused_in_a_subprocess():
+    # the issue's reproducers: a segfault (score) and a heap abort (playouts) before the fix
+    rc, out, err = run_python("""
+        import fastgo
+        b = fastgo.Board(1)
+        def gen():
+            b.__init__(25); return; yield
+        for call in (lambda: b.score(dead=gen()),
+                     lambda: fastgo.playouts(b, 64, ownership=True, record=gen())):
+            try:
+                call()
+            except TypeError as e:
+                print("refused:", e)
+        print(b.width, b.height, b.history)
+    """)
+    assert rc == 0, err
+    assert out.count("refused: Board.__init__ cannot re-initialise a board") == 2
+    assert out.endswith("1 1 []\n")
+
+
+def test_index_that_shrinks_the_board_plays_no_off_board_point_in_a_subprocess():
+    rc, out, err = run_python("""
+        import fastgo
+        class Shrink:
+            def __init__(self, b): self.b = b
+            def __index__(self):
+                try:
+                    self.b.__init__(1)
+                except TypeError:
+                    pass
+                return 600
+        b = fastgo.Board(25)
+        b.play("A1")
+        b.play("B1")
+        for name in ("play", "is_legal", "why_illegal", "hash_after", "color_at", "chain",
+                     "liberties"):
+            print(name, getattr(b, name)(Shrink(b)))
+    """)
+    assert rc == 0, err
+    # every re-initialisation was refused: each call is the plain one with point 600 (A25)
+    c = fastgo.Board(25)
+    c.play("A1")
+    c.play("B1")
+    want = [f"{name} {getattr(c, name)(600)}" for name in
+            ("play", "is_legal", "why_illegal", "hash_after", "color_at", "chain", "liberties")]
+    assert out.splitlines() == want
+    assert want[:3] == ["play None", "is_legal False", "why_illegal occupied"]
+
+
+def test_a_board_made_by_new_alone_refuses_a_move_read_while_it_was_initialised():
+    # Board.__new__'s 1x1 game may be initialised once, even from a move's own __index__: the
+    # method then refuses the move instead of playing a point of the old size on the new one
+    rc, out, err = run_python("""
+        import fastgo
+        for name in ("play", "is_legal", "why_illegal", "hash_after", "color_at", "score"):
+            b = fastgo.Board.__new__(fastgo.Board)
+            class Grow:
+                def __index__(self):
+                    b.__init__(25)
+                    return 0
+            try:
+                if name == "score":
+                    b.score(dead=iter([Grow()]))
+                else:
+                    getattr(b, name)(Grow())
+            except RuntimeError as e:
+                print(name, "refused:", e)
+            b.check_consistency()
+            assert (b.width, b.history) == (25, []), (b.width, b.history)
+    """)
+    assert rc == 0, err
+    assert out.count("refused: the board changed size") == 6, out
+
+
+def test_threads_reinitialising_while_another_plays_never_play_off_the_board():
+    # the issue's race: one thread plays "t19 " (the pure-Python parser) while another calls
+    # __init__; now every __init__ is refused and every turn played is on the 19x19 board
+    b = fastgo.Board(19)
+    stop = threading.Event()
+    refused = []
+
+    def reinit():
+        while not stop.is_set():
+            try:
+                b.__init__(1)
+            except TypeError:
+                refused.append(1)
+
+    t = threading.Thread(target=reinit)
+    t.start()
+    try:
+        for _ in range(3000):
+            b.play("t19 ")
+            assert b.history[-1] == 18 * 19 + 18          # T19: the top right
+            b.undo()
+    finally:
+        stop.set()
+        t.join()
+    assert refused and (b.width, b.height, b.history) == (19, 19, [])
+    b.check_consistency()
+
+
+class Boom(Exception):
+    """Raised by hostile user code."""
+
+
+class Hostile:
+    """An int (``__index__``) whose first use acts on `board`: plays, passes, undoes, tries to
+    re-initialise it, raises. Records the board's history after acting."""
+
+    def __init__(self, board, actions, value):
+        self.board, self.actions, self.value = board, actions, value
+        self.acted = False
+        self.history_after = None
+
+    def act(self):
+        if self.acted:
+            return
+        self.acted = True
+        b = self.board
+        for action, k in self.actions:
+            if action == "play":
+                moves = [m for m in b.legal_moves() if m != b.pass_move]
+                if moves:
+                    b.play(moves[k % len(moves)])
+            elif action == "pass" and not b.is_over:
+                b.pass_()
+            elif action == "undo" and b.history:
+                b.undo()
+            elif action == "reinit":
+                try:
+                    b.__init__(k % 25 + 1)
+                except TypeError:
+                    pass
+            elif action == "raise":
+                raise Boom()
+        self.history_after = b.history
+
+    def __index__(self):
+        self.act()
+        return self.value
+
+    def __bool__(self):
+        self.act()
+        return self.value % 2 == 1
+
+
+def hostile_iter(items):
+    """An iterator whose first step makes every Hostile in `items` act, then yields them."""
+    for h in items:
+        h.act()
+    yield from items
+
+
+ACTION = st.tuples(st.sampled_from(["play", "pass", "undo", "reinit", "raise", "play", "play"]),
+                   st.integers(0, 1000))
+METHODS = ["play", "is_legal", "why_illegal", "hash_after", "color_at", "chain", "liberties",
+           "score", "undo", "playouts", "copy", "__init__"]
+
+
+def plain(b, name, values):
+    """What method `name` gives for the plain ints `values` on the board as it is now."""
+    if name == "score":
+        return b.score(dead=values)
+    if name == "playouts":
+        res = fastgo.playouts(b, values[0], seed=values[1], threads=1, max_moves=values[2],
+                              record=values[3:])
+        return res.scores.tolist(), [m.tolist() for m in res.moves]
+    return getattr(b, name)(values[0])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(size=st.integers(1, 6), new_alone=st.booleans(), opening=st.lists(st.integers(0, 50), max_size=8),
+       name=st.sampled_from(METHODS), actions=st.lists(st.lists(ACTION, max_size=3), min_size=5, max_size=5),
+       values=st.lists(st.integers(-2, 45), min_size=5, max_size=5))
+def test_reentrant_user_code_through_every_public_method(size, new_alone, opening, name, actions,
+                                                         values):
+    """Every method that takes user objects finishes their code before it reads the board: its
+    result is the plain call's on the board the user code left, and the board stays a valid
+    replay of its history, of the size it started with unless it was Board.__new__'s 1x1 game."""
+    b = fastgo.Board.__new__(fastgo.Board) if new_alone else fastgo.Board(size)
+    for k in opening:
+        moves = b.legal_moves()
+        if moves and not b.is_over:
+            b.play(moves[k % len(moves)])
+    start_size = (b.width, b.height)
+    hostile = [Hostile(b, a, v) for a, v in zip(actions, values)]
+    try:
+        if name == "score":
+            got = b.score(dead=hostile_iter(hostile[:2]))
+        elif name == "playouts":
+            res = fastgo.playouts(b, hostile[0], seed=hostile[1], threads=1, max_moves=hostile[2],
+                                  record=hostile_iter(hostile[3:]))
+            got = res.scores.tolist(), [m.tolist() for m in res.moves]
+        elif name == "copy":
+            got = b.copy(undo=hostile[0])
+            assert got == b and got.width == b.width
+        elif name == "__init__":
+            got = b.__init__(hostile[0], hostile[1])
+        else:
+            got = getattr(b, name)(hostile[0])
+    except (ValueError, TypeError, RuntimeError, Boom) as e:
+        ok = False
+        if isinstance(e, RuntimeError):
+            assert new_alone and "changed size" in str(e)
+    else:
+        ok = True
+    # the board is a legal replay of its history (no off-board or illegal turn got in)
+    assert all(0 <= m <= b.pass_move for m in b.history)
+    b.check_consistency()
+    replay = fastgo.Board.from_array(b.start_position(), to_move=b.first_player, rules=b.rules)
+    for m in b.history:
+        replay.play(m)
+    assert replay == b
+    if not new_alone:
+        assert (b.width, b.height) == start_size
+    if not ok:
+        return
+    if name == "__init__":            # only Board.__new__'s game takes it, once
+        assert new_alone and (b.width, b.height, b.history) == (values[0], values[1], [])
+        return
+    if name == "copy":                # undo as far as the truth of `undo` said
+        assert got.history == b.history
+        with pytest.raises(ValueError) if b.history and values[0] % 2 == 0 else nullcontext():
+            got.undo(len(b.history))
+        return
+    used = [h.value for h in hostile]
+    if name == "play":
+        assert b.history[-1] == used[0] and b.history[:-1] == hostile[0].history_after
+    elif name == "undo":
+        assert b.history == hostile[0].history_after[:len(hostile[0].history_after) - used[0]]
+    elif name == "score":
+        want = plain(b, name, used[:2])
+        assert (got.black, got.white) == (want.black, want.white)
+        assert np.array_equal(got.ownership, want.ownership)
+    elif name == "playouts":
+        assert got == plain(b, name, used)
+    else:
+        assert got == plain(b, name, used)
+
+
+def test_pickling_hands_out_a_copy_of_the_setup():
+    b = fastgo.Board.from_diagram("X . .\n. . .\n. . O")
+    _, args = b.__reduce__()
+    setup = args[4]
+    setup[:] = 0
+    assert b.start_position()[2, 0] == fastgo.BLACK
+    assert b == fastgo.Board.from_diagram("X . .\n. . .\n. . O")
+
+
+# -- GTP ---------------------------------------------------------------------------------------------------
+
+HUGE = ["9" * 5000, "9" * 400, "1" + "0" * 30, "-" + "9" * 400]
+
+
+def test_gtp_huge_numbers_get_gtp_errors_and_leave_the_engine_usable():
+    e = Engine(playouts=20)
+    for n in HUGE:
+        for line in (f"boardsize {n}", f"rectangular_boardsize 9 {n}", f"fixed_handicap {n}",
+                     f"place_free_handicap {n}", f"time_settings {n} 1 1",
+                     f"time_settings 10 5 {n}", f"kgs-time_settings absolute {n}",
+                     f"kgs-time_settings canadian 10 {n} 5", f"time_left b 5 {n}",
+                     f"fastgo-playouts {n}", f"fastgo-seed {n}", f"fastgo-ownership {n}",
+                     f"play b A{n}", f"loadsgf x.sgf {n}"):
+            answer = e.handle(line)
+            assert answer.startswith("?") and "internal error" not in answer, (line[:60], answer)
+    for n in ("2147483648", "4294967296"):                   # time values are GTP ints
+        for line in (f"time_settings {n} 1 1", f"time_settings 10 5 {n}", f"time_left w 5 {n}",
+                     f"kgs-time_settings byoyomi 10 {n} 5"):
+            assert e.handle(line) == "? syntax error\n\n", line
+    # nothing was taken: the engine plays on, on its 9x9 board, without a clock
+    assert (e.width, e.height, e.time_settings, e.clock) == (9, 9, None, {})
+    assert e.handle("genmove b").startswith("= ")
+    assert e.handle("boardsize " + "9" * 30) == "? unacceptable size\n\n"
+    assert e.handle("komi " + "9" * 400) == "? syntax error\n\n"     # not a finite float
+
+
+def test_gtp_time_settings_in_range_still_work_and_clear_board_restarts_the_clocks():
+    e = Engine(playouts=20)
+    assert e.handle("time_settings 2147483647 5 2147483647") == "= \n\n"
+    assert e.handle("genmove b").startswith("= ")
+    assert e.handle("time_left b 0 1") == "= \n\n"
+    assert e.clock[1] == (0.0, 1)
+    assert e.handle("clear_board") == "= \n\n"
+    assert e.clock == {1: (2147483647.0, 0), 2: (2147483647.0, 0)}
+
+
+def test_loadsgf_of_a_setup_chain_without_liberties_or_a_nul_in_ca_answers_gtp(tmp_path):
+    bad = tmp_path / "dead.sgf"
+    bad.write_text("(;SZ[3]AB[aa]AW[ba][ab])")
+    nul = tmp_path / "nul.sgf"
+    nul.write_bytes(b"(;CA[ut\x00f8]SZ[5];B[cc])")
+    e = Engine(playouts=20)
+    assert e.handle(f"loadsgf {bad}") == ("? cannot load file: the set-up (AB/AW/AE) leaves a "
+                                          "chain without liberties (line 1, column 2)\n\n")
+    assert e.handle(f"loadsgf {nul}") == "= white\n\n"      # decoded as UTF-8
+    assert e.handle("list_stones b") == "= C3\n\n"
+
+
+def test_replay_goes_on_past_a_bad_file_and_exits_1(tmp_path):
+    bad = tmp_path / "bad.sgf"
+    bad.write_bytes(b"(;CA[ut\x00f8]SZ[5];B[cc];B[dd])")     # two black moves: illegal
+    good = tmp_path / "good.sgf"
+    good.write_text("(;SZ[5];B[cc])")
+    done = subprocess.run([sys.executable, "-m", "fastgo", "replay", str(bad), str(good)],
+                          capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    assert f"fastgo replay: {bad}: move 2" in done.stderr
+    assert f"== {good}" in done.stdout and "1 move replayed, all legal" in done.stdout
+
+
+# -- SGF ----------------------------------------------------------------------------------------------------
+
+def test_sgf_writers_refuse_non_finite_and_huge_numbers_by_name():
+    with pytest.raises(ValueError, match="finite"):
+        sgf.number_text(math.inf)
+    with pytest.raises(ValueError, match="finite"):
+        sgf.number_text(10**400)
+    with pytest.raises(ValueError, match="bad komi"):
+        sgf.to_sgf(sgf.Game(komi=math.inf))
+    for move in (10**30, math.inf, -1, 82, 2.5):
+        with pytest.raises(ValueError, match="game 0, turn 2: .* is not a point of a 9x9 board"):
+            sgf.games_to_sgf([[40, move]], 9)
+    with pytest.raises(TypeError, match="rules name must be a str"):
+        sgf.rules_from_name(5)
+    assert sgf.number_text(7.5) == "7.5" and sgf.number_text(-3) == "-3"
+
+
+@pytest.mark.parametrize("size", ["1_9", "\u0669", "٩:9", "9:1_9", "+", "", "0x9", "9.0"])
+def test_sgf_numbers_are_ascii_digits(size):
+    with pytest.raises(sgf.SgfError, match="bad board size"):
+        sgf.read_game(f"(;SZ[{size}])")
+
+
+def test_sgf_komi_and_handicap_are_ascii_numbers():
+    assert sgf.read_game("(;SZ[9]KM[ 6.5 ]HA[+2])").komi == 6.5
+    for root in ("KM[6_5]", "KM[\u0666.5]", "KM[inf]", "KM[1e3]", "HA[\u0662]", "HA[2_0]"):
+        with pytest.raises(sgf.SgfError, match="bad"):
+            sgf.read_game(f"(;SZ[9]{root})")
+
+
+def test_an_ing_game_written_as_nz_reads_back_equal():
+    b = fastgo.Board(9, rules="ing")
+    b.play("E5")
+    g = sgf.game_of_board(b)
+    text = sgf.to_sgf(g)
+    assert "RU[NZ]" in text and "KM[8]" in text
+    back = sgf.read_game(text)
+    assert back == g and back.board() == b
+    # the komi still counts, and so do the options RU names
+    assert back != sgf.game_of_board(fastgo.Board(9, rules="new-zealand"))
+    assert back != sgf.game_of_board(fastgo.Board(9, rules="chinese", komi=8))
+
+
+def test_repr_and_equality_of_a_deep_node_tree():
+    text = "(;SZ[9]" + ";B[aa];W[]" * 2500 + ")"
+    a, b = sgf.parse(text)[0], sgf.parse(text)[0]
+    assert a == b
+    r = repr(a)
+    assert r.startswith("Node(props={'SZ': ['9']}, children=[Node(props={'B': ['aa']}")
+    assert r.count("Node(") == 5001 and r.endswith(", offset=1)")
+    list(b.main_line())[-1].props["C"] = ["x"]
+    assert a != b
+    small = sgf.parse("(;SZ[9](;B[aa])(;W[bb]))")[0]
+    assert repr(small) == ("Node(props={'SZ': ['9']}, children=[Node(props={'B': ['aa']}, "
+                           "children=[], offset=8), Node(props={'W': ['bb']}, children=[], "
+                           "offset=16)], offset=1)")
+
+
+def test_setup_rectangles_are_placed_and_checked_like_points():
+    g = sgf.read_game("(;SZ[5:3]AB[ab:bc]AW[ea]AE[aa])")
+    assert g.setup.tolist() == [[1, 1, 0, 0, 0], [1, 1, 0, 0, 0], [0, 0, 0, 0, 2]]
+    with pytest.raises(sgf.SgfError, match="'ab' is in both AB and AW"):
+        sgf.read_game("(;SZ[5]AB[aa:bb]AW[cc:dd][ab])")
+    with pytest.raises(sgf.SgfError, match="'bb' is in both AW and AE"):
+        sgf.read_game("(;SZ[5]AW[bb]AE[aa:cc])")
+    # the bomb: a 52x52 rectangle repeated costs per value, not per point (5.4 s before)
+    text = "(;SZ[52]" + "AB[aa:ZZ]" * 8000 + ")"
+    assert sgf.read_game(text).setup.sum() == 52 * 52
+
+
+# -- memory and time bombs -----------------------------------------------------------------------------
+
+def test_finished_parts_are_compact_and_resumptions_capped():
+    g = sgf.read_game("(;SZ[9];B[ee];W[];B[];W[cc];B[];W[];B[dd])")
+    parts = g.segments(insert_passes=True)
+    assert [type(p).__name__ for p in parts] == ["FinishedPart", "FinishedPart", "Board"]
+    first, second, last = parts
+    assert first.history == [40, 81, 81] and first.is_over and first.first_player == 1
+    assert second.start_position()[4, 4] == 1 and second.first_player == 2
+    again = second.board()
+    assert again.history == second.history and again.is_over
+    assert again.captures == second.captures
+    with pytest.raises(ValueError):
+        first._setup[0, 0] = 1                                  # shared, read-only
+    # passes only: the parts share one set-up array
+    g = sgf.read_game("(;SZ[9]" + ";B[];W[]" * 50 + ")")
+    parts = g.segments(insert_passes=True)
+    assert len(parts) == 50 and len({id(p._setup) for p in parts[:-1]}) == 1
+    text = "(;SZ[9]" + ";B[];W[]" * (sgf.MAX_RESUMPTIONS + 2) + ")"
+    with pytest.raises(sgf.SgfError, match="resumed after two passes 10000 times"):
+        sgf.read_game(text).board(insert_passes=True)
+
+
+def test_gtp_caps_resumptions_and_undoes_into_a_compact_part(monkeypatch):
+    monkeypatch.setattr(sgf, "MAX_RESUMPTIONS", 3)
+    e = Engine(playouts=20)
+    for line in ["play b E5", "play w pass", "play b pass"] + ["play w pass", "play b pass"] * 3:
+        assert e.handle(line) == "= \n\n", line
+    assert e.handle("play w pass") == "? the game was resumed after two passes 3 times, fastgo's limit\n\n"
+    assert len(e.earlier) == 3 and e.board.is_over
+    for _ in range(2):                                         # a pass, then a resumption
+        assert e.handle("undo") == "= \n\n"
+    assert len(e.earlier) == 2 and e.board.history == [81, 81]
+    assert e.handle("printsgf").count(";") == 1 + 7
+
+
+def test_pass_heavy_inputs_keep_memory_bounded():
+    # 8,000 resumptions read from SGF and 6,000 played by GTP: before, each finished part kept a
+    # whole Board (about 15 KB: 120 MB and 90 MB); compact parts take a few hundred bytes
+    rc, out, err = run_python("""
+        import resource
+        from fastgo import sgf
+        from fastgo.gtp import Engine
+        def rss_mb():
+            with open("/proc/self/status") as f:
+                return next(int(l.split()[1]) for l in f if l.startswith("VmRSS")) / 1024
+        text = "(;SZ[19]" + ";B[];W[]" * 8000 + ")"
+        base = rss_mb()
+        parts = sgf.read_game(text).segments(insert_passes=True)
+        assert len(parts) == 8000
+        grown_sgf = rss_mb() - base
+        e = Engine(size=19)
+        base = rss_mb()
+        for _ in range(6000):
+            assert e.handle("play b pass") == "= \\n\\n"
+            assert e.handle("play w pass") == "= \\n\\n"
+        assert len(e.earlier) == 5999
+        print(grown_sgf, rss_mb() - base)
+    """)
+    assert rc == 0, err
+    grown_sgf, grown_gtp = map(float, out.split())
+    assert grown_sgf < 25 and grown_gtp < 25, out
+
+
+def test_legal_position_mask_refuses_a_huge_broadcast_view_at_once():
+    rc, out, err = run_python("""
+        import os, signal, threading, time
+        import numpy as np
+        from fastgo.count import legal_position_mask
+        a = np.broadcast_to(np.zeros(1, dtype=np.int64), (2**31, 25, 25))
+        threading.Timer(2.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+        t = time.perf_counter()
+        try:
+            legal_position_mask(a, threads=1)
+        except (MemoryError, KeyboardInterrupt) as e:
+            print(type(e).__name__, time.perf_counter() - t)
+        os._exit(0)
+    """, timeout=120)
+    assert rc == 0, err
+    kind, seconds = out.split()
+    assert kind in ("MemoryError", "KeyboardInterrupt") and float(seconds) < 10
+
+
+def test_legal_position_mask_reads_wide_and_strided_input_blockwise():
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 3, size=(3000, 4, 5))
+    want = [fastgo.is_legal_position(x) for x in a]
+    for view in (a, a.astype(np.int8), a.astype(np.uint8)[:, ::-1, :][:, ::-1, :],
+                 np.asfortranarray(a.astype(np.int16))):
+        assert legal_position_mask(view).tolist() == want
+    for bad in (np.full((2, 3, 3), -1, dtype=np.int8), np.full((2, 3, 3), 3, dtype=np.int64),
+                np.full((2, 3, 3), -1)[:, ::2]):
+        with pytest.raises(ValueError, match="only 0"):
+            legal_position_mask(bad)
+
+
+# -- debug build --------------------------------------------------------------------------------------
+
+DEBUG_USER = textwrap.dedent('''
+    # cython: language_level=3
+    from fastgo.core cimport BoardState, board_new, board_free, to_pad
+
+    def off_board(int point):
+        cdef BoardState* b = board_new(5, 5)
+        cdef int p = to_pad(b, point)
+        board_free(b)
+        return p
+''')
+
+
+def test_debug_assert_names_the_check_and_the_value(tmp_path):
+    pytest.importorskip("Cython")
+    (tmp_path / "debug_user.pyx").write_text(DEBUG_USER)
+    (tmp_path / "setup.py").write_text(textwrap.dedent('''
+        import sys
+        from setuptools import setup, Extension
+        from Cython.Build import cythonize
+        ext = Extension("debug_user", ["debug_user.pyx"], define_macros=[("FASTGO_DEBUG", "1")])
+        setup(ext_modules=cythonize([ext], quiet=True, include_path=[sys.argv.pop()]))
+    '''))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(fastgo.__file__)))
+    done = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", root],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    run = subprocess.run([sys.executable, "-c", "import debug_user; print(debug_user.off_board(7)); "
+                          "debug_user.off_board(-3)"], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == -signal.SIGABRT
+    assert run.stdout.strip().isdigit()                         # an on-board point passes
+    assert ("fastgo: internal check failed: to_pad: 0 <= point < width * height; point "
+            "(value -3)") in run.stderr
+    assert "__pyx" not in run.stderr
+
+
+# -- batches ------------------------------------------------------------------------------------------
+
+def test_a_batch_serves_one_call_at_a_time():
+    # the jobs run without the GIL from fields of the batch: another thread's call meanwhile
+    # (here encodings of other plane counts) would aim them at its own buffers; it is refused
+    from fastgo.batch import BoardBatch
+    b = BoardBatch(2048, 9, threads=1)
+    rng = np.random.default_rng(5)
+    for _ in range(6):
+        b.step(np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in b.legal_mask()]))
+    want = {enc: b.encode(enc) for enc in ("openspiel4", "agz17", "katago")}
+    results, refused = [], []
+
+    def worker(enc):
+        for _ in range(60):
+            try:
+                results.append((enc, b.encode(enc)))
+            except RuntimeError as e:
+                assert "in use by another thread" in str(e)
+                refused.append(enc)
+
+    threads = [threading.Thread(target=worker, args=(enc,)) for enc in want]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) + len(refused) == 180 and results
+    for enc, out in results:
+        assert np.array_equal(out, want[enc]), enc
+
+
+def test_user_code_inside_a_batch_call_cannot_start_another():
+    from fastgo.batch import BoardBatch
+    b = BoardBatch(4, 5, threads=1)
+
+    class Actions:
+        def __array__(self, dtype=None, copy=None):
+            with pytest.raises(RuntimeError, match="in use"):
+                b.encode("agz17")
+            return np.full(4, 12, dtype=np.int64)
+
+    b.step(Actions())
+    assert b.board(0).history == [12] and b.move_numbers.tolist() == [1] * 4

@@ -1,0 +1,402 @@
+"""Bulk simulation on this machine: the spec and its chunks, the exact merge against one
+uncut ``fastgo.playouts`` call, shards and their reader against the checked Board, resume,
+the directory errors, ``fastgo simulate`` and the plots."""
+
+import hashlib
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import fastgo
+from fastgo import cluster, records
+from fastgo.errors import ClusterError, RecordsError
+from fastgo.simulation import Simulation, Tally, play_chunk
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def expected_summary(spec, threads=1):
+    """The statistics of `spec` computed directly from one uncut playouts call, per game."""
+    r = fastgo.playouts(spec.board, spec.games, seed=spec.seed, threads=threads, ko=spec.ko,
+                        max_moves=spec.max_moves, ownership=spec.ownership,
+                        record=spec.games if spec.first_moves else 0)
+    out = {"wins": np.bincount(r.winners, minlength=3).tolist(), "capped": int(r.capped.sum()),
+           "scores": {float(s): int((r.scores == s).sum()) for s in set(r.scores.tolist())},
+           "lengths": {int(t): int((r.lengths == t).sum()) for t in set(r.lengths.tolist())}}
+    if spec.ownership:
+        out["ownership"] = r.ownership
+    if spec.first_moves:
+        table = {}
+        for m, w in zip(r.moves, r.winners):
+            if len(m):
+                table.setdefault(int(m[0]), [0, 0, 0])[int(w)] += 1
+        out["first_moves"] = table
+    return out, r
+
+
+def check_tally(tally, spec, expected):
+    assert tally.games == spec.games
+    assert tally.wins.tolist() == expected["wins"]
+    assert tally.capped == expected["capped"]
+    assert tally.scores == dict(sorted(expected["scores"].items()))
+    assert {t: int(k) for t, k in enumerate(tally.lengths) if k} == expected["lengths"]
+    if spec.ownership:
+        assert np.array_equal(tally.ownership / spec.games, expected["ownership"])
+    if spec.first_moves:
+        got = {p: row.tolist() for p, row in enumerate(tally.first_moves) if row.any()}
+        assert got == expected["first_moves"]
+
+
+def shard_digests(path):
+    return {n: hashlib.sha256(open(os.path.join(path, n), "rb").read()).hexdigest()
+            for n in sorted(os.listdir(path)) if n.startswith("chunk-") and n.endswith(".npz")}
+
+
+# -- the spec --------------------------------------------------------------------------------
+
+def test_spec_chunks_cover_the_games_once():
+    s = Simulation.new(1001, 9, chunk=250)
+    assert s.chunks() == [(0, 250), (250, 500), (500, 750), (750, 1000), (1000, 1001)]
+    assert Simulation.new(0, 9, chunk=5).chunks() == []
+    with pytest.raises(ValueError, match="chunk size"):
+        Simulation.new(10, 9).chunks()
+
+
+def test_spec_round_trips_and_fingerprints():
+    b = fastgo.Board(9, rules="japanese", handicap=2)
+    b.play("E5")
+    s = Simulation(b, 100, seed=7, ko="simple", max_moves=500, first_moves=True, chunk=30)
+    b.play("D4")                       # the spec holds its own copy
+    assert s.board.history == [40]
+    t = pickle.loads(pickle.dumps(s))
+    assert t == s and t.fingerprint() == s.fingerprint()
+    assert Simulation.from_dict(json.loads(json.dumps(s.to_dict()))) == s
+    assert s.differences(s.replace(seed=8, chunk=31)) == ["chunk", "seed"]
+    assert s.differences(s.replace(board=fastgo.Board(9))) == ["board"]
+    with pytest.raises(AttributeError):
+        s.seed = 3
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"games": -1}, ValueError), ({"games": 1.5}, TypeError), ({"seed": -1}, ValueError),
+    ({"ko": "super"}, ValueError), ({"chunk": 0}, ValueError), ({"ownership": 1}, TypeError),
+    ({"sgf": True}, ValueError), ({"max_moves": 2_000_000}, ValueError)])
+def test_spec_refuses_bad_fields(kwargs, error):
+    args = {"games": 10, **kwargs}
+    with pytest.raises(error):
+        Simulation.new(args.pop("games"), 9, **args)
+
+
+# -- chunks and the merge --------------------------------------------------------------------
+
+@pytest.mark.parametrize("size, rules, chunk", [(9, "tromp-taylor", 97), (7, "japanese", 500),
+                                                (5, "aga", 64)])
+def test_chunks_merge_to_the_uncut_run(size, rules, chunk):
+    spec = Simulation.new(600, size, rules=rules, seed=11, first_moves=True, chunk=chunk)
+    expected, _ = expected_summary(spec)
+    res = cluster.run(spec, threads=1)
+    check_tally(res.tally, spec, expected)
+    assert res.tally.chunks == spec.chunks()
+    # a different partition and thread count: the same statistics
+    again = cluster.run(spec.replace(chunk=600), threads=2)
+    assert again.tally.summary() == res.tally.summary()
+
+
+def test_merge_order_does_not_matter_and_refuses_a_chunk_twice():
+    spec = Simulation.new(300, 7, seed=2, chunk=100)
+    parts = [play_chunk(spec, a, b, 1)[0] for a, b in spec.chunks()]
+    forward, backward = Tally.empty(spec), Tally.empty(spec)
+    for p in parts:
+        forward.merge(p)
+    for p in reversed(parts):
+        backward.merge(p)
+    assert forward == backward
+    with pytest.raises(ValueError, match=r"chunk \[100, 200\) overlaps"):
+        forward.merge(parts[1])
+    with pytest.raises(ValueError, match="not within"):
+        play_chunk(spec, 250, 301)
+
+
+def test_summary_rates_and_wilson_interval():
+    spec = Simulation.new(400, 9, seed=5, chunk=400)
+    s = cluster.run(spec, threads=1).summary(confidence=0.9)
+    n, k = s["games"], s["black_wins"]
+    assert k + s["white_wins"] + s["ties"] == n == 400
+    lo, hi = s["black_win_interval"]
+    # the Wilson interval's defining property: its ends are where the z-test is exactly z
+    z = 1.6448536269514722
+    for p in (lo, hi):
+        assert abs(abs(k / n - p) / np.sqrt(p * (1 - p) / n) - z) < 1e-9
+    assert lo < k / n < hi
+    assert s["timing"]["engine"] == "local"
+
+
+# -- shards, manifest, reader ----------------------------------------------------------------
+
+def test_records_read_back_as_the_kernels_games(tmp_path):
+    b = fastgo.Board(9, rules="chinese")
+    b.play("E5")
+    spec = Simulation(b, 250, seed=4, records=True, sgf=True, chunk=100)
+    res = cluster.run(spec, out=tmp_path, threads=1)
+    uncut = fastgo.playouts(b, 250, seed=4, threads=1, record=250)
+    rec = records.read(tmp_path)
+    assert rec.complete and len(rec) == 250 and rec.tally == res.tally and rec.spec == res.spec
+    games = list(rec)
+    assert [g.index for g in games] == list(range(250))
+    for g, moves in zip(games, uncut.moves):
+        assert np.array_equal(g.moves, moves)
+    assert [g.score for g in games] == uncut.scores.tolist()
+    assert [g.length for g in games] == uncut.lengths.tolist()
+    # the Board replays a game through the checked play() and scores it itself
+    for i in (0, 137, 249):
+        final = rec[i].board()
+        assert final.is_over and final.score().margin == uncut.scores[i]
+        assert final.history == [40] + uncut.moves[i].tolist()
+    with pytest.raises(IndexError):
+        rec[250]
+    # the manifest's checksums are the files'
+    m = json.load(open(tmp_path / "manifest.json"))
+    assert m["complete"] and m["chunks"] == 3
+    assert {n: e["sha256"] for n, e in m["shards"].items()} == shard_digests(tmp_path)
+    # SGF beside each shard: the same games
+    from fastgo import sgf
+    text = open(tmp_path / "chunk-0000000000100-0000000000200.sgf").read()
+    read = sgf.read_games(text)
+    assert len(read) == 100
+    assert [len(g.moves) for g in read] == [1 + len(m) for m in uncut.moves[100:200]]
+
+
+def test_shards_are_idempotent_and_the_same_bytes_on_every_run(tmp_path):
+    spec = Simulation.new(300, 9, seed=9, records=True, chunk=120)
+    cluster.run(spec, out=tmp_path / "a", threads=1)
+    cluster.run(spec, out=tmp_path / "b", threads=2)
+    assert shard_digests(tmp_path / "a") == shard_digests(tmp_path / "b")
+    # writing a chunk again (a retried task) leaves the same file
+    tally, games, _ = play_chunk(spec, 120, 240, 1)
+    before = shard_digests(tmp_path / "a")
+    entry = records.write_shard(str(tmp_path / "a"), spec, tally, games)
+    assert shard_digests(tmp_path / "a") == before
+    assert entry["sha256"] == before["chunk-0000000000120-0000000000240.npz"]
+    assert not [n for n in os.listdir(tmp_path / "a") if n.endswith(".tmp")]
+
+
+def test_interrupt_and_resume_give_the_same_run(tmp_path):
+    spec = Simulation.new(800, 9, seed=21, records=True, chunk=100)
+    whole = cluster.run(spec, out=tmp_path / "whole", threads=1)
+
+    def stop_after_three(done, total):
+        if done >= 300:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        cluster.run(spec, out=tmp_path / "cut", threads=1, progress=stop_after_three)
+    m = json.load(open(tmp_path / "cut" / "manifest.json"))
+    assert not m["complete"] and len(m["shards"]) == 3
+    # a resume with the chunk size left to the directory
+    res = cluster.run(spec.replace(chunk=None), out=tmp_path / "cut", resume=True, threads=1)
+    assert res.timing["chunks_resumed"] == 3 and res.timing["chunks"] == 5
+    assert res.tally == whole.tally
+    assert shard_digests(tmp_path / "cut") == shard_digests(tmp_path / "whole")
+    # resuming a finished run plays nothing
+    done = cluster.run(spec, out=tmp_path / "cut", resume=True, threads=1)
+    assert done.timing["chunks"] == 0 and done.tally == whole.tally
+
+
+def test_resume_replays_a_damaged_shard(tmp_path):
+    spec = Simulation.new(300, 7, seed=1, chunk=100)
+    whole = cluster.run(spec, out=tmp_path, threads=1)
+    path = tmp_path / "chunk-0000000000100-0000000000200.npz"
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.warns(RuntimeWarning, match="checksum"):
+        res = cluster.run(spec, out=tmp_path, resume=True, threads=1)
+    assert res.timing["chunks"] == 1 and res.tally == whole.tally
+
+
+# -- bad input: clear errors before any work is lost -------------------------------------------
+
+def test_directory_errors(tmp_path):
+    spec = Simulation.new(200, 7, seed=3, chunk=100)
+    cluster.run(spec, out=tmp_path / "run", threads=1)
+    before = shard_digests(tmp_path / "run")
+    # not writable: a path under a file
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(RecordsError, match="not writable"):
+        cluster.run(spec, out=tmp_path / "file" / "sub", threads=1)
+    # another run's directory
+    with pytest.raises(RecordsError, match="another run.*seed"):
+        cluster.run(spec.replace(seed=4), out=tmp_path / "run", threads=1)
+    # this run again without resume
+    with pytest.raises(RecordsError, match="resume"):
+        cluster.run(spec, out=tmp_path / "run", threads=1)
+    # a resume with another spec names the fields
+    with pytest.raises(RecordsError, match="resume: the spec differs.*board, games"):
+        cluster.run(Simulation.new(300, 9, seed=3, chunk=100), out=tmp_path / "run", resume=True,
+                    threads=1)
+    assert shard_digests(tmp_path / "run") == before
+    # shards without a manifest
+    (tmp_path / "run" / "manifest.json").unlink()
+    with pytest.raises(RecordsError, match="no manifest.json"):
+        cluster.run(spec, out=tmp_path / "run", resume=True, threads=1)
+    assert shard_digests(tmp_path / "run") == before
+    with pytest.raises(RecordsError, match="no fastgo run"):
+        records.read(tmp_path / "run")
+    with pytest.raises(ValueError, match="resume needs"):
+        cluster.run(spec, resume=True)
+
+
+@pytest.mark.parametrize("address, error", [
+    ("dask://127.0.0.1:1", ClusterError), ("ray://127.0.0.1:1", ClusterError),
+    ("spark://x:1", ClusterError), ("dask://nohost", ClusterError)])
+def test_unreachable_or_unknown_cluster(address, error, tmp_path):
+    pytest.importorskip("distributed") if address.startswith("dask") else None
+    pytest.importorskip("ray") if address.startswith("ray") else None
+    spec = Simulation.new(100, 7, chunk=50)
+    t0 = time.monotonic()
+    with pytest.raises(error, match="cannot reach|unknown cluster|cannot read"):
+        cluster.run(spec, address, out=tmp_path / "d", timeout=5)
+    assert time.monotonic() - t0 < 30
+    assert not (tmp_path / "d").exists()
+
+
+def test_import_fastgo_loads_no_optional_dependency():
+    code = ("import sys, fastgo, fastgo.cluster, fastgo.records, fastgo.plot, fastgo.cli; "
+            "print(sorted(m for m in ('dask', 'distributed', 'ray', 'matplotlib', 'tqdm') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+# -- fastgo simulate ---------------------------------------------------------------------------
+
+def fastgo_cli(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "fastgo", "simulate", *args], capture_output=True,
+                          text=True, timeout=120, **kw)
+
+
+def test_cli_json_matches_the_api(tmp_path):
+    out = fastgo_cli("--games", "500", "--size", "7", "--rules", "japanese", "--seed", "3",
+                     "--chunk", "200", "--threads", "1", "--json", "--no-progress",
+                     "--first-moves", "--out", str(tmp_path / "d"), "--plot", str(tmp_path / "p.svg"))
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    spec = Simulation.new(500, 7, rules="japanese", seed=3, chunk=200, first_moves=True)
+    want = cluster.run(spec, threads=1).summary()
+    timing = got.pop("timing")
+    assert set(timing) >= {"seconds", "games_per_second", "chunks", "kernel_seconds"}
+    got.pop("spec")
+    want.pop("timing")
+    assert got == json.loads(json.dumps(want))
+    assert records.read(tmp_path / "d").tally.summary()["black_wins"] == got["black_wins"]
+    assert (tmp_path / "p.svg").read_text().lstrip().startswith(("<?xml", "<svg"))
+
+
+def test_cli_table_and_usage_errors(tmp_path):
+    out = fastgo_cli("--games", "200", "--size", "5", "--chunk", "100", "--threads", "1")
+    assert out.returncode == 0, out.stderr
+    assert "black wins" in out.stdout and "games/s on local" in out.stdout
+    assert "200/200 games" in out.stderr or "200/200" in out.stderr
+    bad = fastgo_cli("--games", "-5")
+    assert bad.returncode == 2 and "--games must be at least 1" in bad.stderr
+    bad = fastgo_cli("--games", "10", "--plot", str(tmp_path / "x.jpg"))
+    assert bad.returncode == 2 and ".png or .svg" in bad.stderr
+    bad = fastgo_cli("--games", "10", "--cluster", "dask://127.0.0.1:1", "--timeout", "3")
+    assert bad.returncode == 1 and "cannot reach the Dask scheduler" in bad.stderr
+    (tmp_path / "f").write_text("")
+    bad = fastgo_cli("--games", "10", "--out", str(tmp_path / "f" / "d"))
+    assert bad.returncode == 2 and "not writable" in bad.stderr
+
+
+def test_cli_ctrl_c_leaves_a_resumable_run(tmp_path):
+    d = tmp_path / "run"
+    args = ["--games", "40000", "--size", "9", "--seed", "8", "--chunk", "1000", "--threads", "1",
+            "--out", str(d), "--no-progress", "--json"]
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "fastgo", "simulate", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any(n.endswith(".npz") for n in
+                                                      (os.listdir(d) if d.exists() else [])):
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    assert proc.returncode == 130, err
+    assert "--resume finishes the run" in err
+    m = json.load(open(d / "manifest.json"))
+    on_disk = sorted(n for n in os.listdir(d) if n.endswith(".npz"))
+    assert 1 <= len(on_disk) < 40 and not m["complete"]
+    # a shard renamed into place just before the interrupt may miss the manifest: resume reads it
+    assert set(m["shards"]) <= set(on_disk) and len(on_disk) - len(m["shards"]) <= 1
+    again = fastgo_cli(*args, "--resume")
+    assert again.returncode == 0, again.stderr
+    got = json.loads(again.stdout)
+    assert got["timing"]["chunks_resumed"] == len(on_disk)
+    want = cluster.run(Simulation.new(40000, 9, seed=8, chunk=40000), threads=2).summary()
+    for k in ("black_wins", "white_wins", "ties", "capped", "score_histogram", "length_histogram"):
+        assert got[k] == json.loads(json.dumps(want[k]))
+
+
+# -- plots ---------------------------------------------------------------------------------------
+
+def test_plots_png_and_svg(tmp_path):
+    plt = pytest.importorskip("matplotlib.pyplot")
+    from fastgo import plot
+    res = cluster.run(Simulation.new(300, 9, seed=1, chunk=300), threads=1)
+    plot.save(res, tmp_path / "a.png")
+    img = plt.imread(tmp_path / "a.png")
+    assert img.ndim == 3 and img.shape[1] > 2 * img.shape[0]      # three panels side by side
+    plot.save(res, str(tmp_path / "a.svg"))
+    svg = (tmp_path / "a.svg").read_text()
+    assert "<svg" in svg and "ownership" in svg and "game lengths" in svg
+    no_own = cluster.run(Simulation.new(50, 5, chunk=50, ownership=False), threads=1)
+    plot.save(no_own, tmp_path / "b.svg")
+    assert "ownership" not in (tmp_path / "b.svg").read_text()
+    with pytest.raises(ValueError, match="extension"):
+        plot.save(res, tmp_path / "a.pdf")
+
+
+def test_playouts_first_index():
+    b = fastgo.Board(9)
+    whole = fastgo.playouts(b, 300, seed=5, threads=2, ownership=True, record=300)
+    part = fastgo.playouts(b, 100, seed=5, threads=1, first=200, record=[0, 99])
+    assert part.scores.tolist() == whole.scores[200:].tolist()
+    assert [m.tolist() for m in part.moves] == [whole.moves[200].tolist(), whole.moves[299].tolist()]
+    with pytest.raises(ValueError, match="first"):
+        fastgo.playouts(b, 1, first=-1)
+    with pytest.raises(TypeError, match="first"):
+        fastgo.playouts(b, 1, first=1.0)
+
+
+_WHOLE = {}     # seed -> the uncut run's tally, computed once
+
+
+@settings(max_examples=25, deadline=None)
+@given(cuts=st.lists(st.integers(1, 199), max_size=12), seed=st.integers(0, 3),
+       order=st.randoms(use_true_random=False))
+def test_any_partition_in_any_order_merges_to_the_whole(cuts, seed, order):
+    spec = Simulation.new(200, 5, seed=seed, first_moves=True)
+    if seed not in _WHOLE:
+        _WHOLE[seed] = play_chunk(spec, 0, 200, 1)[0]
+    bounds = [0] + sorted(set(cuts)) + [200]
+    parts = [play_chunk(spec, a, b, 1)[0] for a, b in zip(bounds, bounds[1:])]
+    order.shuffle(parts)
+    total = Tally.empty(spec)
+    for p in parts:
+        total.merge(p)
+    whole = _WHOLE[seed]
+    assert total.summary() == whole.summary()
+    assert total.chunks == list(zip(bounds, bounds[1:]))
