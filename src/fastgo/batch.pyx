@@ -82,6 +82,41 @@ ctypedef fused plane_t:
     float
     double
 
+cdef extern from *:
+    """
+    /* Two history planes at once: own[r][c] = (colour == me), other[r][c] = (colour == opp) for
+       the padded colouring col (row stride s), branch-free, one version per output type. */
+    #define FASTGO_PLANE_PAIR(T, NAME) static inline void NAME(const uint8_t* restrict col, int s, int w, int h, uint8_t me, uint8_t opp, T* restrict own, T* restrict other) { int r; size_t i; for (r = 0; r < h; r++) { const uint8_t* restrict c = col + (size_t)(r + 1) * s; T* restrict a = own + (size_t)r * w; T* restrict b = other + (size_t)r * w; for (i = 0; i < (size_t)w; i++) { a[i] = (T)(c[i] == me); b[i] = (T)(c[i] == opp); } } }
+    FASTGO_PLANE_PAIR(uint8_t, fastgo_planes_u8)
+    FASTGO_PLANE_PAIR(float, fastgo_planes_f32)
+    FASTGO_PLANE_PAIR(double, fastgo_planes_f64)
+    """
+    void fastgo_planes_u8(const uint8_t* col, int s, int w, int h, uint8_t me, uint8_t opp,
+                          uint8_t* own, uint8_t* other) noexcept nogil
+    void fastgo_planes_f32(const uint8_t* col, int s, int w, int h, uint8_t me, uint8_t opp,
+                           float* own, float* other) noexcept nogil
+    void fastgo_planes_f64(const uint8_t* col, int s, int w, int h, uint8_t me, uint8_t opp,
+                           double* own, double* other) noexcept nogil
+
+
+cdef inline void plane_pair(const uint8_t* col, int s, int w, int h, int me, plane_t* own,
+                            plane_t* other) noexcept nogil:
+    if plane_t is uint8_t:
+        fastgo_planes_u8(col, s, w, h, me, 3 - me, own, other)
+    elif plane_t is float:
+        fastgo_planes_f32(col, s, w, h, me, 3 - me, own, other)
+    else:
+        fastgo_planes_f64(col, s, w, h, me, 3 - me, own, other)
+
+
+cdef inline void fill_plane(plane_t* out, int n, bint value) noexcept nogil:
+    cdef int p
+    if not value:
+        memset(out, 0, <size_t>n * sizeof(plane_t))
+        return
+    for p in range(n):
+        out[p] = 1
+
 
 cdef void encode_game(BoardBatch self, int64_t i, plane_t* out) noexcept nogil:
     """Write game i's planes in the batch's job encoding, [C, height, width], row 0 at the
@@ -105,29 +140,25 @@ cdef void encode_game(BoardBatch self, int64_t i, plane_t* out) noexcept nogil:
         nplanes = 4
     else:
         nplanes = 12
-    memset(out, 0, <size_t>nplanes * hw * sizeof(plane_t))
     if enc == ENC_AGZ17 or enc == ENC_LZ18:
+        # every plane is written once: history pairs branch-free, absent history as zeros
         known = g.nturns + 1 if g.nturns + 1 < HISTORY else HISTORY
-        for k in range(known):
-            t = g.nturns - k
-            col = self.rings + <size_t>i * self.ring_bytes + <size_t>(t % HISTORY) * npad
-            for r in range(h):
-                p = (r + 1) * s
-                for c in range(w):
-                    v = col[p + c]
-                    if v == mover:
-                        q = 2 * k if enc == ENC_AGZ17 else k
-                        out[q * hw + r * w + c] = 1
-                    elif v == opp:
-                        q = 2 * k + 1 if enc == ENC_AGZ17 else HISTORY + k
-                        out[q * hw + r * w + c] = 1
-        if mover == BLACK:
-            for p in range(hw):
-                out[16 * hw + p] = 1
-        elif enc == ENC_LZ18:
-            for p in range(hw):
-                out[17 * hw + p] = 1
-    elif enc == ENC_OPENSPIEL4:
+        for k in range(HISTORY):
+            q = 2 * k if enc == ENC_AGZ17 else k
+            v = 2 * k + 1 if enc == ENC_AGZ17 else HISTORY + k
+            if k < known:
+                t = g.nturns - k
+                col = self.rings + <size_t>i * self.ring_bytes + <size_t>(t % HISTORY) * npad
+                plane_pair(col, s, w, h, mover, out + q * hw, out + v * hw)
+            else:
+                fill_plane(out + q * hw, hw, False)
+                fill_plane(out + v * hw, hw, False)
+        fill_plane(out + 16 * hw, hw, mover == BLACK)
+        if enc == ENC_LZ18:
+            fill_plane(out + 17 * hw, hw, mover == WHITE)
+        return
+    memset(out, 0, <size_t>nplanes * hw * sizeof(plane_t))
+    if enc == ENC_OPENSPIEL4:
         for r in range(h):
             p = (r + 1) * s
             for c in range(w):
