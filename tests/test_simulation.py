@@ -209,6 +209,21 @@ def test_interrupt_and_resume_give_the_same_run(tmp_path):
     assert done.timing["chunks"] == 0 and done.tally == whole.tally
 
 
+def test_a_killed_writers_temporary_is_removed_when_the_run_completes(tmp_path):
+    # what a worker lost to SIGKILL in the middle of records._write_atomic leaves behind
+    left = ".chunk-0000000000100-0000000000200.npz.4242." + "ab" * 16 + ".tmp"
+    spec = Simulation.new(300, 7, seed=5, chunk=100)
+
+    def crash_a_writer(done, total):
+        if done == 100:
+            (tmp_path / left).write_bytes(b"half a shard")
+            (tmp_path / "notes.tmp").write_text("the user's own file")
+    cluster.run(spec, out=tmp_path, threads=1, progress=crash_a_writer)
+    names = os.listdir(tmp_path)
+    assert left not in names and "notes.tmp" in names
+    assert json.load(open(tmp_path / "manifest.json"))["complete"]
+
+
 def test_resume_replays_a_damaged_shard(tmp_path):
     spec = Simulation.new(300, 7, seed=1, chunk=100)
     whole = cluster.run(spec, out=tmp_path, threads=1)

@@ -178,12 +178,7 @@ class RunDirectory:
                                f"{len(spec.chunks())} chunks finished): pass resume=True (fastgo "
                                f"simulate --resume) to finish it, or use another directory")
         self.spec = spec
-        for n in names:                       # temporary files of writers that were killed
-            if _TEMP.match(n):
-                try:
-                    os.unlink(os.path.join(out, n))
-                except OSError:
-                    pass
+        self.sweep()
         fp = spec.fingerprint()
         partition = set(spec.chunks())
         listed = m.get("shards", {})
@@ -229,6 +224,19 @@ class RunDirectory:
         _write_atomic(os.path.join(self.out, MANIFEST), json.dumps(m, indent=1).encode())
         self._saved = time.monotonic()
         self._took = self._saved - now
+        if complete:
+            self.sweep()
+
+    def sweep(self):
+        """Remove the temporary files of writers that were killed mid-write (a worker lost to
+        SIGKILL leaves its `.chunk-….tmp`); called before a resume and when a run completes,
+        when no writer of this run is left."""
+        for n in os.listdir(self.out):
+            if _TEMP.match(n):
+                try:
+                    os.unlink(os.path.join(self.out, n))
+                except OSError:
+                    pass
 
 
 def _short(value):
