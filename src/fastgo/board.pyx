@@ -801,7 +801,7 @@ cdef class Board:
     # -- checks and display ------------------------------------------------------------------------
 
     def check_consistency(self):
-        """Recompute chains, liberties, sizes, chain hashes, the empty list, the hash and the
+        """Recompute chains, liberties, sizes, chain hashes, neighbour counts, the empty list, the hash and the
         superko memory from the colouring and the history alone, and raise ``ConsistencyError``
         where the incremental state disagrees."""
         cdef BoardState* b = self.st
@@ -856,6 +856,14 @@ cdef class Board:
                 i = b.cell[p].next
                 if not (0 <= i < b.num_empty and empty_list(b)[i] == p):
                     err.append(f"empty point {p} missing from the empty list")
+        for p in range(b.npad):
+            if b.cell[p].color != WALL:
+                want = 0
+                for q in (p - s, p - 1, p + 1, p + s):
+                    c = b.cell[q].color
+                    want += 1 << (4 * c) if c != WALL else 0
+                if nbr_counts(b)[p] != want:
+                    err.append(f"point {p}: neighbour counts {nbr_counts(b)[p]:#x} recorded, {want:#x} true")
         n_empty = sum(1 for p in range(b.npad) if b.cell[p].color == EMPTY)
         if n_empty != b.num_empty:
             err.append(f"{b.num_empty} points listed empty, {n_empty} true")

@@ -8,9 +8,9 @@ can ``cimport fastgo.core`` to drive boards without the GIL.
 Layout. A board of width W and height H is stored padded: stride S = W + 1, the point (row, col)
 lives at padded index ``(row + 1) * S + col``; column W of every row and rows -1 and H are WALL, so
 the four neighbours of any on-board point are ``p - S, p - 1, p + 1, p + S`` with no edge tests.
-A ``BoardState`` is one block whose size follows the board's (``board_bytes(W, H)``: about 1.3 KB
-for 9x9, 5 KB for 19x19): a header, one 8-byte ``Cell`` per padded point, the chain sizes, then
-the list of empty points.
+A ``BoardState`` is one block whose size follows the board's (``board_bytes(W, H)``: about 1.5 KB
+for 9x9, 5.8 KB for 19x19): a header, one 8-byte ``Cell`` per padded point, the neighbour counts,
+the chain sizes, then the list of empty points.
 It holds no pointer, so copying is one memcpy and boards can lie back to back in one buffer.
 
 Chains are rings: ``next`` links the stones of a chain in a cycle and ``head`` names the chain's
@@ -20,7 +20,13 @@ of its stones (the hash change of its capture) is walked when a capture needs it
 count (stone, empty neighbour) pairs, so a point next to two stones of the chain counts twice:
 they add up on a merge with no search for shared liberties, they are zero exactly when the chain
 has no liberty, and a play at p takes a chain's last liberty exactly when its pseudo-liberties
-equal the number of its stones next to p. Exact liberties, which only the Python API reports, are
+equal the number of its stones next to p.
+
+Neighbour counts. ``nbr_counts(b)[p]`` packs how many of p's four neighbours are empty, black
+and white, four bits each (``NBR_EMPTY``, ``nbr_of(colour)``), kept up to date on every point
+(walls' counts are written but never read): "has an empty neighbour?", "is it walled in by one
+colour?" and a new stone's pseudo-liberties are one read each, where the playout asks them of
+every candidate it draws. Exact liberties, which only the Python API reports, are
 counted on demand.
 
 Undo. Every write a move makes goes through ``jset*``, which records the old value in an optional
@@ -146,7 +152,8 @@ cdef extern from *:
         int32_t captures[3]    # captures[c]: stones removed from the board to colour c's credit
         uint64_t hash          # XOR of zkey(colour, p) over all stones
         # -- npad cells (a flexible array: the block is board_bytes(width, height) long), then
-        # npad chain sizes (chain_sizes(b)[head]: int16, read only by merges and captures), then
+        # npad neighbour counts (nbr_counts(b): uint16), npad chain sizes (chain_sizes(b)[head]:
+        # int16, read only by merges and captures), then
         # the empty list, width * height int16 (empty_list(b)), in no particular order: uniform
         # sampling is one random index
         Cell cell[1]
@@ -167,12 +174,13 @@ ctypedef struct Journal:
 cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
     """Upper bound of the journal entries a play at padded point p can write.
 
-    Fixed writes: placing the stone 11 fields, one pseudo-liberty per neighbouring stone (4), 4
-    per merge (4 merges at most), 4 per cleared chain or the suicide: under 64. Per stone of the
-    neighbouring chains and the new stone: one relabel in each merge where it is on the smaller
-    side (at most 4); clearing it (capture or suicide) writes 9 more (colour, 3 for the empty
-    list, head, and a pseudo-liberty per neighbouring stone). So 64 + 32 per stone bounds it; the
-    debug build asserts that no play exceeds its reservation.
+    Fixed writes: placing the stone 15 fields (4 of them neighbour counts), one pseudo-liberty
+    per neighbouring stone (4), 4 per merge (4 merges at most), 3 per cleared chain or the
+    suicide, the capture count: under 64. Per stone of the neighbouring chains and the new
+    stone: one relabel in each merge where it is on the smaller side (at most 4); clearing it
+    (capture or suicide) writes 13 more (colour, 3 for the empty list, head, a pseudo-liberty per
+    neighbouring stone, 4 neighbour counts). So 64 + 32 per stone bounds it; the debug build
+    asserts that no play exceeds its reservation.
     """
     cdef int heads[4]
     cdef int n = distinct_neighbour_chains(b, p, heads), k
@@ -253,22 +261,35 @@ cdef inline void journal_rewind(BoardState* b, Journal* j, int64_t mark) noexcep
 # ---------------------------------------------------------------------------------------------
 # Set-up and copy.
 
+cdef enum:
+    NBR_EMPTY = 0xF             # the empty neighbours' field of a neighbour count
+
+cdef inline int nbr_of(int colour) noexcept nogil:
+    """The field of `colour`'s (BLACK or WHITE) neighbours in a neighbour count."""
+    return 0xF << (4 * colour)
+
+cdef inline uint16_t* nbr_counts(const BoardState* b) noexcept nogil:
+    """Packed neighbour counts, one per padded point: empty, black and white neighbours in bits
+    0-3, 4-7 and 8-11. The uint16 array after the cells."""
+    return <uint16_t*>&b.cell[b.npad]
+
 cdef inline int16_t* chain_sizes(const BoardState* b) noexcept nogil:
-    """Stones of each chain, at its head's index: the int16 array after the cells."""
-    return <int16_t*>&b.cell[b.npad]
+    """Stones of each chain, at its head's index: the int16 array after the neighbour counts."""
+    return <int16_t*>(nbr_counts(b) + b.npad)
 
 cdef inline int16_t* empty_list(const BoardState* b) noexcept nogil:
     """The empty points (padded indices), num_empty of them: the int16 array after the sizes."""
     return chain_sizes(b) + b.npad
 
 cdef inline size_t board_bytes(int width, int height) noexcept nogil:
-    """Bytes a width x height board needs: the header, (height + 2) * (width + 1) cells and chain
-    sizes, the empty list, rounded up to 8 (boards can lie back to back). A BoardState lives only where
+    """Bytes a width x height board needs: the header, (height + 2) * (width + 1) cells, neighbour
+    counts and chain sizes, the empty list, rounded up to 8 (boards can lie back to back). A BoardState lives only where
     board_new put it or in a caller's buffer of board_bytes bytes at an 8-byte-aligned address,
     set up by board_clear and copied by board_copy (never by value: its size depends on the
     board's)."""
     cdef size_t n = (FASTGO_HEADER_BYTES
-                     + <size_t>((height + 2) * (width + 1)) * (sizeof(Cell) + sizeof(int16_t))
+                     + <size_t>((height + 2) * (width + 1)) * (sizeof(Cell) + sizeof(uint16_t)
+                                                               + sizeof(int16_t))
                      + <size_t>(width * height) * sizeof(int16_t))
     return (n + 7) & ~(<size_t>7)
 
@@ -301,6 +322,15 @@ cdef inline void board_clear(BoardState* b, int width, int height) noexcept nogi
             b.cell[p].next = <int16_t>b.num_empty
             empty[b.num_empty] = <int16_t>p
             b.num_empty += 1
+    for p in range(b.npad):
+        nbr_counts(b)[p] = 0
+    for r in range(height):             # every on-board neighbour is empty
+        for c in range(width):
+            p = (r + 1) * b.stride + c
+            nbr_counts(b)[p] = <uint16_t>((b.cell[p - b.stride].color == EMPTY) +
+                                          (b.cell[p - 1].color == EMPTY) +
+                                          (b.cell[p + 1].color == EMPTY) +
+                                          (b.cell[p + b.stride].color == EMPTY))
 
 cdef inline BoardState* board_new(int width, int height) noexcept nogil:
     """An empty width x height board on the heap (free it with board_free); NULL when out of memory."""
@@ -396,11 +426,17 @@ cdef inline int chain_liberties(const BoardState* b, int h) noexcept nogil:
     return n
 
 cdef inline bint has_empty_neighbour(const BoardState* b, int p) noexcept nogil:
+    return (nbr_counts(b)[p] & NBR_EMPTY) != 0
+
+cdef inline void nbr_add(BoardState* b, Journal* j, int p, int delta) noexcept nogil:
+    """Add `delta` to the neighbour counts of p's four neighbours (walls included: their counts
+    are never read, so no test is needed)."""
+    cdef uint16_t* nbr = nbr_counts(b)
     cdef int s = b.stride
-    cdef const Cell* c = b.cell
-    # | rather than "or": one branch for the caller instead of up to four unpredictable ones
-    return ((c[p - s].color == EMPTY) | (c[p - 1].color == EMPTY) |
-            (c[p + 1].color == EMPTY) | (c[p + s].color == EMPTY))
+    jset16(b, j, <int16_t*>&nbr[p - s], <int16_t>(nbr[p - s] + delta))
+    jset16(b, j, <int16_t*>&nbr[p - 1], <int16_t>(nbr[p - 1] + delta))
+    jset16(b, j, <int16_t*>&nbr[p + 1], <int16_t>(nbr[p + 1] + delta))
+    jset16(b, j, <int16_t*>&nbr[p + s], <int16_t>(nbr[p + s] + delta))
 
 cdef inline int distinct_neighbour_chains(const BoardState* b, int p, int* heads) noexcept nogil:
     """Store the distinct chains (their heads) next to p in heads[0..n) and return n (0..4)."""
@@ -520,6 +556,7 @@ cdef inline int remove_chain(BoardState* b, Journal* j, int h) noexcept nogil:
         jset8(b, j, &cl[st].color, EMPTY)
         jset16(b, j, &cl[st].head, 0)
         add_empty(b, j, st)
+        nbr_add(b, j, st, 1 - (1 << (4 * colour)))     # a stone of colour -> an empty point
         count += 1
         # stones of other chains next to the freed point gain a pair with it; the chain's own
         # stones still to be cleared add to plibs[h], which is zeroed below, those cleared to the
@@ -543,13 +580,17 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     """Rule 7: colour the empty point p, clear the opponent's chains that no longer reach empty,
     then clear the mover's own. Legality (ko, suicide option) is the caller's business; p must be
     empty. Returns the number of opponent stones captured."""
-    cdef int heads[4]
-    cdef int n, k, h, s = b.stride, me, captured = 0, removed
+    cdef int k, q, h, s = b.stride, me = p, captured = 0, removed
     cdef int opp = 3 - colour
     cdef Cell* cl = b.cell
+    cdef int16_t* size = chain_sizes(b)
+    cdef int nb[4]
     FASTGO_ASSERT(p > 0 and p < b.npad and cl[p].color == EMPTY,
                   "board_play: padded point p is on the board and empty; p", p)
-    n = distinct_neighbour_chains(b, p, heads)
+    nb[0] = p - s
+    nb[1] = p - 1
+    nb[2] = p + 1
+    nb[3] = p + s
     remove_empty(b, j, p)
     jset8(b, j, &cl[p].color, <uint8_t>colour)
     if not cl[p].ever:
@@ -557,27 +598,26 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     jset64(b, j, &b.hash, b.hash ^ zkey(colour, p))
     jset16(b, j, &cl[p].head, <int16_t>p)
     jset16(b, j, &cl[p].next, <int16_t>p)
-    jset16(b, j, &chain_sizes(b)[p], 1)
-    jset16(b, j, &cl[p].plibs, <int16_t>((cl[p - s].color == EMPTY) + (cl[p - 1].color == EMPTY) +
-                                         (cl[p + 1].color == EMPTY) + (cl[p + s].color == EMPTY)))
+    jset16(b, j, &size[p], 1)
+    jset16(b, j, &cl[p].plibs, <int16_t>(nbr_counts(b)[p] & NBR_EMPTY))
+    nbr_add(b, j, p, (1 << (4 * colour)) - 1)          # an empty point -> a stone of colour
+    if (cl[nb[0]].head | cl[nb[1]].head | cl[nb[2]].head | cl[nb[3]].head) == 0 and cl[p].plibs:
+        return 0                        # no stone beside it, a liberty: a chain of its own
     # each neighbouring stone loses its pair with p. Heads are 0 on empty points and walls, which
     # then rewrite plibs[0] (a wall's, never read) unchanged: no branch to mispredict
-    h = cl[p - s].head
-    jset16(b, j, &cl[h].plibs, cl[h].plibs - (h != 0))
-    h = cl[p - 1].head
-    jset16(b, j, &cl[h].plibs, cl[h].plibs - (h != 0))
-    h = cl[p + 1].head
-    jset16(b, j, &cl[h].plibs, cl[h].plibs - (h != 0))
-    h = cl[p + s].head
-    jset16(b, j, &cl[h].plibs, cl[h].plibs - (h != 0))
-    me = p
-    for k in range(n):
-        if cl[heads[k]].color == colour:
-            me = merge_chains(b, j, me, heads[k])
-    for k in range(n):
-        h = heads[k]
-        if cl[h].color == opp and cl[h].plibs == 0:
-            captured += remove_chain(b, j, h)
+    for k in range(4):
+        h = cl[nb[k]].head
+        jset16(b, j, &cl[h].plibs, cl[h].plibs - (h != 0))
+    # neighbour by neighbour, no search for distinct chains: a stone of a chain already joined
+    # has the joined chain's head, one of a chain already cleared is empty
+    for k in range(4):
+        q = nb[k]
+        if cl[q].color == colour and cl[q].head != me:
+            me = merge_chains(b, j, me, cl[q].head)
+    for k in range(4):
+        q = nb[k]
+        if cl[q].color == opp and cl[cl[q].head].plibs == 0:
+            captured += remove_chain(b, j, cl[q].head)
     if captured:
         jset32(b, j, &b.captures[colour], b.captures[colour] + captured)
     elif cl[me].plibs == 0:             # self-capture: only possible when nothing was captured

@@ -157,19 +157,41 @@ cdef inline void local_add(PlayoutScratch* s, uint64_t key) noexcept nogil:
 cdef inline bint is_own_eye(const BoardState* b, int p, int colour) noexcept nogil:
     """p (empty) is a one-point eye of `colour`: every on-board orthogonal neighbour is its stone,
     and fewer than two diagonal points hold opponent stones (none on the edge or in a corner)."""
-    cdef int s = b.stride, opp = 3 - colour, bad
+    cdef int s = b.stride, opp = 3 - colour, bad, n = nbr_counts(b)[p]
     cdef const Cell* c = b.cell
-    # BLACK = 1, WHITE = 2, WALL = 3: a neighbour is the mover's or off-board iff it has the
-    # mover's bit
-    if not (c[p - s].color & c[p - 1].color & c[p + 1].color & c[p + s].color & colour):
-        return False
+    if n & (NBR_EMPTY | nbr_of(opp)):
+        return False            # an empty or an opponent's neighbour
     # p - s - 1 is -1 for the point A1 (the padding shares one wall column between rows): read
     # the wall at 0 instead, without a branch
     bad = ((c[(p - s - 1) * (p - s - 1 > 0)].color == opp) + (c[p - s + 1].color == opp) +
            (c[p + s - 1].color == opp) + (c[p + s + 1].color == opp))
     # on the edge (a wall beside it) no opponent diagonal is allowed, elsewhere one; no branches
-    return bad < 2 - ((c[p - s].color == WALL) | (c[p - 1].color == WALL) |
-                      (c[p + 1].color == WALL) | (c[p + s].color == WALL))
+    # (the mover's neighbours are fewer than four exactly on the edge)
+    return bad < 2 - (((n >> (4 * colour)) & 0xF) < 4)
+
+cdef inline bint simple_ko_allows(const BoardState* b, int p, int colour, bint suicide,
+                                  bint has_ko, uint64_t ko_hash) noexcept nogil:
+    """playout_allows under simple ko for a point p with no empty neighbour that is not the
+    mover's eye. No hash is needed but for a single-stone capture: retaking a ko restores the
+    colouring before the opponent's last turn only when that turn captured exactly the stone
+    at p and this play captures exactly its stone, so nothing else can repeat it."""
+    cdef int heads[4]
+    cdef int n = distinct_neighbour_chains(b, p, heads), k, h, taken = 0
+    cdef int captured = 0, opp = 3 - colour
+    cdef bint own = False, survives = False
+    for k in range(n):
+        h = heads[k]
+        if b.cell[h].color == opp:
+            if takes_last_liberty(b, p, h):
+                captured += chain_sizes(b)[h]
+                taken = h
+        else:
+            own = True
+            survives = survives or not takes_last_liberty(b, p, h)
+    if captured == 1:           # a single stone: its head is the stone
+        return not (has_ko and (b.hash ^ zkey(colour, p) ^ zkey(opp, taken)) == ko_hash)
+    # a capture or a liberty kept; else suicide, refused alone (the colouring would not change)
+    return captured > 0 or survives or (suicide and own)
 
 cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, int colour,
                                 bint has_ko, uint64_t ko_hash) noexcept nogil:
@@ -179,9 +201,9 @@ cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, 
     cdef int status, captured, k, q, sd = b.stride, opp = 3 - colour
     cdef bint atari = False
     cdef int nb[4]
-    if has_empty_neighbour(b, p):     # so not an eye
-        if not b.cell[p].ever:
-            return True         # a liberty, and a colouring that cannot have occurred before
+    if has_empty_neighbour(b, p):     # so not an eye, not suicide, not a simple-ko retake
+        if g.ko_rule == KO_SIMPLE or not b.cell[p].ever:
+            return True         # (never used: a colouring that cannot have occurred before)
         nb[0] = p - sd
         nb[1] = p - 1
         nb[2] = p + 1
@@ -190,8 +212,6 @@ cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, 
             q = nb[k]
             atari = atari or (b.cell[q].color == opp and takes_last_liberty(b, p, b.cell[q].head))
         if not atari:           # no capture, no suicide: the hash needs no preview
-            if g.ko_rule == KO_SIMPLE:
-                return True     # undoing the opponent's last turn needs a capture
             h = b.hash ^ zkey(colour, p)
             status = LEGAL
         else:
@@ -199,13 +219,13 @@ cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, 
     else:
         if is_own_eye(b, p, colour):
             return False
+        if g.ko_rule == KO_SIMPLE:
+            return simple_ko_allows(b, p, colour, g.suicide, has_ko, ko_hash)
         status = board_preview(b, p, colour, &h, &captured)
         if status == SUICIDE and (not g.suicide or h == b.hash):
             return False
         if status == LEGAL and not b.cell[p].ever:
             return True
-    if g.ko_rule == KO_SIMPLE:
-        return not (has_ko and h == ko_hash)
     key = superko_key(g.ko_rule, h, 3 - colour)
     if local_contains(s, key):
         return False
@@ -249,9 +269,7 @@ cdef inline int chain_last_liberty(const BoardState* b, int h) noexcept nogil:
 
 cdef inline int empty_neighbours(const BoardState* b, int p) noexcept nogil:
     """How many of p's orthogonal neighbours are empty."""
-    cdef int s = b.stride
-    return ((b.cell[p - s].color == EMPTY) + (b.cell[p - 1].color == EMPTY) +
-            (b.cell[p + 1].color == EMPTY) + (b.cell[p + s].color == EMPTY))
+    return nbr_counts(b)[p] & NBR_EMPTY
 
 cdef inline bint in_atari(const BoardState* b, int h) noexcept nogil:
     """The chain headed by h has exactly one liberty. One liberty point touches at most four of
