@@ -204,13 +204,14 @@ cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, 
     if has_empty_neighbour(b, p):     # so not an eye, not suicide, not a simple-ko retake
         if g.ko_rule == KO_SIMPLE or not b.cell[p].ever:
             return True         # (never used: a colouring that cannot have occurred before)
-        nb[0] = p - sd
-        nb[1] = p - 1
-        nb[2] = p + 1
-        nb[3] = p + sd
-        for k in range(4):
-            q = nb[k]
-            atari = atari or (b.cell[q].color == opp and takes_last_liberty(b, p, b.cell[q].head))
+        if nbr_counts(b)[p] & nbr_of(opp):         # a capture needs an opponent's neighbour
+            nb[0] = p - sd
+            nb[1] = p - 1
+            nb[2] = p + 1
+            nb[3] = p + sd
+            for k in range(4):
+                q = nb[k]
+                atari = atari or (b.cell[q].color == opp and takes_last_liberty(b, p, b.cell[q].head))
         if not atari:           # no capture, no suicide: the hash needs no preview
             h = b.hash ^ zkey(colour, p)
             status = LEGAL
