@@ -14,15 +14,20 @@
   is built by playing every move with Board; the paths are walked with a cache of visited sets.
 """
 
+from cython.parallel cimport prange, threadid
 from cpython.exc cimport PyErr_CheckSignals
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 
 from fastgo.board cimport Board
 from fastgo.core cimport LEGAL, mix64
 
+import numpy as np
+
 from fastgo.board import Board as _Board
 from fastgo.coords import _index, point_to_vertex
+from fastgo.playout import _int, default_threads
+from fastgo.symmetry import symmetries, transform_planes
 
 #: Deepest perft: the walk recurses in C once per turn.
 MAX_DEPTH = 64
@@ -123,77 +128,80 @@ def perft_divide(board, depth):
 # Complete games: simple paths in the game graph, counted over visited sets.
 #
 # Under positional superko whether a play is legal depends on the colouring, the player and the
-# set of colourings the game has visited, nothing else. So the games that go on from a node of
-# the walk depend only on (colouring, player, whether the last turn was a pass, visited set): the
-# walk remembers the count of nodes it has finished in a cache and meets some of them again
-# along other orders of the same moves (only early nodes are kept: see MEMO_VISITED). The graph
-# itself (the legal colourings reachable from the empty board, and where each play leads) is
-# built by playing every move with Board; the walk over it is a few instructions a node.
+# set of colourings the game has visited, nothing else. The graph (the legal colourings reachable
+# from the empty board, and where each play leads) is built by playing every move with Board;
+# the walk over it runs in C without the GIL, a visited set and each colouring's plays a 64-bit
+# mask, so a node costs a few instructions. Every game is walked: no cache of counts. The count
+# from a node depends only on (colouring, player, passed, visited set), but the same visited set
+# ending at the same colouring is rarely met again: on 2x2, a cache of every node hit 0.9% of its
+# look-ups and made the walk 12 times slower; of nodes of at most 12 visited colourings, none
+# (benchmarks/RESULTS.md).
+#
+# The first turns are expanded here in Python into root tasks (every path of the first few turns,
+# to a depth where there are enough of them to share among threads); paths that a symmetry of the
+# board maps onto each other have the same number of continuations, so only the smallest path of
+# each orbit is walked, weighted by the orbit's size. The tasks are walked in parallel (OpenMP),
+# each into its own result, and summed in task order: the count does not depend on the threads.
 
 ctypedef struct Graph:
-    int n                   # colourings, numbered in the order found (0: the empty board)
-    int* first              # first[2 * q + c]: start in `succ` of the plays of colour c + 1 at q
-    int* succ               # the colouring each play leads to, in point order
-
-ctypedef struct MemoSlot:
-    uint64_t visited        # the visited set, a bit per colouring
-    uint64_t tag            # 1 + (colouring << 2 | player << 1 | passed); 0: an empty slot
-    uint64_t count          # complete games from that node
-
-cdef enum:
-    MEMO_BITS = 22          # 4M slots of 24 bytes: a cache, a colliding node replaces the old
-    MEMO_VISITED = 12       # only nodes of at most this many visited colourings are remembered:
-                            # early in a game the same set is reached in many orders and its
-                            # subtree is large; deep nodes are many, rarely met again, and cheap
+    uint64_t* plays         # plays[2 * q + c]: the colourings that colour c + 1's plays at
+                            # colouring q lead to, a bit each
+    uint64_t* either        # either[q]: plays[2 * q] | plays[2 * q + 1]
+    uint8_t* mult           # mult[(2 * q + c) * 64 + r]: how many of those plays lead to r (2 or
+                            # more only when suicides of different chains leave the same colouring)
 
 cdef extern from *:
     """
-    #define fastgo_popcount64(x) __builtin_popcountll(x)
+    #define fastgo_ctz64(x) __builtin_ctzll(x)
     """
-    int popcount64 "fastgo_popcount64" (uint64_t x) noexcept nogil
+    int ctz64 "fastgo_ctz64" (uint64_t x) noexcept nogil
 
 
-cdef uint64_t paths(const Graph* g, MemoSlot* memo, int q, int c, bint passed,
-                    uint64_t visited, _Walk w) except? 0:
-    """Complete games from colouring q with colour c + 1 to play (c = 0 Black), `passed` when the
-    last turn was a pass, `visited` the colourings seen (q among them)."""
-    cdef uint64_t tag = 1 + ((<uint64_t>q << 2) | (<uint64_t>c << 1) | <uint64_t>passed)
-    cdef uint64_t total, h
-    cdef MemoSlot* slot = NULL
-    cdef int k, nxt
-    if popcount64(visited) <= MEMO_VISITED:
-        h = mix64(visited ^ (tag * <uint64_t>0x9E3779B97F4A7C15))
-        slot = &memo[h >> (64 - MEMO_BITS)]
-        if slot.tag == tag and slot.visited == visited:
-            return slot.count
-    w.tick()
-    # a pass: the second in a row ends the game, a first one hands the turn over
-    total = 1 if passed else paths(g, memo, q, 1 - c, True, visited, w)
-    for k in range(g.first[2 * q + c], g.first[2 * q + c + 1]):
-        nxt = g.succ[k]
-        if not (visited >> nxt) & 1:
-            total = add_checked(total, paths(g, memo, nxt, 1 - c, False,
-                                             visited | (<uint64_t>1 << nxt), w))
-    if slot != NULL:
-        slot.visited = visited
-        slot.tag = tag
-        slot.count = total
+cdef uint64_t games_after_play(const Graph* g, int q, int c, uint64_t visited) noexcept nogil:
+    """Complete games from colouring q with colour c + 1 to play (c = 0 Black) after a play,
+    `visited` the colourings seen (q among them): a pass, then the other colour passes too (the
+    game ends) or plays; or a play. No overflow: the largest board of at most 64 colourings
+    (2x2) has under 2^39 games."""
+    return 1 + games_after_plays(g, q, 1 - c, visited) + games_after_plays(g, q, c, visited)
+
+
+cdef inline uint64_t games_after_plays(const Graph* g, int q, int c,
+                                       uint64_t visited) noexcept nogil:
+    """Complete games that go on with a play of colour c + 1 at colouring q."""
+    cdef uint64_t total = 0, left = g.plays[2 * q + c] & ~visited, seen
+    cdef int r
+    while left:
+        r = ctz64(left)
+        left &= left - 1
+        seen = visited | (<uint64_t>1 << r)
+        if g.either[r] & ~seen:
+            total += g.mult[(2 * q + c) * 64 + r] * games_after_play(g, r, 1 - c, seen)
+        else:
+            total += g.mult[(2 * q + c) * 64 + r]   # no play left from r: pass, pass
     return total
+
+
+cdef uint64_t games_from(const Graph* g, int q, int c, int passed, uint64_t visited) noexcept nogil:
+    """Complete games from any node of the walk: `passed` when the last turn was a pass."""
+    if passed:
+        return 1 + games_after_plays(g, q, c, visited)
+    return games_after_play(g, q, c, visited)
 
 
 def _game_graph(width, height, rules):
     """The colourings reachable from the empty board by legal plays (Board's rules, no history)
-    and, for each colouring and colour, the colourings its plays lead to, in point order."""
+    as stones arrays, and, for each colouring q and colour c + 1, ``moves[2 * q + c]``: a dict
+    {colouring its plays lead to: how many plays lead there}, in the order first reached."""
     start = _Board(width, height, rules=rules)
     n = start.num_points
     found = {start.stones().tobytes(): 0}
     grids = [start.stones()]
-    moves = []                      # moves[2 * q + c]: colourings reached by colour c + 1's plays
+    moves = []
     q = 0
     while q < len(grids):
         for colour in (1, 2):
             here = _Board.from_array(grids[q], to_move=colour, rules=rules)
-            reached = []
+            reached = {}
             for m in here.legal_moves():
                 if m == n:
                     continue
@@ -207,48 +215,119 @@ def _game_graph(width, height, rules):
                                          f"{width}x{height} has more")
                     found[key] = len(grids)
                     grids.append(after.stones())
-                reached.append(found[key])
+                reached[found[key]] = reached.get(found[key], 0) + 1
             moves.append(reached)
         q += 1
-    return moves
+    return grids, moves
 
 
-def count_games(width, height=None, rules=None):
+def _colouring_symmetries(grids):
+    """For each symmetry of the board, the permutation of the colourings it induces (the rules
+    are the same under every symmetry, so the reachable colourings map onto each other)."""
+    h, w = grids[0].shape
+    index = {g.tobytes(): q for q, g in enumerate(grids)}
+    return [[index[np.ascontiguousarray(transform_planes(g, k)).tobytes()] for g in grids]
+            for k in symmetries(w, h)]
+
+
+def _root_tasks(moves, perms, min_paths):
+    """Every path of the first turns from the empty board, one turn deeper at a time until at
+    least `min_paths` are still going (or none is). Returns (games finished on the way, tasks):
+    a task (q, c, passed, visited, weight) stands for `weight` paths that end at that node, all
+    with the same number of continuations: those a symmetry in `perms` maps onto the task's path
+    (the smallest of them), times how many plays each path's turns stand for."""
+    frontier = [((), 0, 0, False, 1, 1)]        # path, colouring, player, passed, visited, plays
+    finished = 0
+    while frontier and len(frontier) < min_paths:
+        deeper = []
+        for path, q, c, passed, visited, plays in frontier:
+            if passed:
+                finished += plays               # the second pass in a row: a complete game
+            else:
+                deeper.append((path + (-1,), q, 1 - c, True, visited, plays))
+            for nxt, m in moves[2 * q + c].items():
+                if not (visited >> nxt) & 1:
+                    deeper.append((path + (nxt,), nxt, 1 - c, False, visited | (1 << nxt),
+                                   plays * m))
+        frontier = deeper
+    tasks = []
+    for path, q, c, passed, visited, plays in frontier:
+        images = {tuple(-1 if s < 0 else p[s] for s in path) for p in perms}
+        if path == min(images):
+            tasks.append((q, c, passed, visited, plays * len(images)))
+    return finished, tasks
+
+
+#: root paths to expand before walking: enough tasks to share among threads, few enough to list
+ROOT_PATHS = 4096
+
+
+def _count_games_walk(width, height, rules, threads, symmetry=True, root_paths=ROOT_PATHS):
+    """count_games with its knobs: returns (the count, root tasks walked). `symmetry` False walks
+    every root path; `root_paths` is how many root paths to expand before walking (1: the walk
+    starts at the empty board)."""
+    board = _Board(width, height, rules=rules)
+    if board.rules.ko != "positional":
+        raise ValueError(f"count_games counts games under positional superko, not under the "
+                         f"{board.rules.ko} ko rule of {board.rules}")
+    nt = default_threads() if threads is None else _int(threads, "threads", 1, 1024)
+    grids, moves = _game_graph(board.width, board.height, board.rules)
+    perms = _colouring_symmetries(grids) if symmetry else [list(range(len(grids)))]
+    finished, tasks = _root_tasks(moves, perms, _int(root_paths, "root_paths", 1, 1 << 20))
+    cdef Graph g
+    cdef int k, i, nt_c = nt, ntasks = len(tasks), lo, hi, block
+    cdef uint64_t* results = <uint64_t*>calloc(ntasks + 1, sizeof(uint64_t))
+    cdef int* tq = <int*>malloc((ntasks + 1) * sizeof(int))
+    cdef int* tc = <int*>malloc((ntasks + 1) * sizeof(int))
+    cdef int* tp = <int*>malloc((ntasks + 1) * sizeof(int))
+    cdef uint64_t* tv = <uint64_t*>malloc((ntasks + 1) * sizeof(uint64_t))
+    g.plays = <uint64_t*>calloc(len(moves), sizeof(uint64_t))
+    g.either = <uint64_t*>calloc(len(grids), sizeof(uint64_t))
+    g.mult = <uint8_t*>calloc(len(moves) * 64, sizeof(uint8_t))
+    try:
+        if (results == NULL or tq == NULL or tc == NULL or tp == NULL or tv == NULL
+                or g.plays == NULL or g.either == NULL or g.mult == NULL):
+            raise MemoryError()
+        for k in range(len(moves)):
+            for r, m in moves[k].items():
+                g.plays[k] |= <uint64_t>1 << r
+                g.either[k // 2] |= <uint64_t>1 << r
+                g.mult[k * 64 + r] = m          # at most the board's points (<= 64)
+        for i, (q, c, passed, visited, _) in enumerate(tasks):
+            tq[i], tc[i], tp[i], tv[i] = q, c, passed, visited
+        # blocks of tasks, with a check for Ctrl-C between them
+        block = 16 * nt
+        lo = 0
+        while lo < ntasks:
+            hi = min(ntasks, lo + block)
+            with nogil:
+                for i in prange(lo, hi, num_threads=nt_c, schedule="dynamic", chunksize=1):
+                    results[i] = games_from(&g, tq[i], tc[i], tp[i], tv[i])
+            PyErr_CheckSignals()
+            lo = hi
+        return finished + sum([tasks[i][4] * results[i] for i in range(ntasks)]), ntasks
+    finally:
+        free(results)
+        free(tq)
+        free(tc)
+        free(tp)
+        free(tv)
+        free(g.plays)
+        free(g.either)
+        free(g.mult)
+
+
+def count_games(width, height=None, rules=None, *, threads=None):
     """The number of complete games on an empty ``width x height`` board under `rules` (a
     ``Rules``, a preset name or None for Tromp-Taylor; its ko rule must be positional superko):
     the sequences of legal turns from the empty board, Black first, that end at the first two
     passes in a row. No play may recreate a colouring seen before in the game, while a pass (which
     keeps the colouring) is always allowed, so every game is finite: these are the simple paths
     of Tromp and Farnebäck's game graph. Boards of at most ``MAX_GAME_COLOURINGS`` reachable
-    colourings (2x2 has 57, 1x4 41; 1x5 already 113). Exact: every game is counted, once per
-    node of the walk that the cache has not seen.
+    colourings (2x2 has 57, 1x4 41; 1x5 already 113). Exact whatever `threads` (None: all
+    cores): the first turns are split into tasks walked in parallel and summed in order.
 
     >>> count_games(1, 1), count_games(1, 2), count_games(1, 3)
     (1, 9, 907)
     """
-    board = _Board(width, height, rules=rules)
-    if board.rules.ko != "positional":
-        raise ValueError(f"count_games counts games under positional superko, not under the "
-                         f"{board.rules.ko} ko rule of {board.rules}")
-    moves = _game_graph(board.width, board.height, board.rules)
-    cdef Graph g
-    cdef int k, i
-    cdef MemoSlot* memo = <MemoSlot*>calloc(<size_t>1 << MEMO_BITS, sizeof(MemoSlot))
-    g.n = len(moves) // 2
-    g.first = <int*>malloc((len(moves) + 1) * sizeof(int))
-    g.succ = <int*>malloc((sum(map(len, moves)) + 1) * sizeof(int))
-    try:
-        if memo == NULL or g.first == NULL or g.succ == NULL:
-            raise MemoryError()
-        i = 0
-        for k in range(len(moves)):
-            g.first[k] = i
-            for q in moves[k]:
-                g.succ[i] = q
-                i += 1
-        g.first[len(moves)] = i
-        return int(paths(&g, memo, 0, 0, False, 1, _Walk()))
-    finally:
-        free(memo)
-        free(g.first)
-        free(g.succ)
+    return _count_games_walk(width, height, rules, threads)[0]
