@@ -152,9 +152,27 @@ ctypedef struct Graph:
 
 cdef extern from *:
     """
+    /* the lowest set bit of a nonzero word */
+    #ifdef _MSC_VER
+    #include <intrin.h>
+    static __inline int fastgo_ctz64(unsigned __int64 x) {
+        unsigned long i; _BitScanForward64(&i, x); return (int)i;
+    }
+    #else
     #define fastgo_ctz64(x) __builtin_ctzll(x)
+    #endif
     """
     int ctz64 "fastgo_ctz64" (uint64_t x) noexcept nogil
+
+cdef extern from "Python.h":
+    # PyErr_CheckSignals without Cython's exception check: -1 leaves the exception set, to be
+    # raised once the parallel loop is over (an exception cannot leave a prange's body)
+    int check_signals "PyErr_CheckSignals" () noexcept
+
+
+cdef int raise_pending() except -1:
+    """Raise the exception check_signals left set."""
+    return -1
 
 
 cdef uint64_t games_after_play(const Graph* g, int q, int c, uint64_t visited) noexcept nogil:
@@ -259,7 +277,7 @@ def _root_tasks(moves, perms, min_paths):
 
 
 #: root paths to expand before walking: enough tasks to share among threads, few enough to list
-ROOT_PATHS = 4096
+ROOT_PATHS = 16384
 
 
 def _count_games_walk(width, height, rules, threads, symmetry=True, root_paths=ROOT_PATHS):
@@ -275,7 +293,8 @@ def _count_games_walk(width, height, rules, threads, symmetry=True, root_paths=R
     perms = _colouring_symmetries(grids) if symmetry else [list(range(len(grids)))]
     finished, tasks = _root_tasks(moves, perms, _int(root_paths, "root_paths", 1, 1 << 20))
     cdef Graph g
-    cdef int k, i, nt_c = nt, ntasks = len(tasks), lo, hi, block
+    cdef int k, i, nt_c = nt, ntasks = len(tasks)
+    cdef volatile int stop[1]
     cdef uint64_t* results = <uint64_t*>calloc(ntasks + 1, sizeof(uint64_t))
     cdef int* tq = <int*>malloc((ntasks + 1) * sizeof(int))
     cdef int* tc = <int*>malloc((ntasks + 1) * sizeof(int))
@@ -293,18 +312,22 @@ def _count_games_walk(width, height, rules, threads, symmetry=True, root_paths=R
                 g.plays[k] |= <uint64_t>1 << r
                 g.either[k // 2] |= <uint64_t>1 << r
                 g.mult[k * 64 + r] = m          # at most the board's points (<= 64)
+        stop[0] = 0
         for i, (q, c, passed, visited, _) in enumerate(tasks):
             tq[i], tc[i], tp[i], tv[i] = q, c, passed, visited
-        # blocks of tasks, with a check for Ctrl-C between them
-        block = 16 * nt
-        lo = 0
-        while lo < ntasks:
-            hi = min(ntasks, lo + block)
-            with nogil:
-                for i in prange(lo, hi, num_threads=nt_c, schedule="dynamic", chunksize=1):
-                    results[i] = games_from(&g, tq[i], tc[i], tp[i], tv[i])
-            PyErr_CheckSignals()
-            lo = hi
+        # one loop over the tasks, handed out one at a time; the calling thread (OpenMP's
+        # thread 0, the only one Python's signal handlers run on) checks for Ctrl-C after each of
+        # its tasks, and a Ctrl-C makes every thread skip the tasks left
+        with nogil:
+            for i in prange(ntasks, num_threads=nt_c, schedule="dynamic", chunksize=1):
+                if stop[0]:
+                    continue
+                results[i] = games_from(&g, tq[i], tc[i], tp[i], tv[i])
+                if threadid() == 0:
+                    with gil:
+                        stop[0] = stop[0] | (check_signals() != 0)
+        if stop[0]:
+            raise_pending()
         return finished + sum([tasks[i][4] * results[i] for i in range(ntasks)]), ntasks
     finally:
         free(results)
