@@ -2,9 +2,13 @@
 Board and of the pure-Python reference, and against the published game counts.
 
 Published game counts (positional superko, the game ends at two passes in a row): 1x1 = 1,
-1x2 = 9, 1x3 = 907 (Tromp and Farnebäck, "Combinatorics of Go"), 1x4 = 2,098,407,841 (ibid.)
-and 2x2 = 386,356,909,593 (John Tromp, rec.games.go, 1999) with FASTGO_SLOW=1 only: neither has
-finished on the shared development machine yet (benchmarks/RESULTS.md).
+1x2 = 9, 1x3 = 907 (Tromp and Farnebäck, "Combinatorics of Go"), 1x4 = 2,098,407,841 (ibid.,
+seconds: here) and 2x2 = 386,356,909,593 (John Tromp, rec.games.go, 1999; minutes: with
+FASTGO_SLOW=1 only, and in benchmarks/test_gametree.py).
+
+count_games walks the first turns in Python (`root_paths` of them) and the rest in C, and walks
+one path of each orbit of the board's symmetries: the tests below run every split, with and
+without the symmetry, against walks written here that know neither.
 """
 
 import os
@@ -13,7 +17,10 @@ import pytest
 
 import fastgo
 from fastgo import Board
-from fastgo.gametree import MAX_DEPTH, count_games, perft, perft_divide
+from fastgo import gametree
+from fastgo.gametree import MAX_DEPTH, _count_games_walk, count_games, perft, perft_divide
+
+from fastgo.symmetry import transform_planes
 
 from reference import RefGame
 
@@ -118,10 +125,71 @@ def test_game_counts_match_reference(w, h, rules):
     assert count_games(w, h, rules) == api_games(ref_game(w, h, rules))
 
 
-@SLOW
 def test_game_count_1x4():
-    # 2,098,407,841 games (minutes)
-    assert count_games(1, 4) == count_games(4, 1) == 2_098_407_841
+    # 2,098,407,841 games: seconds of the C walk
+    assert count_games(1, 4) == 2_098_407_841
+
+
+def graph_games(w, h, rules=None):
+    """Complete games by a walk in Python over count_games' own game graph, every path, no
+    symmetry: checks the C walk and the root split apart from Board's move generation."""
+    grids, moves = gametree._game_graph(w, h, rules)
+
+    def walk(q, c, passed, visited):
+        n = 1 if passed else walk(q, 1 - c, True, visited)
+        for r, m in moves[2 * q + c].items():
+            if not (visited >> r) & 1:
+                n += m * walk(r, 1 - c, False, visited | 1 << r)
+        return n
+    return walk(0, 0, False, 1)
+
+
+@pytest.mark.parametrize("w,h", [(1, 1), (1, 2), (2, 1), (1, 3), (3, 1)])
+@pytest.mark.parametrize("rules", ["tromp-taylor", "chinese"])
+@pytest.mark.parametrize("symmetry", [True, False])
+@pytest.mark.parametrize("root_paths", [1, 2, 5, 16, 64, 10_000])
+def test_game_count_every_split_and_symmetry(w, h, rules, symmetry, root_paths):
+    # root_paths 1: the C walk from the empty board; 10_000: Python walks every game of these
+    # boards; between them the C walk starts from the root paths, one per orbit of the mirror
+    expected = {1: 1, 2: 9, 3: 907}[w * h]
+    assert graph_games(w, h, rules) == api_games(ref_game(w, h, rules)) == expected
+    for threads in (1, 2):
+        assert _count_games_walk(w, h, rules, threads, symmetry, root_paths)[0] == expected
+
+
+def test_game_count_symmetry_reduces_the_tasks():
+    # the mirror of 1x3 pairs off the root paths: fewer tasks, the same count
+    n_all = _count_games_walk(1, 3, None, 1, False, 64)[1]
+    n_sym = _count_games_walk(1, 3, None, 1, True, 64)[1]
+    assert n_sym < n_all
+
+
+@pytest.mark.parametrize("w,h", [(2, 2), (1, 4), (1, 3)])
+@pytest.mark.parametrize("rules", ["chinese", "tromp-taylor"])
+def test_game_graph_symmetries_are_automorphisms(w, h, rules):
+    # what the reduction at the root rests on, for 2x2's eight symmetries too: each maps the
+    # empty board to itself and every play of the graph onto a play of the same colour (so a
+    # path onto a path with as many continuations)
+    grids, moves = gametree._game_graph(w, h, rules)
+    perms = gametree._colouring_symmetries(grids)
+    assert len(perms) == (8 if w == h else 4)
+    for k, p in enumerate(perms):
+        assert sorted(p) == list(range(len(grids))) and p[0] == 0
+        for q, g in enumerate(grids):
+            # the colouring the permutation names is the transformed stones array
+            assert (grids[p[q]] == transform_planes(g, k)).all()
+            for c in (0, 1):
+                assert moves[2 * p[q] + c] == {p[r]: m for r, m in moves[2 * q + c].items()}
+    if (w, h) == (2, 2):
+        # Black's four first plays are one orbit: one root task stands for all four
+        _, tasks = gametree._root_tasks(moves, perms, 2)
+        assert sorted(t[4] for t in tasks if not t[2]) == [4]
+
+
+@SLOW
+def test_game_count_threads_agree():
+    # 1x4 split over one and two threads (the 1x3 tests above split their tiny walks too)
+    assert count_games(1, 4, threads=1) == count_games(4, 1, threads=2) == 2_098_407_841
 
 
 @pytest.mark.parametrize("w,h", [(1, 2), (1, 3)])
