@@ -6,13 +6,14 @@ Published game counts (positional superko, the game ends at two passes in a row)
 seconds: here) and 2x2 = 386,356,909,593 (John Tromp, rec.games.go, 1999; minutes: with
 FASTGO_SLOW=1 only, and in benchmarks/test_gametree.py).
 
-count_games walks the first turns in Python (`root_paths` of them) and the rest in C, and walks
-one path of each orbit of the board's symmetries: the tests below run every split, with and
-without the symmetry, against walks written here that know neither.
+count_games walks the first turns in Python (`root_nodes` of them) and the rest in C, and walks
+one node of each orbit of the board's symmetries and the exchange of colours: the tests below run
+every split, with and without the symmetries, against walks written here that know neither.
 """
 
 import os
 
+import numpy as np
 import pytest
 
 import fastgo
@@ -147,43 +148,53 @@ def graph_games(w, h, rules=None):
 @pytest.mark.parametrize("w,h", [(1, 1), (1, 2), (2, 1), (1, 3), (3, 1)])
 @pytest.mark.parametrize("rules", ["tromp-taylor", "chinese"])
 @pytest.mark.parametrize("symmetry", [True, False])
-@pytest.mark.parametrize("root_paths", [1, 2, 5, 16, 64, 10_000])
-def test_game_count_every_split_and_symmetry(w, h, rules, symmetry, root_paths):
-    # root_paths 1: the C walk from the empty board; 10_000: Python walks every game of these
-    # boards; between them the C walk starts from the root paths, one per orbit of the mirror
+@pytest.mark.parametrize("root_nodes", [1, 2, 3, 5, 16, 64, 10_000])
+def test_game_count_every_split_and_symmetry(w, h, rules, symmetry, root_nodes):
+    # root_nodes 1: the C walk from the empty board; 10_000: Python walks every game of these
+    # boards; between them the C walk starts from the nodes Python left, one per orbit
     expected = {1: 1, 2: 9, 3: 907}[w * h]
     assert graph_games(w, h, rules) == api_games(ref_game(w, h, rules)) == expected
     for threads in (1, 2):
-        assert _count_games_walk(w, h, rules, threads, symmetry, root_paths)[0] == expected
+        assert _count_games_walk(w, h, rules, threads, symmetry, root_nodes)[0] == expected
 
 
-def test_game_count_symmetry_reduces_the_tasks():
-    # the mirror of 1x3 pairs off the root paths: fewer tasks, the same count
-    n_all = _count_games_walk(1, 3, None, 1, False, 64)[1]
-    n_sym = _count_games_walk(1, 3, None, 1, True, 64)[1]
-    assert n_sym < n_all
+def test_game_count_symmetry_reduces_the_nodes():
+    # the whole walk of 1x3 in Python: the mirror and the exchange of colours leave fewer nodes
+    # to walk, the same count
+    grids, moves = gametree._game_graph(1, 3, None)
+    sizes = []
+    for group in ([(list(range(len(grids))), 0)], gametree._colouring_symmetries(grids)):
+        root, children, tasks = gametree._root_dag(moves, group, 10 ** 6)
+        assert tasks == [] and gametree._dag_games(root, children, {}) == 907
+        sizes.append(len(children))
+    assert sizes[1] < sizes[0]
 
 
 @pytest.mark.parametrize("w,h", [(2, 2), (1, 4), (1, 3)])
 @pytest.mark.parametrize("rules", ["chinese", "tromp-taylor"])
 def test_game_graph_symmetries_are_automorphisms(w, h, rules):
-    # what the reduction at the root rests on, for 2x2's eight symmetries too: each maps the
-    # empty board to itself and every play of the graph onto a play of the same colour (so a
-    # path onto a path with as many continuations)
+    # what the reduction rests on, for 2x2's eight symmetries too: each, with the colours kept or
+    # exchanged, maps the empty board to itself and every play of colour c onto a play of colour
+    # c ^ swap (so a node onto a node with as many continuations)
     grids, moves = gametree._game_graph(w, h, rules)
-    perms = gametree._colouring_symmetries(grids)
-    assert len(perms) == (8 if w == h else 4)
-    for k, p in enumerate(perms):
+    group = gametree._colouring_symmetries(grids)
+    assert len(group) == 2 * (8 if w == h else 4)
+    for i, (p, swap) in enumerate(group):
         assert sorted(p) == list(range(len(grids))) and p[0] == 0
         for q, g in enumerate(grids):
             # the colouring the permutation names is the transformed stones array
-            assert (grids[p[q]] == transform_planes(g, k)).all()
+            t = transform_planes(g, i // 2)
+            assert (grids[p[q]] == (np.where(t == 0, 0, 3 - t) if swap else t)).all()
             for c in (0, 1):
-                assert moves[2 * p[q] + c] == {p[r]: m for r, m in moves[2 * q + c].items()}
+                assert moves[2 * p[q] + (c ^ swap)] == {p[r]: m for r, m in moves[2 * q + c].items()}
     if (w, h) == (2, 2):
-        # Black's four first plays are one orbit: one root task stands for all four
-        _, tasks = gametree._root_tasks(moves, perms, 2)
-        assert sorted(t[4] for t in tasks if not t[2]) == [4]
+        # Black's four first plays are one orbit, and White's four after Black's pass the same
+        # one with the colours exchanged: the root's children are that node and the pass
+        root, children, _ = gametree._root_dag(moves, group, 3)
+        kids = children[root]
+        assert len(kids) == 5 and len({k for k, _ in kids}) == 2
+        passed = next(k for k, _ in kids if k[2])
+        assert {k for k, _ in children[passed]} == {k for k, _ in kids if not k[2]}
 
 
 @SLOW

@@ -137,11 +137,13 @@ def perft_divide(board, depth):
 # look-ups and made the walk 12 times slower; of nodes of at most 12 visited colourings, none
 # (benchmarks/RESULTS.md).
 #
-# The first turns are expanded here in Python into root tasks (every path of the first few turns,
-# to a depth where there are enough of them to share among threads); paths that a symmetry of the
-# board maps onto each other have the same number of continuations, so only the smallest path of
-# each orbit is walked, weighted by the orbit's size. The tasks are walked in parallel (OpenMP),
-# each into its own result, and summed in task order: the count does not depend on the threads.
+# The first turns are expanded here in Python, to a depth where there are enough nodes to share
+# among threads, with a table of the nodes met: nodes that a symmetry of the board, the exchange
+# of the colours or both map onto each other have the same number of continuations, so each is
+# kept in the smallest form of its orbit and walked once (the exchange matters at the root: the
+# games that start with Black's pass are, colours exchanged, those that start with a Black play,
+# one pass more). The nodes left are walked in C in parallel (OpenMP), each into its own result,
+# and the counts put together in Python: the count does not depend on the threads.
 
 ctypedef struct Graph:
     uint64_t* plays         # plays[2 * q + c]: the colourings that colour c + 1's plays at
@@ -240,58 +242,99 @@ def _game_graph(width, height, rules):
 
 
 def _colouring_symmetries(grids):
-    """For each symmetry of the board, the permutation of the colourings it induces (the rules
-    are the same under every symmetry, so the reachable colourings map onto each other)."""
+    """The symmetries of the game graph: for each symmetry k of the board, and with the colours
+    kept (swap 0) or exchanged (swap 1), (the permutation of the colourings it induces, swap).
+    The rules treat the colours alike and the same under every symmetry, and either colour may
+    play first (after a pass), so the reachable colourings map onto each other and colour c's
+    plays onto colour c ^ swap's."""
     h, w = grids[0].shape
     index = {g.tobytes(): q for q, g in enumerate(grids)}
-    return [[index[np.ascontiguousarray(transform_planes(g, k)).tobytes()] for g in grids]
-            for k in symmetries(w, h)]
+    out = []
+    for k in symmetries(w, h):
+        for swap in (0, 1):
+            perm = []
+            for g in grids:
+                t = np.ascontiguousarray(transform_planes(g, k))
+                if swap:
+                    t = np.where(t == 0, 0, 3 - t).astype(g.dtype)
+                perm.append(index[t.tobytes()])
+            out.append((perm, swap))
+    return out
 
 
-def _root_tasks(moves, perms, min_paths):
-    """Every path of the first turns from the empty board, one turn deeper at a time until at
-    least `min_paths` are still going (or none is). Returns (games finished on the way, tasks):
-    a task (q, c, passed, visited, weight) stands for `weight` paths that end at that node, all
-    with the same number of continuations: those a symmetry in `perms` maps onto the task's path
-    (the smallest of them), times how many plays each path's turns stand for."""
-    frontier = [((), 0, 0, False, 1, 1)]        # path, colouring, player, passed, visited, plays
-    finished = 0
-    while frontier and len(frontier) < min_paths:
+def _canonical(q, c, passed, visited, group):
+    """The node (q, c, passed, visited) of the walk as the smallest of its images under `group`
+    (from _colouring_symmetries): all have the same number of continuations."""
+    best = None
+    for perm, swap in group:
+        v = 0
+        left = visited
+        while left:
+            low = left & -left
+            v |= 1 << perm[low.bit_length() - 1]
+            left ^= low
+        key = (perm[q], c ^ swap, v)
+        if best is None or key < best:
+            best = key
+    return (best[0], best[1], passed, best[2])
+
+
+def _root_dag(moves, group, min_tasks):
+    """The first turns of the walk from the empty board, as a graph of nodes (q, c, passed,
+    visited) each in its canonical form under `group`: a node met again (by another order of
+    the same colourings, or as the image of one met before under a symmetry or the exchange of
+    colours) is walked once. Expanded one turn deeper at a time until at least `min_tasks` nodes
+    are left to walk (or none is). Returns (root, children, tasks): children[node] lists
+    (child, plays that lead there) for the expanded nodes, a pass as one play; tasks are the
+    nodes not expanded, in the order met."""
+    root = _canonical(0, 0, False, 1, group)
+    children = {}
+    seen = {root}
+    level = [root]
+    while level and len(level) < min_tasks:
         deeper = []
-        for path, q, c, passed, visited, plays in frontier:
-            if passed:
-                finished += plays               # the second pass in a row: a complete game
-            else:
-                deeper.append((path + (-1,), q, 1 - c, True, visited, plays))
-            for nxt, m in moves[2 * q + c].items():
-                if not (visited >> nxt) & 1:
-                    deeper.append((path + (nxt,), nxt, 1 - c, False, visited | (1 << nxt),
-                                   plays * m))
-        frontier = deeper
-    tasks = []
-    for path, q, c, passed, visited, plays in frontier:
-        images = {tuple(-1 if s < 0 else p[s] for s in path) for p in perms}
-        if path == min(images):
-            tasks.append((q, c, passed, visited, plays * len(images)))
-    return finished, tasks
+        for node in level:
+            q, c, passed, visited = node
+            kids = [] if passed else [(_canonical(q, 1 - c, True, visited, group), 1)]
+            for r, m in moves[2 * q + c].items():
+                if not (visited >> r) & 1:
+                    kids.append((_canonical(r, 1 - c, False, visited | (1 << r), group), m))
+            children[node] = kids
+            for kid, _ in kids:
+                if kid not in seen:
+                    seen.add(kid)
+                    deeper.append(kid)
+        level = deeper
+    return root, children, level
 
 
-#: root paths to expand before walking: enough tasks to share among threads, few enough to list
-ROOT_PATHS = 16384
+def _dag_games(root, children, walked):
+    """Complete games from the root, given the count of every task in `walked`: a pass after a
+    pass ends a game; otherwise the games of a node are those of its children."""
+    games = dict(walked)
+    # a child has more visited colourings than its node, or as many and a pass more: children
+    # first
+    for node in sorted(children, key=lambda n: (bin(n[3]).count("1"), n[2]), reverse=True):
+        games[node] = int(node[2]) + sum(m * games[kid] for kid, m in children[node])
+    return games[root]
 
 
-def _count_games_walk(width, height, rules, threads, symmetry=True, root_paths=ROOT_PATHS):
-    """count_games with its knobs: returns (the count, root tasks walked). `symmetry` False walks
-    every root path; `root_paths` is how many root paths to expand before walking (1: the walk
-    starts at the empty board)."""
+#: root nodes to expand before walking: enough tasks to share among threads, few enough to list
+ROOT_NODES = 4096
+
+
+def _count_games_walk(width, height, rules, threads, symmetry=True, root_nodes=ROOT_NODES):
+    """count_games with its knobs: returns (the count, root tasks walked). `symmetry` False
+    merges only the nodes met again; `root_nodes` is how many nodes to expand in Python before
+    walking the rest in C (1: the C walk starts at the empty board)."""
     board = _Board(width, height, rules=rules)
     if board.rules.ko != "positional":
         raise ValueError(f"count_games counts games under positional superko, not under the "
                          f"{board.rules.ko} ko rule of {board.rules}")
     nt = default_threads() if threads is None else _int(threads, "threads", 1, 1024)
     grids, moves = _game_graph(board.width, board.height, board.rules)
-    perms = _colouring_symmetries(grids) if symmetry else [list(range(len(grids)))]
-    finished, tasks = _root_tasks(moves, perms, _int(root_paths, "root_paths", 1, 1 << 20))
+    group = _colouring_symmetries(grids) if symmetry else [(list(range(len(grids))), 0)]
+    root, children, tasks = _root_dag(moves, group, _int(root_nodes, "root_nodes", 1, 1 << 20))
     cdef Graph g
     cdef int k, i, nt_c = nt, ntasks = len(tasks)
     cdef volatile int stop[1]
@@ -313,7 +356,7 @@ def _count_games_walk(width, height, rules, threads, symmetry=True, root_paths=R
                 g.either[k // 2] |= <uint64_t>1 << r
                 g.mult[k * 64 + r] = m          # at most the board's points (<= 64)
         stop[0] = 0
-        for i, (q, c, passed, visited, _) in enumerate(tasks):
+        for i, (q, c, passed, visited) in enumerate(tasks):
             tq[i], tc[i], tp[i], tv[i] = q, c, passed, visited
         # one loop over the tasks, handed out one at a time; the calling thread (OpenMP's
         # thread 0, the only one Python's signal handlers run on) checks for Ctrl-C after each of
@@ -328,7 +371,7 @@ def _count_games_walk(width, height, rules, threads, symmetry=True, root_paths=R
                         stop[0] = stop[0] | (check_signals() != 0)
         if stop[0]:
             raise_pending()
-        return finished + sum([tasks[i][4] * results[i] for i in range(ntasks)]), ntasks
+        return _dag_games(root, children, {tasks[i]: results[i] for i in range(ntasks)}), ntasks
     finally:
         free(results)
         free(tq)
