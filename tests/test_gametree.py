@@ -253,6 +253,8 @@ def test_cli_games(capsys):
     from fastgo.cli import main
     assert main(["count", "1", "3", "--games"]) == 0
     assert "complete games on 1x3 under tromp-taylor rules: 907 " in capsys.readouterr().out
+    assert main(["count", "2", "1", "--games", "--threads", "2"]) == 0
+    assert "complete games on 2x1 under tromp-taylor rules: 9 (" in capsys.readouterr().out
 
 
 def _after(b, *moves):
