@@ -232,6 +232,10 @@ def test_refusals():
         count_games(1, 5)
     with pytest.raises(ValueError):
         count_games(0, 2)
+    with pytest.raises(ValueError, match="threads"):
+        count_games(1, 2, threads=0)
+    with pytest.raises(TypeError, match="threads"):
+        count_games(1, 2, threads=1.5)
 
 
 def test_public_names():

@@ -11,7 +11,8 @@
   positional superko, each a sequence of turns that ends with the first two passes in a row: the
   simple paths of Tromp and Farnebäck's game graph ("Combinatorics of Go": 1x1 = 1, 1x2 = 9,
   1x3 = 907, 1x4 = 2,098,407,841; 2x2 = 386,356,909,593 by John Tromp's 1999 count). The graph
-  is built by playing every move with Board; the paths are walked with a cache of visited sets.
+  is built by playing every move with Board; every path is walked in C over bit masks, the first
+  turns merged under the board's symmetries and the exchange of colours, on OpenMP threads.
 """
 
 from cython.parallel cimport prange, threadid
@@ -22,8 +23,11 @@ from libc.stdlib cimport calloc, free, malloc
 from fastgo.board cimport Board
 from fastgo.core cimport LEGAL, mix64
 
+import warnings
+
 import numpy as np
 
+from fastgo import playout as _playout
 from fastgo.board import Board as _Board
 from fastgo.coords import _index, point_to_vertex
 from fastgo.playout import _int, default_threads
@@ -332,6 +336,9 @@ def _count_games_walk(width, height, rules, threads, symmetry=True, root_nodes=R
         raise ValueError(f"count_games counts games under positional superko, not under the "
                          f"{board.rules.ko} ko rule of {board.rules}")
     nt = default_threads() if threads is None else _int(threads, "threads", 1, 1024)
+    if _playout._forked and nt > 1:
+        warnings.warn("count_games runs on one thread in a forked process", RuntimeWarning)
+        nt = 1
     grids, moves = _game_graph(board.width, board.height, board.rules)
     group = _colouring_symmetries(grids) if symmetry else [(list(range(len(grids))), 0)]
     root, children, tasks = _root_dag(moves, group, _int(root_nodes, "root_nodes", 1, 1 << 20))
@@ -390,8 +397,10 @@ def count_games(width, height=None, rules=None, *, threads=None):
     passes in a row. No play may recreate a colouring seen before in the game, while a pass (which
     keeps the colouring) is always allowed, so every game is finite: these are the simple paths
     of Tromp and Farnebäck's game graph. Boards of at most ``MAX_GAME_COLOURINGS`` reachable
-    colourings (2x2 has 57, 1x4 41; 1x5 already 113). Exact whatever `threads` (None: all
-    cores): the first turns are split into tasks walked in parallel and summed in order.
+    colourings (2x2 has 57, 1x4 41; 1x5 already 113). Every game is walked, but once only for
+    the games that a symmetry of the board or the exchange of colours (with Black's first turn a
+    pass) maps onto each other. Exact whatever `threads` (None: all cores): the first turns are
+    split into tasks walked in parallel and put together in order. Ctrl-C stops it.
 
     >>> count_games(1, 1), count_games(1, 2), count_games(1, 3)
     (1, 9, 907)
