@@ -12,6 +12,8 @@ every split, with and without the symmetries, against walks written here that kn
 """
 
 import os
+import signal
+import time
 
 import numpy as np
 import pytest
@@ -195,6 +197,29 @@ def test_game_graph_symmetries_are_automorphisms(w, h, rules):
         assert len(kids) == 5 and len({k for k, _ in kids}) == 2
         passed = next(k for k, _ in kids if k[2])
         assert {k for k, _ in children[passed]} == {k for k, _ in kids if not k[2]}
+
+
+class Interrupted(Exception):
+    pass
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_game_count_interruptible(threads):
+    # 2x2 takes minutes: a signal handler's exception stops it (the calling thread checks after
+    # each of its tasks) and leaves the module working
+    def handler(signum, frame):
+        raise Interrupted
+    old = signal.signal(signal.SIGALRM, handler)
+    t0 = time.perf_counter()
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    try:
+        with pytest.raises(Interrupted):
+            count_games(2, 2, threads=threads)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert time.perf_counter() - t0 < 10            # a loose bound, far below the full run
+    assert _count_games_walk(1, 3, None, threads, True, 1)[0] == 907      # all in C
 
 
 @SLOW
