@@ -188,7 +188,8 @@ def test_game_graph_symmetries_are_automorphisms(w, h, rules):
             t = transform_planes(g, i // 2)
             assert (grids[p[q]] == (np.where(t == 0, 0, 3 - t) if swap else t)).all()
             for c in (0, 1):
-                assert moves[2 * p[q] + (c ^ swap)] == {p[r]: m for r, m in moves[2 * q + c].items()}
+                image = {p[r]: m for r, m in moves[2 * q + c].items()}
+                assert moves[2 * p[q] + (c ^ swap)] == image
     if (w, h) == (2, 2):
         # Black's four first plays are one orbit, and White's four after Black's pass the same
         # one with the colours exchanged: the root's children are that node and the pass
