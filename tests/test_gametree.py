@@ -2,18 +2,28 @@
 Board and of the pure-Python reference, and against the published game counts.
 
 Published game counts (positional superko, the game ends at two passes in a row): 1x1 = 1,
-1x2 = 9, 1x3 = 907 (Tromp and Farnebäck, "Combinatorics of Go"), 1x4 = 2,098,407,841 (ibid.)
-and 2x2 = 386,356,909,593 (John Tromp, rec.games.go, 1999) with FASTGO_SLOW=1 only: neither has
-finished on the shared development machine yet (benchmarks/RESULTS.md).
+1x2 = 9, 1x3 = 907 (Tromp and Farnebäck, "Combinatorics of Go"), 1x4 = 2,098,407,841 (ibid.,
+seconds: here) and 2x2 = 386,356,909,593 (John Tromp, rec.games.go, 1999; minutes: with
+FASTGO_SLOW=1 only, and in benchmarks/test_gametree.py).
+
+count_games walks the first turns in Python (`root_nodes` of them) and the rest in C, and walks
+one node of each orbit of the board's symmetries and the exchange of colours: the tests below run
+every split, with and without the symmetries, against walks written here that know neither.
 """
 
 import os
+import signal
+import time
 
+import numpy as np
 import pytest
 
 import fastgo
 from fastgo import Board
-from fastgo.gametree import MAX_DEPTH, count_games, perft, perft_divide
+from fastgo import gametree
+from fastgo.gametree import MAX_DEPTH, _count_games_walk, count_games, perft, perft_divide
+
+from fastgo.symmetry import transform_planes
 
 from reference import RefGame
 
@@ -118,10 +128,105 @@ def test_game_counts_match_reference(w, h, rules):
     assert count_games(w, h, rules) == api_games(ref_game(w, h, rules))
 
 
-@SLOW
 def test_game_count_1x4():
-    # 2,098,407,841 games (minutes)
-    assert count_games(1, 4) == count_games(4, 1) == 2_098_407_841
+    # 2,098,407,841 games: seconds of the C walk
+    assert count_games(1, 4) == 2_098_407_841
+
+
+def graph_games(w, h, rules=None):
+    """Complete games by a walk in Python over count_games' own game graph, every path, no
+    symmetry: checks the C walk and the root split apart from Board's move generation."""
+    grids, moves = gametree._game_graph(w, h, rules)
+
+    def walk(q, c, passed, visited):
+        n = 1 if passed else walk(q, 1 - c, True, visited)
+        for r, m in moves[2 * q + c].items():
+            if not (visited >> r) & 1:
+                n += m * walk(r, 1 - c, False, visited | 1 << r)
+        return n
+    return walk(0, 0, False, 1)
+
+
+@pytest.mark.parametrize("w,h", [(1, 1), (1, 2), (2, 1), (1, 3), (3, 1)])
+@pytest.mark.parametrize("rules", ["tromp-taylor", "chinese"])
+@pytest.mark.parametrize("symmetry", [True, False])
+@pytest.mark.parametrize("root_nodes", [1, 2, 3, 5, 16, 64, 10_000])
+def test_game_count_every_split_and_symmetry(w, h, rules, symmetry, root_nodes):
+    # root_nodes 1: the C walk from the empty board; 10_000: Python walks every game of these
+    # boards; between them the C walk starts from the nodes Python left, one per orbit
+    expected = {1: 1, 2: 9, 3: 907}[w * h]
+    assert graph_games(w, h, rules) == api_games(ref_game(w, h, rules)) == expected
+    for threads in (1, 2):
+        assert _count_games_walk(w, h, rules, threads, symmetry, root_nodes)[0] == expected
+
+
+def test_game_count_symmetry_reduces_the_nodes():
+    # the whole walk of 1x3 in Python: the mirror and the exchange of colours leave fewer nodes
+    # to walk, the same count
+    grids, moves = gametree._game_graph(1, 3, None)
+    sizes = []
+    for group in ([(list(range(len(grids))), 0)], gametree._colouring_symmetries(grids)):
+        root, children, tasks = gametree._root_dag(moves, group, 10 ** 6)
+        assert tasks == [] and gametree._dag_games(root, children, {}) == 907
+        sizes.append(len(children))
+    assert sizes[1] < sizes[0]
+
+
+@pytest.mark.parametrize("w,h", [(2, 2), (1, 4), (1, 3)])
+@pytest.mark.parametrize("rules", ["chinese", "tromp-taylor"])
+def test_game_graph_symmetries_are_automorphisms(w, h, rules):
+    # what the reduction rests on, for 2x2's eight symmetries too: each, with the colours kept or
+    # exchanged, maps the empty board to itself and every play of colour c onto a play of colour
+    # c ^ swap (so a node onto a node with as many continuations)
+    grids, moves = gametree._game_graph(w, h, rules)
+    group = gametree._colouring_symmetries(grids)
+    assert len(group) == 2 * (8 if w == h else 4)
+    for i, (p, swap) in enumerate(group):
+        assert sorted(p) == list(range(len(grids))) and p[0] == 0
+        for q, g in enumerate(grids):
+            # the colouring the permutation names is the transformed stones array
+            t = transform_planes(g, i // 2)
+            assert (grids[p[q]] == (np.where(t == 0, 0, 3 - t) if swap else t)).all()
+            for c in (0, 1):
+                image = {p[r]: m for r, m in moves[2 * q + c].items()}
+                assert moves[2 * p[q] + (c ^ swap)] == image
+    if (w, h) == (2, 2):
+        # Black's four first plays are one orbit, and White's four after Black's pass the same
+        # one with the colours exchanged: the root's children are that node and the pass
+        root, children, _ = gametree._root_dag(moves, group, 3)
+        kids = children[root]
+        assert len(kids) == 5 and len({k for k, _ in kids}) == 2
+        passed = next(k for k, _ in kids if k[2])
+        assert {k for k, _ in children[passed]} == {k for k, _ in kids if not k[2]}
+
+
+class Interrupted(Exception):
+    pass
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_game_count_interruptible(threads):
+    # 2x2 takes minutes: a signal handler's exception stops it (the calling thread checks after
+    # each of its tasks) and leaves the module working
+    def handler(signum, frame):
+        raise Interrupted
+    old = signal.signal(signal.SIGALRM, handler)
+    t0 = time.perf_counter()
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    try:
+        with pytest.raises(Interrupted):
+            count_games(2, 2, threads=threads)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert time.perf_counter() - t0 < 10            # a loose bound, far below the full run
+    assert _count_games_walk(1, 3, None, threads, True, 1)[0] == 907      # all in C
+
+
+@SLOW
+def test_game_count_threads_agree():
+    # 1x4 split over one and two threads (the 1x3 tests above split their tiny walks too)
+    assert count_games(1, 4, threads=1) == count_games(4, 1, threads=2) == 2_098_407_841
 
 
 @pytest.mark.parametrize("w,h", [(1, 2), (1, 3)])
@@ -153,6 +258,10 @@ def test_refusals():
         count_games(1, 5)
     with pytest.raises(ValueError):
         count_games(0, 2)
+    with pytest.raises(ValueError, match="threads"):
+        count_games(1, 2, threads=0)
+    with pytest.raises(TypeError, match="threads"):
+        count_games(1, 2, threads=1.5)
 
 
 def test_public_names():
@@ -174,6 +283,8 @@ def test_cli_games(capsys):
     from fastgo.cli import main
     assert main(["count", "1", "3", "--games"]) == 0
     assert "complete games on 1x3 under tromp-taylor rules: 907 " in capsys.readouterr().out
+    assert main(["count", "2", "1", "--games", "--threads", "2"]) == 0
+    assert "complete games on 2x1 under tromp-taylor rules: 9 (" in capsys.readouterr().out
 
 
 def _after(b, *moves):

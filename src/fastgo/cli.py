@@ -131,9 +131,10 @@ def _count(args):
     if args.games:
         from fastgo.gametree import count_games
         t0 = time.perf_counter()
-        n = count_games(w, h, args.rules)
+        n = count_games(w, h, args.rules, threads=args.threads)
         print(f"complete games on {w}x{h} under {args.rules_name} rules: {n:,} "
-              f"({time.perf_counter() - t0:.2f} s)")
+              f"({time.perf_counter() - t0:.2f} s on {args.threads or default_threads()} "
+              f"thread(s))")
         return 0
     if min(w, h) > fc.MAX_FRONTIER:
         raise ValueError(f"board size {w}x{h} out of range for the exact count: its shorter side "
@@ -330,8 +331,8 @@ def main(argv=None):
     count.add_argument("--confidence", type=float, default=None,
                        help="confidence of the estimate's interval (default 0.95)")
     count.add_argument("--threads", type=int, default=None,
-                       help="threads (default: 1 for the exact sweep, all cores for --estimate "
-                       "and --brute)")
+                       help="threads (default: 1 for the exact sweep, all cores for --estimate, "
+                       "--brute and --games)")
     how.add_argument("--games", action="store_true",
                      help="count the complete games on the empty board instead (tiny boards)")
     count.add_argument("--rules", dest="rules_name", default="tromp-taylor",

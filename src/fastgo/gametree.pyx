@@ -11,18 +11,27 @@
   positional superko, each a sequence of turns that ends with the first two passes in a row: the
   simple paths of Tromp and Farnebäck's game graph ("Combinatorics of Go": 1x1 = 1, 1x2 = 9,
   1x3 = 907, 1x4 = 2,098,407,841; 2x2 = 386,356,909,593 by John Tromp's 1999 count). The graph
-  is built by playing every move with Board; the paths are walked with a cache of visited sets.
+  is built by playing every move with Board; every path is walked in C over bit masks, the first
+  turns merged under the board's symmetries and the exchange of colours, on OpenMP threads.
 """
 
+from cython.parallel cimport prange, threadid
 from cpython.exc cimport PyErr_CheckSignals
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 
 from fastgo.board cimport Board
 from fastgo.core cimport LEGAL, mix64
 
+import warnings
+
+import numpy as np
+
+from fastgo import playout as _playout
 from fastgo.board import Board as _Board
 from fastgo.coords import _index, point_to_vertex
+from fastgo.playout import _int, default_threads
+from fastgo.symmetry import symmetries, transform_planes
 
 #: Deepest perft: the walk recurses in C once per turn.
 MAX_DEPTH = 64
@@ -123,77 +132,100 @@ def perft_divide(board, depth):
 # Complete games: simple paths in the game graph, counted over visited sets.
 #
 # Under positional superko whether a play is legal depends on the colouring, the player and the
-# set of colourings the game has visited, nothing else. So the games that go on from a node of
-# the walk depend only on (colouring, player, whether the last turn was a pass, visited set): the
-# walk remembers the count of nodes it has finished in a cache and meets some of them again
-# along other orders of the same moves (only early nodes are kept: see MEMO_VISITED). The graph
-# itself (the legal colourings reachable from the empty board, and where each play leads) is
-# built by playing every move with Board; the walk over it is a few instructions a node.
+# set of colourings the game has visited, nothing else. The graph (the legal colourings reachable
+# from the empty board, and where each play leads) is built by playing every move with Board;
+# the walk over it runs in C without the GIL, a visited set and each colouring's plays a 64-bit
+# mask, so a node costs a few instructions. Every game is walked: no cache of counts. The count
+# from a node depends only on (colouring, player, passed, visited set), but the same visited set
+# ending at the same colouring is rarely met again: on 2x2, a cache of every node hit 0.9% of its
+# look-ups and made the walk 12 times slower; of nodes of at most 12 visited colourings, none
+# (benchmarks/RESULTS.md).
+#
+# The first turns are expanded here in Python, to a depth where there are enough nodes to share
+# among threads, with a table of the nodes met: nodes that a symmetry of the board, the exchange
+# of the colours or both map onto each other have the same number of continuations, so each is
+# kept in the smallest form of its orbit and walked once (the exchange matters at the root: the
+# games that start with Black's pass are, colours exchanged, those that start with a Black play,
+# one pass more). The nodes left are walked in C in parallel (OpenMP), each into its own result,
+# and the counts put together in Python: the count does not depend on the threads.
 
 ctypedef struct Graph:
-    int n                   # colourings, numbered in the order found (0: the empty board)
-    int* first              # first[2 * q + c]: start in `succ` of the plays of colour c + 1 at q
-    int* succ               # the colouring each play leads to, in point order
-
-ctypedef struct MemoSlot:
-    uint64_t visited        # the visited set, a bit per colouring
-    uint64_t tag            # 1 + (colouring << 2 | player << 1 | passed); 0: an empty slot
-    uint64_t count          # complete games from that node
-
-cdef enum:
-    MEMO_BITS = 22          # 4M slots of 24 bytes: a cache, a colliding node replaces the old
-    MEMO_VISITED = 12       # only nodes of at most this many visited colourings are remembered:
-                            # early in a game the same set is reached in many orders and its
-                            # subtree is large; deep nodes are many, rarely met again, and cheap
+    uint64_t* plays         # plays[2 * q + c]: the colourings that colour c + 1's plays at
+                            # colouring q lead to, a bit each
+    uint64_t* either        # either[q]: plays[2 * q] | plays[2 * q + 1]
+    uint8_t* mult           # mult[(2 * q + c) * 64 + r]: how many of those plays lead to r (2 or
+                            # more only when suicides of different chains leave the same colouring)
 
 cdef extern from *:
     """
-    #define fastgo_popcount64(x) __builtin_popcountll(x)
+    /* the lowest set bit of a nonzero word */
+    #ifdef _MSC_VER
+    #include <intrin.h>
+    static __inline int fastgo_ctz64(unsigned __int64 x) {
+        unsigned long i; _BitScanForward64(&i, x); return (int)i;
+    }
+    #else
+    #define fastgo_ctz64(x) __builtin_ctzll(x)
+    #endif
     """
-    int popcount64 "fastgo_popcount64" (uint64_t x) noexcept nogil
+    int ctz64 "fastgo_ctz64" (uint64_t x) noexcept nogil
+
+cdef extern from "Python.h":
+    # PyErr_CheckSignals without Cython's exception check: -1 leaves the exception set, to be
+    # raised once the parallel loop is over (an exception cannot leave a prange's body)
+    int check_signals "PyErr_CheckSignals" () noexcept
 
 
-cdef uint64_t paths(const Graph* g, MemoSlot* memo, int q, int c, bint passed,
-                    uint64_t visited, _Walk w) except? 0:
-    """Complete games from colouring q with colour c + 1 to play (c = 0 Black), `passed` when the
-    last turn was a pass, `visited` the colourings seen (q among them)."""
-    cdef uint64_t tag = 1 + ((<uint64_t>q << 2) | (<uint64_t>c << 1) | <uint64_t>passed)
-    cdef uint64_t total, h
-    cdef MemoSlot* slot = NULL
-    cdef int k, nxt
-    if popcount64(visited) <= MEMO_VISITED:
-        h = mix64(visited ^ (tag * <uint64_t>0x9E3779B97F4A7C15))
-        slot = &memo[h >> (64 - MEMO_BITS)]
-        if slot.tag == tag and slot.visited == visited:
-            return slot.count
-    w.tick()
-    # a pass: the second in a row ends the game, a first one hands the turn over
-    total = 1 if passed else paths(g, memo, q, 1 - c, True, visited, w)
-    for k in range(g.first[2 * q + c], g.first[2 * q + c + 1]):
-        nxt = g.succ[k]
-        if not (visited >> nxt) & 1:
-            total = add_checked(total, paths(g, memo, nxt, 1 - c, False,
-                                             visited | (<uint64_t>1 << nxt), w))
-    if slot != NULL:
-        slot.visited = visited
-        slot.tag = tag
-        slot.count = total
+cdef int raise_pending() except -1:
+    """Raise the exception check_signals left set."""
+    return -1
+
+
+cdef uint64_t games_after_play(const Graph* g, int q, int c, uint64_t visited) noexcept nogil:
+    """Complete games from colouring q with colour c + 1 to play (c = 0 Black) after a play,
+    `visited` the colourings seen (q among them): a pass, then the other colour passes too (the
+    game ends) or plays; or a play. No overflow: the largest board of at most 64 colourings
+    (2x2) has under 2^39 games."""
+    return 1 + games_after_plays(g, q, 1 - c, visited) + games_after_plays(g, q, c, visited)
+
+
+cdef inline uint64_t games_after_plays(const Graph* g, int q, int c,
+                                       uint64_t visited) noexcept nogil:
+    """Complete games that go on with a play of colour c + 1 at colouring q."""
+    cdef uint64_t total = 0, left = g.plays[2 * q + c] & ~visited, seen
+    cdef int r
+    while left:
+        r = ctz64(left)
+        left &= left - 1
+        seen = visited | (<uint64_t>1 << r)
+        if g.either[r] & ~seen:
+            total += g.mult[(2 * q + c) * 64 + r] * games_after_play(g, r, 1 - c, seen)
+        else:
+            total += g.mult[(2 * q + c) * 64 + r]   # no play left from r: pass, pass
     return total
+
+
+cdef uint64_t games_from(const Graph* g, int q, int c, int passed, uint64_t visited) noexcept nogil:
+    """Complete games from any node of the walk: `passed` when the last turn was a pass."""
+    if passed:
+        return 1 + games_after_plays(g, q, c, visited)
+    return games_after_play(g, q, c, visited)
 
 
 def _game_graph(width, height, rules):
     """The colourings reachable from the empty board by legal plays (Board's rules, no history)
-    and, for each colouring and colour, the colourings its plays lead to, in point order."""
+    as stones arrays, and, for each colouring q and colour c + 1, ``moves[2 * q + c]``: a dict
+    {colouring its plays lead to: how many plays lead there}, in the order first reached."""
     start = _Board(width, height, rules=rules)
     n = start.num_points
     found = {start.stones().tobytes(): 0}
     grids = [start.stones()]
-    moves = []                      # moves[2 * q + c]: colourings reached by colour c + 1's plays
+    moves = []
     q = 0
     while q < len(grids):
         for colour in (1, 2):
             here = _Board.from_array(grids[q], to_move=colour, rules=rules)
-            reached = []
+            reached = {}
             for m in here.legal_moves():
                 if m == n:
                     continue
@@ -207,48 +239,170 @@ def _game_graph(width, height, rules):
                                          f"{width}x{height} has more")
                     found[key] = len(grids)
                     grids.append(after.stones())
-                reached.append(found[key])
+                reached[found[key]] = reached.get(found[key], 0) + 1
             moves.append(reached)
         q += 1
-    return moves
+    return grids, moves
 
 
-def count_games(width, height=None, rules=None):
+def _colouring_symmetries(grids):
+    """The symmetries of the game graph: for each symmetry k of the board, and with the colours
+    kept (swap 0) or exchanged (swap 1), (the permutation of the colourings it induces, swap).
+    The rules treat the colours alike and the same under every symmetry, and either colour may
+    play first (after a pass), so the reachable colourings map onto each other and colour c's
+    plays onto colour c ^ swap's."""
+    h, w = grids[0].shape
+    index = {g.tobytes(): q for q, g in enumerate(grids)}
+    out = []
+    for k in symmetries(w, h):
+        for swap in (0, 1):
+            perm = []
+            for g in grids:
+                t = np.ascontiguousarray(transform_planes(g, k))
+                if swap:
+                    t = np.where(t == 0, 0, 3 - t).astype(g.dtype)
+                perm.append(index[t.tobytes()])
+            out.append((perm, swap))
+    return out
+
+
+def _canonical(q, c, passed, visited, group):
+    """The node (q, c, passed, visited) of the walk as the smallest of its images under `group`
+    (from _colouring_symmetries): all have the same number of continuations."""
+    best = None
+    for perm, swap in group:
+        v = 0
+        left = visited
+        while left:
+            low = left & -left
+            v |= 1 << perm[low.bit_length() - 1]
+            left ^= low
+        key = (perm[q], c ^ swap, v)
+        if best is None or key < best:
+            best = key
+    return (best[0], best[1], passed, best[2])
+
+
+def _root_dag(moves, group, min_tasks):
+    """The first turns of the walk from the empty board, as a graph of nodes (q, c, passed,
+    visited) each in its canonical form under `group`: a node met again (by another order of
+    the same colourings, or as the image of one met before under a symmetry or the exchange of
+    colours) is walked once. Expanded one turn deeper at a time until at least `min_tasks` nodes
+    are left to walk (or none is). Returns (root, children, tasks): children[node] lists
+    (child, plays that lead there) for the expanded nodes, a pass as one play; tasks are the
+    nodes not expanded, in the order met."""
+    root = _canonical(0, 0, False, 1, group)
+    children = {}
+    seen = {root}
+    level = [root]
+    while level and len(level) < min_tasks:
+        deeper = []
+        for node in level:
+            q, c, passed, visited = node
+            kids = [] if passed else [(_canonical(q, 1 - c, True, visited, group), 1)]
+            for r, m in moves[2 * q + c].items():
+                if not (visited >> r) & 1:
+                    kids.append((_canonical(r, 1 - c, False, visited | (1 << r), group), m))
+            children[node] = kids
+            for kid, _ in kids:
+                if kid not in seen:
+                    seen.add(kid)
+                    deeper.append(kid)
+        level = deeper
+    return root, children, level
+
+
+def _dag_games(root, children, walked):
+    """Complete games from the root, given the count of every task in `walked`: a pass after a
+    pass ends a game; otherwise the games of a node are those of its children."""
+    games = dict(walked)
+    # a child has more visited colourings than its node, or as many and a pass more: children
+    # first
+    for node in sorted(children, key=lambda n: (bin(n[3]).count("1"), n[2]), reverse=True):
+        games[node] = int(node[2]) + sum(m * games[kid] for kid, m in children[node])
+    return games[root]
+
+
+#: root nodes to expand before walking: enough tasks to share among threads, few enough to list
+ROOT_NODES = 4096
+
+
+def _count_games_walk(width, height, rules, threads, symmetry=True, root_nodes=ROOT_NODES):
+    """count_games with its knobs: returns (the count, root tasks walked). `symmetry` False
+    merges only the nodes met again; `root_nodes` is how many nodes to expand in Python before
+    walking the rest in C (1: the C walk starts at the empty board)."""
+    board = _Board(width, height, rules=rules)
+    if board.rules.ko != "positional":
+        raise ValueError(f"count_games counts games under positional superko, not under the "
+                         f"{board.rules.ko} ko rule of {board.rules}")
+    nt = default_threads() if threads is None else _int(threads, "threads", 1, 1024)
+    if _playout._forked and nt > 1:
+        warnings.warn("count_games runs on one thread in a forked process", RuntimeWarning)
+        nt = 1
+    grids, moves = _game_graph(board.width, board.height, board.rules)
+    group = _colouring_symmetries(grids) if symmetry else [(list(range(len(grids))), 0)]
+    root, children, tasks = _root_dag(moves, group, _int(root_nodes, "root_nodes", 1, 1 << 20))
+    cdef Graph g
+    cdef int k, i, nt_c = nt, ntasks = len(tasks)
+    cdef volatile int stop[1]
+    cdef uint64_t* results = <uint64_t*>calloc(ntasks + 1, sizeof(uint64_t))
+    cdef int* tq = <int*>malloc((ntasks + 1) * sizeof(int))
+    cdef int* tc = <int*>malloc((ntasks + 1) * sizeof(int))
+    cdef int* tp = <int*>malloc((ntasks + 1) * sizeof(int))
+    cdef uint64_t* tv = <uint64_t*>malloc((ntasks + 1) * sizeof(uint64_t))
+    g.plays = <uint64_t*>calloc(len(moves), sizeof(uint64_t))
+    g.either = <uint64_t*>calloc(len(grids), sizeof(uint64_t))
+    g.mult = <uint8_t*>calloc(len(moves) * 64, sizeof(uint8_t))
+    try:
+        if (results == NULL or tq == NULL or tc == NULL or tp == NULL or tv == NULL
+                or g.plays == NULL or g.either == NULL or g.mult == NULL):
+            raise MemoryError()
+        for k in range(len(moves)):
+            for r, m in moves[k].items():
+                g.plays[k] |= <uint64_t>1 << r
+                g.either[k // 2] |= <uint64_t>1 << r
+                g.mult[k * 64 + r] = m          # at most the board's points (<= 64)
+        stop[0] = 0
+        for i, (q, c, passed, visited) in enumerate(tasks):
+            tq[i], tc[i], tp[i], tv[i] = q, c, passed, visited
+        # one loop over the tasks, handed out one at a time; the calling thread (OpenMP's
+        # thread 0, the only one Python's signal handlers run on) checks for Ctrl-C after each of
+        # its tasks, and a Ctrl-C makes every thread skip the tasks left
+        with nogil:
+            for i in prange(ntasks, num_threads=nt_c, schedule="dynamic", chunksize=1):
+                if stop[0]:
+                    continue
+                results[i] = games_from(&g, tq[i], tc[i], tp[i], tv[i])
+                if threadid() == 0:
+                    with gil:
+                        stop[0] = stop[0] | (check_signals() != 0)
+        if stop[0]:
+            raise_pending()
+        return _dag_games(root, children, {tasks[i]: results[i] for i in range(ntasks)}), ntasks
+    finally:
+        free(results)
+        free(tq)
+        free(tc)
+        free(tp)
+        free(tv)
+        free(g.plays)
+        free(g.either)
+        free(g.mult)
+
+
+def count_games(width, height=None, rules=None, *, threads=None):
     """The number of complete games on an empty ``width x height`` board under `rules` (a
     ``Rules``, a preset name or None for Tromp-Taylor; its ko rule must be positional superko):
     the sequences of legal turns from the empty board, Black first, that end at the first two
     passes in a row. No play may recreate a colouring seen before in the game, while a pass (which
     keeps the colouring) is always allowed, so every game is finite: these are the simple paths
     of Tromp and Farnebäck's game graph. Boards of at most ``MAX_GAME_COLOURINGS`` reachable
-    colourings (2x2 has 57, 1x4 41; 1x5 already 113). Exact: every game is counted, once per
-    node of the walk that the cache has not seen.
+    colourings (2x2 has 57, 1x4 41; 1x5 already 113). Every game is walked, but once only for
+    the games that a symmetry of the board or the exchange of colours (with Black's first turn a
+    pass) maps onto each other. Exact whatever `threads` (None: all cores): the first turns are
+    split into tasks walked in parallel and put together in order. Ctrl-C stops it.
 
     >>> count_games(1, 1), count_games(1, 2), count_games(1, 3)
     (1, 9, 907)
     """
-    board = _Board(width, height, rules=rules)
-    if board.rules.ko != "positional":
-        raise ValueError(f"count_games counts games under positional superko, not under the "
-                         f"{board.rules.ko} ko rule of {board.rules}")
-    moves = _game_graph(board.width, board.height, board.rules)
-    cdef Graph g
-    cdef int k, i
-    cdef MemoSlot* memo = <MemoSlot*>calloc(<size_t>1 << MEMO_BITS, sizeof(MemoSlot))
-    g.n = len(moves) // 2
-    g.first = <int*>malloc((len(moves) + 1) * sizeof(int))
-    g.succ = <int*>malloc((sum(map(len, moves)) + 1) * sizeof(int))
-    try:
-        if memo == NULL or g.first == NULL or g.succ == NULL:
-            raise MemoryError()
-        i = 0
-        for k in range(len(moves)):
-            g.first[k] = i
-            for q in moves[k]:
-                g.succ[i] = q
-                i += 1
-        g.first[len(moves)] = i
-        return int(paths(&g, memo, 0, 0, False, 1, _Walk()))
-    finally:
-        free(memo)
-        free(g.first)
-        free(g.succ)
+    return _count_games_walk(width, height, rules, threads)[0]
