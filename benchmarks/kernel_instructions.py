@@ -1,0 +1,43 @@
+"""Instructions a move inside the playout kernel, counted by callgrind (repeatable, unlike time).
+
+    python benchmarks/kernel_instructions.py [--size 9] [--ko simple] [--games 1200]
+
+Runs `fastgo.playouts(Board(size), games, seed=3, threads=1, ko=ko)` under
+``valgrind --tool=callgrind`` collecting only inside the kernel's per-playout function (copy of
+the start, the moves, the score), and divides by the moves played. The same seed plays the same
+games on every commit whose rules and policy agree, so two builds compare move for move.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+KERNEL = "__pyx_f_6fastgo_7playout__one"
+CHILD = ("import sys, numpy as np, fastgo; n, size, ko = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3];"
+         "r = fastgo.playouts(fastgo.Board(size), n, seed=3, threads=1, ko=ko);"
+         "print('moves', int(np.sum(r.lengths)))")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--size", type=int, default=9)
+    ap.add_argument("--ko", default="simple", choices=("simple", "positional", "situational"))
+    ap.add_argument("--games", type=int, default=1200)
+    a = ap.parse_args()
+    env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        r = subprocess.run(["valgrind", "--tool=callgrind", f"--toggle-collect={KERNEL}",
+                            f"--callgrind-out-file={out}", sys.executable, "-c", CHILD,
+                            str(a.games), str(a.size), a.ko],
+                           capture_output=True, text=True, env=env, check=True)
+    instructions = int(re.search(r"Collected : (\d+)", r.stderr).group(1))
+    moves = int(re.search(r"moves (\d+)", r.stdout).group(1))
+    print(f"{a.size}x{a.size} ko={a.ko}: {instructions / moves:.1f} instructions a move "
+          f"({a.games} games, {moves} moves, {instructions} instructions in {KERNEL})")
+
+
+if __name__ == "__main__":
+    main()
