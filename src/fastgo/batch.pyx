@@ -129,7 +129,6 @@ cdef void encode_game(BoardBatch self, int64_t i, plane_t* out) noexcept nogil:
     cdef int64_t t, known
     cdef const uint8_t* col
     cdef int8_t libcache[MAX_PAD]
-    cdef uint64_t hh
     cdef const uint64_t* ko = &g.ko_hash if g.nturns >= 1 else NULL
     cdef bint over = self.over(i)
     if enc == ENC_AGZ17:
@@ -181,7 +180,7 @@ cdef void encode_game(BoardBatch self, int64_t i, plane_t* out) noexcept nogil:
                         continue
                     # 6: the ko rule (simple ko or superko) forbids the mover's play here now
                     status = judge_play(b, p + c, mover, self.ko_rule, self.suicide, ko,
-                                        hashset_seen, &g.seen, &hh)
+                                        hashset_seen, &g.seen, NULL)
                     if status == KO or status == SUPERKO:
                         out[6 * hw + q] = 1
                     continue
@@ -297,11 +296,10 @@ cdef class BoardBatch:
     cdef int judge(self, int64_t i, int point) noexcept nogil:
         """Why game i may not play `point` now (0: it may): core.judge_move, or MOVE_CAP."""
         cdef Game* g = &self.games[i]
-        cdef uint64_t h
         if self.capped(i) and not self.over(i):
             return MOVE_CAP
         return judge_move(self.state(i), point, self.to_move_of(i), self.over(i), self.ko_rule,
-                          self.suicide, &g.ko_hash if g.nturns >= 1 else NULL, hashset_seen, &g.seen, &h)
+                          self.suicide, &g.ko_hash if g.nturns >= 1 else NULL, hashset_seen, &g.seen, NULL)
 
     cdef int reserve(self, int64_t i) noexcept nogil:
         """Room for one more turn of game i; -1 when out of memory (the game unchanged)."""

@@ -847,15 +847,10 @@ cdef inline bint hashset_seen(const void* memory, uint64_t key) noexcept nogil:
     """SeenFn over a HashSet."""
     return hashset_contains(<const HashSet*>memory, key)
 
-cdef inline int judge_play(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
-                           const uint64_t* ko_hash, SeenFn seen, const void* memory,
-                           uint64_t* new_hash) noexcept nogil:
-    """Why `colour` may not play the padded point p now (LEGAL = it may), the game not over:
-    OCCUPIED; SUICIDE when the play clears the mover's own stones and suicide is off; under the
-    simple ko rule KO when the play recreates *ko_hash, the colouring before the opponent's last
-    turn (ko_hash NULL before any turn); under superko SUPERKO when seen(memory, key) holds the key
-    (superko_key) of the colouring the play leaves with the opponent to move. Stores that
-    colouring's hash in new_hash."""
+cdef inline int judge_by_preview(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
+                                 const uint64_t* ko_hash, SeenFn seen, const void* memory,
+                                 uint64_t* new_hash) noexcept nogil:
+    """judge_play by board_preview: every case, the resulting colouring's hash stored."""
     cdef int status, captured
     cdef uint64_t h
     status = board_preview(b, p, colour, &h, &captured)
@@ -874,15 +869,45 @@ cdef inline int judge_play(const BoardState* b, int p, int colour, int ko_rule, 
         return SUPERKO
     return LEGAL
 
+cdef inline int judge_play(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
+                           const uint64_t* ko_hash, SeenFn seen, const void* memory,
+                           uint64_t* new_hash) noexcept nogil:
+    """Why `colour` may not play the padded point p now (LEGAL = it may), the game not over:
+    OCCUPIED; SUICIDE when the play clears the mover's own stones and suicide is off; under the
+    simple ko rule KO when the play recreates *ko_hash, the colouring before the opponent's last
+    turn (ko_hash NULL before any turn); under superko SUPERKO when seen(memory, key) holds the key
+    (superko_key) of the colouring the play leaves with the opponent to move. Stores that
+    colouring's hash in new_hash, unless new_hash is NULL: then a play next to an empty point is
+    judged from the neighbour counts alone, without a preview of its captures."""
+    cdef uint16_t nb
+    cdef uint64_t h
+    if new_hash != NULL:
+        return judge_by_preview(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, new_hash)
+    if b.cell[p].color != EMPTY:
+        return OCCUPIED
+    nb = nbr_counts(b)[p]
+    if nb & NBR_EMPTY:
+        # The stone keeps a liberty: no suicide. No simple-ko retake either: a retake refills p
+        # after the opponent's last turn captured our lone stone there, so every neighbour of p
+        # was then, and still is, a wall or an opponent's stone.
+        if ko_rule == KO_SIMPLE or not b.cell[p].ever:
+            return LEGAL    # (never used: a colouring that cannot have occurred before)
+        if not (nb & nbr_of(3 - colour)):
+            # no opponent neighbour, so no capture: the colouring gains this stone alone
+            h = b.hash ^ zkey(colour, p)
+            return SUPERKO if seen(memory, superko_key(ko_rule, h, 3 - colour)) else LEGAL
+    return judge_by_preview(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, &h)
+
 cdef inline int judge_move(const BoardState* b, int point, int colour, bint over, int ko_rule,
                            bint suicide, const uint64_t* ko_hash, SeenFn seen, const void* memory,
                            uint64_t* new_hash) noexcept nogil:
     """judge_play for a public point, or the pass (point = width * height, always legal while
-    the game goes on); GAME_OVER for any move once `over` (two passes)."""
+    the game goes on); GAME_OVER for any move once `over` (two passes). new_hash may be NULL."""
     if over:
         return GAME_OVER
     if point == b.width * b.height:
-        new_hash[0] = b.hash
+        if new_hash != NULL:
+            new_hash[0] = b.hash
         return LEGAL
     return judge_play(b, to_pad(b, point), colour, ko_rule, suicide, ko_hash, seen, memory, new_hash)
 
@@ -892,7 +917,6 @@ cdef inline void judge_mask(const BoardState* b, int colour, bint over, int ko_r
     """judge_move == LEGAL for every public point and, last, the pass: width * height + 1 bytes
     of 0/1 at out."""
     cdef int r, c, p, s = b.stride, npoints = b.width * b.height
-    cdef uint64_t h
     if over:
         memset(out, 0, npoints + 1)
         return
@@ -900,11 +924,5 @@ cdef inline void judge_mask(const BoardState* b, int colour, bint over, int ko_r
     for r in range(b.height):
         p = (r + 1) * s
         for c in range(b.width):
-            if b.cell[p].color != EMPTY:
-                out[0] = 0
-            elif not b.cell[p].ever and has_empty_neighbour(b, p):
-                out[0] = 1      # fresh point with a liberty: legal under every rule
-            else:
-                out[0] = judge_play(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, &h) == LEGAL
-            out += 1
-            p += 1
+            out[c] = judge_play(b, p + c, colour, ko_rule, suicide, ko_hash, seen, memory, NULL) == LEGAL
+        out += b.width
