@@ -321,10 +321,13 @@ cdef class BoardBatch:
         """Play a judged-legal move in game i (room reserved) and record the turn."""
         cdef BoardState* b = self.state(i)
         cdef Game* g = &self.games[i]
-        cdef int colour = self.to_move_of(i)
+        cdef int colour = self.to_move_of(i), p = -1
+        cdef int32_t captured = b.captures[colour]
+        cdef uint8_t* ring = self.rings + <size_t>i * self.ring_bytes
         g.ko_hash = b.hash
         if point != self.npoints:
-            board_play(b, NULL, to_pad(b, point), colour)
+            p = to_pad(b, point)
+            board_play(b, NULL, p, colour)
             g.passes = 0
         else:
             g.passes += 1
@@ -332,7 +335,13 @@ cdef class BoardBatch:
         g.nturns += 1
         if self.ko_rule != KO_SIMPLE:
             hashset_add(&g.seen, superko_key(self.ko_rule, b.hash, 3 - colour))
-        board_colours(b, self.rings + <size_t>i * self.ring_bytes + <size_t>(g.nturns % HISTORY) * b.npad)
+        if b.captures[colour] != captured or (p >= 0 and b.cell[p].color != colour):
+            board_colours(b, ring + <size_t>(g.nturns % HISTORY) * b.npad)
+        else:   # a pass, or a stone that took nothing: the last colouring and this stone
+            memcpy(ring + <size_t>(g.nturns % HISTORY) * b.npad,
+                   ring + <size_t>((g.nturns - 1) % HISTORY) * b.npad, b.npad)
+            if p >= 0:
+                ring[<size_t>(g.nturns % HISTORY) * b.npad + p] = <uint8_t>colour
 
     cdef void restart(self, int64_t i) noexcept nogil:
         """Game i back to the batch's start position."""

@@ -739,8 +739,9 @@ ctypedef struct HashSet:
     int64_t used           # slots not -1
 
 cdef inline int64_t hashset_find(const HashSet* s, uint64_t key) noexcept nogil:
-    """Slot holding `key` (maybe a tombstone), or the never-used slot where it would go."""
-    cdef int64_t i = <int64_t>(mix64(key) & <uint64_t>(s.cap - 1))
+    """Slot holding `key` (maybe a tombstone), or the never-used slot where it would go. The keys
+    are Zobrist hashes, uniform in every bit, so their low bits index the table unmixed."""
+    cdef int64_t i = <int64_t>(key & <uint64_t>(s.cap - 1))
     while s.counts[i] != -1 and s.keys[i] != key:
         i = (i + 1) & (s.cap - 1)
     return i
@@ -869,6 +870,14 @@ cdef inline int judge_by_preview(const BoardState* b, int p, int colour, int ko_
         return SUPERKO
     return LEGAL
 
+cdef inline bint plays_freely(const BoardState* b, int p, int ko_rule) noexcept nogil:
+    """A play on the empty point p is legal whatever the colour and the game so far: p has an
+    empty neighbour, so the stone keeps a liberty (no suicide), and either the ko rule is simple
+    ko, which cannot bite there (a retake refills p after the opponent's last turn captured our
+    lone stone on it, so every neighbour of p was then, and still is, a wall or an opponent's
+    stone), or no stone ever stood on p (a colouring that cannot have occurred before)."""
+    return (nbr_counts(b)[p] & NBR_EMPTY) != 0 and (ko_rule == KO_SIMPLE or not b.cell[p].ever)
+
 cdef inline int judge_play(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
                            const uint64_t* ko_hash, SeenFn seen, const void* memory,
                            uint64_t* new_hash) noexcept nogil:
@@ -885,13 +894,10 @@ cdef inline int judge_play(const BoardState* b, int p, int colour, int ko_rule, 
         return judge_by_preview(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, new_hash)
     if b.cell[p].color != EMPTY:
         return OCCUPIED
+    if plays_freely(b, p, ko_rule):
+        return LEGAL
     nb = nbr_counts(b)[p]
-    if nb & NBR_EMPTY:
-        # The stone keeps a liberty: no suicide. No simple-ko retake either: a retake refills p
-        # after the opponent's last turn captured our lone stone there, so every neighbour of p
-        # was then, and still is, a wall or an opponent's stone.
-        if ko_rule == KO_SIMPLE or not b.cell[p].ever:
-            return LEGAL    # (never used: a colouring that cannot have occurred before)
+    if nb & NBR_EMPTY:      # superko on a point used before
         if not (nb & nbr_of(3 - colour)):
             # no opponent neighbour, so no capture: the colouring gains this stone alone
             h = b.hash ^ zkey(colour, p)
@@ -924,5 +930,12 @@ cdef inline void judge_mask(const BoardState* b, int colour, bint over, int ko_r
     for r in range(b.height):
         p = (r + 1) * s
         for c in range(b.width):
-            out[c] = judge_play(b, p + c, colour, ko_rule, suicide, ko_hash, seen, memory, NULL) == LEGAL
+            # most points are settled by two reads: stones, and plays_freely
+            if b.cell[p + c].color != EMPTY:
+                out[c] = 0
+            elif plays_freely(b, p + c, ko_rule):
+                out[c] = 1
+            else:
+                out[c] = judge_play(b, p + c, colour, ko_rule, suicide, ko_hash, seen, memory,
+                                    NULL) == LEGAL
         out += b.width
