@@ -922,20 +922,19 @@ cdef inline void judge_mask(const BoardState* b, int colour, bint over, int ko_r
                             uint8_t* out) noexcept nogil:
     """judge_move == LEGAL for every public point and, last, the pass: width * height + 1 bytes
     of 0/1 at out."""
-    cdef int r, c, p, s = b.stride, npoints = b.width * b.height
+    cdef int k, p, row, s = b.stride, npoints = b.width * b.height
+    cdef const int16_t* empty = empty_list(b)
+    # p // s as a multiply and a shift: exact for every padded index (p * s_inv / 2**20 exceeds
+    # p / s by less than MAX_PAD / 2**20 < 1 / s, short of the next whole number); no division
+    cdef uint32_t s_inv = ((1 << 20) + s - 1) // s
+    memset(out, 0, npoints + 1)
     if over:
-        memset(out, 0, npoints + 1)
         return
     out[npoints] = 1
-    for r in range(b.height):
-        p = (r + 1) * s
-        for c in range(b.width):
-            # most points are settled by two reads: stones, and plays_freely
-            if b.cell[p + c].color != EMPTY:
-                out[c] = 0
-            elif plays_freely(b, p + c, ko_rule):
-                out[c] = 1
-            else:
-                out[c] = judge_play(b, p + c, colour, ko_rule, suicide, ko_hash, seen, memory,
-                                    NULL) == LEGAL
-        out += b.width
+    for k in range(b.num_empty):       # stones are never legal: only the empty points are judged
+        p = empty[k]
+        if plays_freely(b, p, ko_rule) or judge_play(b, p, colour, ko_rule, suicide, ko_hash, seen,
+                                                     memory, NULL) == LEGAL:
+            row = <int>((<uint32_t>p * s_inv) >> 20)
+            FASTGO_ASSERT(row == p // s, "judge_mask: the row of padded point p; p", p)
+            out[p - s - row + 1] = 1    # (row - 1) * width + p - row * stride
