@@ -217,3 +217,48 @@ def test_constructor_validation():
 def test_state_bytes_reported():
     b9, b19 = BoardBatch(4, 9), BoardBatch(4, 19)
     assert 0 < b9.state_bytes < b19.state_bytes
+
+
+@pytest.mark.parametrize("suicide", [True, False])
+@pytest.mark.parametrize("ko", KO_RULES)
+def test_masks_match_reference_with_shortcut_cases(ko, suicide):
+    """The batch's legal masks equal the pure-Python reference's (tests/reference.py) on random
+    games of small boards, and those games reach the cases core.judge_play settles from the
+    neighbour counts without a preview: a play next to an empty point refused by superko, and a
+    play walled in by the mover's own stones (legal or refused)."""
+    from collections import Counter
+    from reference import RefGame
+    rnd = random.Random(11)
+    seen = Counter()
+    for w, h in [(2, 2), (3, 2), (3, 3), (4, 4)]:
+        n = 8
+        batch = BoardBatch(n, w, h, ko=ko, suicide=suicide, threads=1)
+        refs = [RefGame(w, h, ko=ko, suicide=suicide) for _ in range(n)]
+        for _ in range(150):
+            mask, grids = batch.legal_mask(), batch.stones().reshape(n, -1)
+            actions = []
+            for i, ref in enumerate(refs):
+                assert mask[i].tolist() == ref.legal_mask(), f"{w}x{h} game {i}"
+                mover = batch.to_move[i]
+                for p in np.flatnonzero(grids[i] == 0):
+                    r, c = divmod(int(p), w)
+                    nbrs = [grids[i][q] for q in ((r - 1) * w + c, (r + 1) * w + c) if 0 <= q < w * h]
+                    nbrs += [grids[i][r * w + cc] for cc in (c - 1, c + 1) if 0 <= cc < w]
+                    reason = ref.why_illegal(int(p))
+                    if 0 in nbrs and reason == "superko":
+                        seen["superko next to an empty point"] += 1
+                    if nbrs and all(v == mover for v in nbrs) and reason != "game over":
+                        seen["walled in by own stones, " + ("legal" if reason is None else "refused")] += 1
+                legal = np.flatnonzero(mask[i])
+                actions.append(int(rnd.choice(legal)) if len(legal) else w * h)
+            result = batch.step(np.array(actions))
+            for i in range(n):
+                if result.reset[i]:
+                    refs[i] = RefGame(w, h, ko=ko, suicide=suicide)
+                else:
+                    refs[i].play(actions[i])
+    assert seen["walled in by own stones, legal"] > 0
+    if not (ko == "simple" and suicide):    # refused there only as suicide or repetition
+        assert seen["walled in by own stones, refused"] > 0
+    if ko != "simple":
+        assert seen["superko next to an empty point"] > 0

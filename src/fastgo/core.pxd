@@ -385,6 +385,20 @@ cdef inline bint takes_last_liberty(const BoardState* b, int p, int h) noexcept 
     pseudo-liberty of the chain is a pair with p."""
     return b.cell[h].plibs == stones_next_to(b, p, h)
 
+cdef inline bint own_chain_survives(const BoardState* b, int p, int colour) noexcept nogil:
+    """Some chain of `colour` next to the empty point p keeps a liberty other than p."""
+    cdef int s = b.stride, q, k
+    cdef int nb[4]
+    nb[0] = p - s
+    nb[1] = p - 1
+    nb[2] = p + 1
+    nb[3] = p + s
+    for k in range(4):
+        q = nb[k]
+        if b.cell[q].color == colour and not takes_last_liberty(b, p, b.cell[q].head):
+            return True
+    return False
+
 cdef inline uint64_t chain_hash(const BoardState* b, int h) noexcept nogil:
     """XOR of the Zobrist keys of the stones of the chain headed by h: the hash change of its
     capture. Walked, not stored: only captures and suicides need it."""
@@ -897,11 +911,14 @@ cdef inline int judge_play(const BoardState* b, int p, int colour, int ko_rule, 
     if plays_freely(b, p, ko_rule):
         return LEGAL
     nb = nbr_counts(b)[p]
-    if nb & NBR_EMPTY:      # superko on a point used before
-        if not (nb & nbr_of(3 - colour)):
-            # no opponent neighbour, so no capture: the colouring gains this stone alone
-            h = b.hash ^ zkey(colour, p)
-            return SUPERKO if seen(memory, superko_key(ko_rule, h, 3 - colour)) else LEGAL
+    if not (nb & nbr_of(3 - colour)) and ((nb & NBR_EMPTY) or own_chain_survives(b, p, colour)):
+        # No opponent neighbour, so no capture, and a liberty kept, so no suicide: the colouring
+        # gains this stone alone. No simple-ko retake (that refills a point walled in by the
+        # opponent, see plays_freely); superko only on a point used before.
+        if ko_rule == KO_SIMPLE or not b.cell[p].ever:
+            return LEGAL
+        h = b.hash ^ zkey(colour, p)
+        return SUPERKO if seen(memory, superko_key(ko_rule, h, 3 - colour)) else LEGAL
     return judge_by_preview(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, &h)
 
 cdef inline int judge_move(const BoardState* b, int point, int colour, bint over, int ko_rule,
