@@ -594,8 +594,9 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     """Rule 7: colour the empty point p, clear the opponent's chains that no longer reach empty,
     then clear the mover's own. Legality (ko, suicide option) is the caller's business; p must be
     empty. Returns the number of opponent stones captured."""
-    cdef int k, q, h, s = b.stride, me = p, captured = 0, removed
+    cdef int k, q, h, n, s = b.stride, me = p, captured = 0, removed
     cdef int opp = 3 - colour
+    cdef int heads[4]
     cdef Cell* cl = b.cell
     cdef int16_t* size = chain_sizes(b)
     cdef int nb[4]
@@ -615,23 +616,19 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     jset16(b, j, &size[p], 1)
     jset16(b, j, &cl[p].plibs, <int16_t>(nbr_counts(b)[p] & NBR_EMPTY))
     nbr_add(b, j, p, (1 << (4 * colour)) - 1)          # an empty point -> a stone of colour
-    if (cl[nb[0]].head | cl[nb[1]].head | cl[nb[2]].head | cl[nb[3]].head) == 0 and cl[p].plibs:
-        return 0                        # no stone beside it, a liberty: a chain of its own
+    n = distinct_neighbour_chains(b, p, heads)
     # each neighbouring stone loses its pair with p. Heads are 0 on empty points and walls, which
     # then rewrite plibs[0] (a wall's, never read) unchanged: no branch to mispredict
     for k in range(4):
         h = cl[nb[k]].head
         jset16(b, j, &cl[h].plibs, cl[h].plibs - (h != 0))
-    # neighbour by neighbour, no search for distinct chains: a stone of a chain already joined
-    # has the joined chain's head, one of a chain already cleared is empty
-    for k in range(4):
-        q = nb[k]
-        if cl[q].color == colour and cl[q].head != me:
-            me = merge_chains(b, j, me, cl[q].head)
-    for k in range(4):
-        q = nb[k]
-        if cl[q].color == opp and cl[cl[q].head].plibs == 0:
-            captured += remove_chain(b, j, cl[q].head)
+    for k in range(n):
+        if cl[heads[k]].color == colour:
+            me = merge_chains(b, j, me, heads[k])
+    for k in range(n):
+        h = heads[k]
+        if cl[h].color == opp and cl[h].plibs == 0:
+            captured += remove_chain(b, j, h)
     if captured:
         jset32(b, j, &b.captures[colour], b.captures[colour] + captured)
     elif cl[me].plibs == 0:             # self-capture: only possible when nothing was captured
