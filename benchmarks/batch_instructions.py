@@ -11,12 +11,9 @@ numpy calls around it are not counted. Divides by game-steps (games x steps). Th
 fixed, so two builds whose rules agree play the same games move for move.
 """
 import argparse
-import os
 import re
-import shutil
-import subprocess
-import sys
-import tempfile
+
+from kernel_instructions import callgrind
 
 KERNEL = "__pyx_f_6fastgo_5batch_10BoardBatch__run"
 CHILD = """
@@ -43,17 +40,8 @@ def main():
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--keep", metavar="FILE", help="keep the callgrind output (for callgrind_annotate)")
     a = ap.parse_args()
-    env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "callgrind.out")
-        r = subprocess.run(["valgrind", "--tool=callgrind", f"--toggle-collect={KERNEL}",
-                            f"--callgrind-out-file={out}", sys.executable, "-c", CHILD,
-                            str(a.games), str(a.size), a.ko, str(a.steps)],
-                           capture_output=True, text=True, env=env, check=True)
-        if a.keep:
-            shutil.copy(out, a.keep)
-    instructions = int(re.search(r"Collected : (\d+)", r.stderr).group(1))
-    m = re.search(r"steps (\d+) resets (\d+) hash (\d+)", r.stdout)
+    instructions, stdout = callgrind(KERNEL, CHILD, [a.games, a.size, a.ko, a.steps], keep=a.keep)
+    m = re.search(r"steps (\d+) resets (\d+) hash (\d+)", stdout)
     steps = int(m.group(1))
     print(f"{a.size}x{a.size} ko={a.ko}: {instructions / steps:.1f} instructions a game-step "
           f"({a.games} games x {a.steps} steps, {m.group(2)} restarts, final hash xor {m.group(3)}; "

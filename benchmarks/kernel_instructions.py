@@ -10,6 +10,7 @@ games on every commit whose rules and policy agree, so two builds compare move f
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,21 +21,29 @@ CHILD = ("import sys, numpy as np, fastgo; n, size, ko = int(sys.argv[1]), int(s
          "print('moves', int(np.sum(r.lengths)))")
 
 
+def callgrind(function, child, args, keep=None):
+    """Run `python -c child *args` under callgrind collecting only inside the C `function`;
+    returns (instructions collected, the child's stdout). `keep`: a path to copy the output to."""
+    env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        r = subprocess.run(["valgrind", "--tool=callgrind", f"--toggle-collect={function}",
+                            f"--callgrind-out-file={out}", sys.executable, "-c", child,
+                            *map(str, args)],
+                           capture_output=True, text=True, env=env, check=True)
+        if keep:
+            shutil.copy(out, keep)
+    return int(re.search(r"Collected : (\d+)", r.stderr).group(1)), r.stdout
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--size", type=int, default=9)
     ap.add_argument("--ko", default="simple", choices=("simple", "positional", "situational"))
     ap.add_argument("--games", type=int, default=1200)
     a = ap.parse_args()
-    env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "callgrind.out")
-        r = subprocess.run(["valgrind", "--tool=callgrind", f"--toggle-collect={KERNEL}",
-                            f"--callgrind-out-file={out}", sys.executable, "-c", CHILD,
-                            str(a.games), str(a.size), a.ko],
-                           capture_output=True, text=True, env=env, check=True)
-    instructions = int(re.search(r"Collected : (\d+)", r.stderr).group(1))
-    moves = int(re.search(r"moves (\d+)", r.stdout).group(1))
+    instructions, stdout = callgrind(KERNEL, CHILD, [a.games, a.size, a.ko])
+    moves = int(re.search(r"moves (\d+)", stdout).group(1))
     print(f"{a.size}x{a.size} ko={a.ko}: {instructions / moves:.1f} instructions a move "
           f"({a.games} games, {moves} moves, {instructions} instructions in {KERNEL})")
 
