@@ -549,6 +549,53 @@ def test_debug_assert_names_the_check_and_the_value(tmp_path):
     assert "__pyx" not in run.stderr
 
 
+DEBUG_NBR = textwrap.dedent('''
+    # cython: language_level=3
+    from fastgo.core cimport BoardState, board_new, board_free, board_play, to_pad, nbr_counts
+
+    def play(moves, int spoil):
+        """Play (point, colour) pairs on a 5x5 board (empty points only); after `spoil` moves,
+        add one to a neighbour count behind the kernel's back."""
+        cdef BoardState* b = board_new(5, 5)
+        cdef int i = 0
+        for point, colour in moves:
+            if i == spoil:
+                nbr_counts(b)[to_pad(b, 12)] += 1
+            if b.cell[to_pad(b, point)].color == 0:
+                board_play(b, NULL, to_pad(b, point), colour)
+            i += 1
+        board_free(b)
+        return i
+''')
+
+
+def test_debug_build_recounts_the_neighbour_counts_after_every_play(tmp_path):
+    pytest.importorskip("Cython")
+    (tmp_path / "debug_nbr.pyx").write_text(DEBUG_NBR)
+    (tmp_path / "setup.py").write_text(textwrap.dedent('''
+        import sys
+        from setuptools import setup, Extension
+        from Cython.Build import cythonize
+        ext = Extension("debug_nbr", ["debug_nbr.pyx"], define_macros=[("FASTGO_DEBUG", "1")])
+        setup(ext_modules=cythonize([ext], quiet=True, include_path=[sys.argv.pop()]))
+    '''))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(fastgo.__file__)))
+    done = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", root],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    rng = np.random.default_rng(3)
+    moves = [(int(p), int(c)) for p, c in zip(rng.integers(0, 25, 400), rng.integers(1, 3, 400))]
+    # 400 random plays with captures and suicides: every recount agrees
+    code = f"import debug_nbr; print(debug_nbr.play({moves!r}, -1))"
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip() == "400", run.stderr[-2000:]
+    # a count spoiled after 50 plays is caught at the next play
+    code = f"import debug_nbr; debug_nbr.play({moves!r}, 50)"
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == -signal.SIGABRT
+    assert "fastgo: internal check failed: neighbour counts: recorded == recounted" in run.stderr
+
+
 # -- batches ------------------------------------------------------------------------------------------
 
 def test_a_batch_serves_one_call_at_a_time():

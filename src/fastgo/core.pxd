@@ -590,6 +590,25 @@ cdef inline int remove_chain(BoardState* b, Journal* j, int h) noexcept nogil:
     return count
 
 
+cdef inline void debug_check_nbr(const BoardState* b) noexcept nogil:
+    """Debug builds, after every play: each on-board point's neighbour counts against a recount
+    from the colours (EMPTY adds 1, BLACK 1 << 4, WHITE 1 << 8, a wall nothing)."""
+    cdef int r, c, p, k, v, want, s = b.stride
+    cdef int nb[4]
+    for r in range(b.height):
+        for c in range(b.width):
+            p = (r + 1) * s + c
+            nb[0] = p - s
+            nb[1] = p - 1
+            nb[2] = p + 1
+            nb[3] = p + s
+            want = 0
+            for k in range(4):
+                v = b.cell[nb[k]].color
+                want += (1 << (4 * v)) if v != WALL else 0
+            FASTGO_ASSERT(nbr_counts(b)[p] == want,
+                          "neighbour counts: recorded == recounted; padded point", p)
+
 cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcept nogil:
     """Rule 7: colour the empty point p, clear the opponent's chains that no longer reach empty,
     then clear the mover's own. Legality (ko, suicide option) is the caller's business; p must be
@@ -634,6 +653,8 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     elif cl[me].plibs == 0:             # self-capture: only possible when nothing was captured
         removed = remove_chain(b, j, me)
         jset32(b, j, &b.captures[opp], b.captures[opp] + removed)
+    if FASTGO_DEBUG:
+        debug_check_nbr(b)
     return captured
 
 
