@@ -526,20 +526,25 @@ DEBUG_USER = textwrap.dedent('''
 ''')
 
 
-def test_debug_assert_names_the_check_and_the_value(tmp_path):
+def build_debug_user(tmp_path, name, source):
+    """Build a Cython module `name` that cimports fastgo.core, with FASTGO_DEBUG=1, in tmp_path."""
     pytest.importorskip("Cython")
-    (tmp_path / "debug_user.pyx").write_text(DEBUG_USER)
-    (tmp_path / "setup.py").write_text(textwrap.dedent('''
+    (tmp_path / f"{name}.pyx").write_text(source)
+    (tmp_path / "setup.py").write_text(textwrap.dedent(f'''
         import sys
         from setuptools import setup, Extension
         from Cython.Build import cythonize
-        ext = Extension("debug_user", ["debug_user.pyx"], define_macros=[("FASTGO_DEBUG", "1")])
+        ext = Extension("{name}", ["{name}.pyx"], define_macros=[("FASTGO_DEBUG", "1")])
         setup(ext_modules=cythonize([ext], quiet=True, include_path=[sys.argv.pop()]))
     '''))
     root = os.path.dirname(os.path.dirname(os.path.abspath(fastgo.__file__)))
     done = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", root],
                           cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_debug_assert_names_the_check_and_the_value(tmp_path):
+    build_debug_user(tmp_path, "debug_user", DEBUG_USER)
     run = subprocess.run([sys.executable, "-c", "import debug_user; print(debug_user.off_board(7)); "
                           "debug_user.off_board(-3)"], cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == -signal.SIGABRT
@@ -570,19 +575,7 @@ DEBUG_NBR = textwrap.dedent('''
 
 
 def test_debug_build_recounts_the_neighbour_counts_after_every_play(tmp_path):
-    pytest.importorskip("Cython")
-    (tmp_path / "debug_nbr.pyx").write_text(DEBUG_NBR)
-    (tmp_path / "setup.py").write_text(textwrap.dedent('''
-        import sys
-        from setuptools import setup, Extension
-        from Cython.Build import cythonize
-        ext = Extension("debug_nbr", ["debug_nbr.pyx"], define_macros=[("FASTGO_DEBUG", "1")])
-        setup(ext_modules=cythonize([ext], quiet=True, include_path=[sys.argv.pop()]))
-    '''))
-    root = os.path.dirname(os.path.dirname(os.path.abspath(fastgo.__file__)))
-    done = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", root],
-                          cwd=tmp_path, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-3000:]
+    build_debug_user(tmp_path, "debug_nbr", DEBUG_NBR)
     rng = np.random.default_rng(3)
     moves = [(int(p), int(c)) for p, c in zip(rng.integers(0, 25, 400), rng.integers(1, 3, 400))]
     # 400 random plays with captures and suicides: every recount agrees

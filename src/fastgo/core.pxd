@@ -363,6 +363,14 @@ cdef inline int from_pad(const BoardState* b, int p) noexcept nogil:
     return (p // b.stride - 1) * b.width + p % b.stride
 
 
+cdef inline void neighbours(int* nb, int p, int s) noexcept nogil:
+    """The four orthogonal neighbours of padded point p (row stride s) into nb[0..4)."""
+    nb[0] = p - s
+    nb[1] = p - 1
+    nb[2] = p + 1
+    nb[3] = p + s
+
+
 # ---------------------------------------------------------------------------------------------
 # Reading chains.
 
@@ -389,10 +397,7 @@ cdef inline bint own_chain_survives(const BoardState* b, int p, int colour) noex
     """Some chain of `colour` next to the empty point p keeps a liberty other than p."""
     cdef int s = b.stride, q, k
     cdef int nb[4]
-    nb[0] = p - s
-    nb[1] = p - 1
-    nb[2] = p + 1
-    nb[3] = p + s
+    neighbours(nb, p, s)
     for k in range(4):
         q = nb[k]
         if b.cell[q].color == colour and not takes_last_liberty(b, p, b.cell[q].head):
@@ -417,10 +422,7 @@ cdef inline int chain_liberties(const BoardState* b, int h) noexcept nogil:
     cdef const Cell* c = b.cell
     cdef int nb[4]
     while True:
-        nb[0] = st - s
-        nb[1] = st - 1
-        nb[2] = st + 1
-        nb[3] = st + s
+        neighbours(nb, st, s)
         for k in range(4):
             e = nb[k]
             if c[e].color != EMPTY:
@@ -575,10 +577,7 @@ cdef inline int remove_chain(BoardState* b, Journal* j, int h) noexcept nogil:
         # stones of other chains next to the freed point gain a pair with it; the chain's own
         # stones still to be cleared add to plibs[h], which is zeroed below, those cleared to the
         # wall's plibs[0] (head 0) unchanged: no branch to mispredict
-        nb[0] = st - s
-        nb[1] = st - 1
-        nb[2] = st + 1
-        nb[3] = st + s
+        neighbours(nb, st, s)
         for k in range(4):
             q = cl[nb[k]].head
             jset16(b, j, &cl[q].plibs, cl[q].plibs + (q != 0))
@@ -598,10 +597,7 @@ cdef inline void debug_check_nbr(const BoardState* b) noexcept nogil:
     for r in range(b.height):
         for c in range(b.width):
             p = (r + 1) * s + c
-            nb[0] = p - s
-            nb[1] = p - 1
-            nb[2] = p + 1
-            nb[3] = p + s
+            neighbours(nb, p, s)
             want = 0
             for k in range(4):
                 v = b.cell[nb[k]].color
@@ -621,10 +617,7 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     cdef int nb[4]
     FASTGO_ASSERT(p > 0 and p < b.npad and cl[p].color == EMPTY,
                   "board_play: padded point p is on the board and empty; p", p)
-    nb[0] = p - s
-    nb[1] = p - 1
-    nb[2] = p + 1
-    nb[3] = p + s
+    neighbours(nb, p, s)
     remove_empty(b, j, p)
     jset8(b, j, &cl[p].color, <uint8_t>colour)
     if not cl[p].ever:
@@ -681,10 +674,7 @@ cdef inline int empty_region(uint8_t* colour, int step, int s, int p, int16_t* r
     while i < n:
         q = region[i]
         i += 1
-        nb[0] = q - s
-        nb[1] = q - 1
-        nb[2] = q + 1
-        nb[3] = q + s
+        neighbours(nb, q, s)
         for k in range(4):
             v = colour[nb[k] * step]
             if v == EMPTY:

@@ -205,10 +205,7 @@ cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, 
         if g.ko_rule == KO_SIMPLE or not b.cell[p].ever:
             return True         # (never used: a colouring that cannot have occurred before)
         if nbr_counts(b)[p] & nbr_of(opp):         # a capture needs an opponent's neighbour
-            nb[0] = p - sd
-            nb[1] = p - 1
-            nb[2] = p + 1
-            nb[3] = p + sd
+            neighbours(nb, p, sd)
             for k in range(4):
                 q = nb[k]
                 atari = atari or (b.cell[q].color == opp and takes_last_liberty(b, p, b.cell[q].head))
@@ -288,10 +285,7 @@ cdef inline int add_atari_rescue(const BoardState* b, int h, int* cand, int n) n
         cand[n] = lib
         n += 1
     while True:
-        nb[0] = st - s
-        nb[1] = st - 1
-        nb[2] = st + 1
-        nb[3] = st + s
+        neighbours(nb, st, s)
         for k in range(4):
             q = b.cell[nb[k]].head
             if q and b.cell[q].color == 3 - b.cell[h].color and n < 64 and in_atari(b, q):
@@ -309,10 +303,7 @@ cdef inline bint self_atari(const BoardState* b, int p, int colour) noexcept nog
     cdef int s = b.stride, k, j, q, h, st, e, libs = 0, lib0 = 0, joined = 0
     cdef int nb[4]
     cdef int ne[4]
-    nb[0] = p - s
-    nb[1] = p - 1
-    nb[2] = p + 1
-    nb[3] = p + s
+    neighbours(nb, p, s)
     for k in range(4):
         q = nb[k]
         if b.cell[q].color == EMPTY:

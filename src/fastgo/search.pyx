@@ -546,10 +546,7 @@ cdef class Search:
             if m == self.npoints or t <= 0:
                 continue
             p = to_pad(b, m)
-            nb[0] = p - s
-            nb[1] = p - 1
-            nb[2] = p + 1
-            nb[3] = p + s
+            neighbours(nb, p, s)
             capture = escape = False
             for j in range(4):
                 h = b.cell[nb[j]].head
