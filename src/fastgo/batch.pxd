@@ -22,9 +22,6 @@ ctypedef struct Game:
     uint64_t ko_hash        # colouring before the opponent's last turn (meaningful when nturns >= 1)
     HashSet seen            # superko memory: the key of the set-up and of every turn (unused
                             # under the simple ko rule)
-    HashSet tallies         # superko rules: tally_key(black, white) of every colouring in
-                            # `seen`; a play that removes no stone repeats none of them unless
-                            # the counts it leaves are here (a filter in front of `seen`)
     int32_t stones[3]       # stones[c]: stones of colour c on the board now
     int32_t first           # colour to move at the set-up
     int32_t passes          # consecutive passes at the end of the turns so far (2: game over)
@@ -53,6 +50,10 @@ cdef class BoardBatch:
                                     # so legal_mask is a copy and step's check one byte
     cdef int hard_words             # (npad + 63) // 64
     cdef uint64_t* hard             # hard + i * hard_words: game i's hard points (core.judge_mask)
+    cdef int16_t* fewest            # superko rules: fewest[(2 * i + c - 1) * (npoints + 1) + x]: the
+                                    # fewest stones of the other colour in a colouring of game i's
+                                    # superko memory with x stones of colour c (INT16_MAX: none);
+                                    # a filter in front of the memory (repeat_free)
     cdef readonly object rules
     cdef Board start                # the position every reset returns to (empty or handicap)
     cdef object loaded              # dict: game index -> Board at the set-up set() loaded
@@ -87,7 +88,8 @@ cdef class BoardBatch:
     cdef void load_state(self, int64_t i, Board board) noexcept nogil
     cdef double margin(self, int64_t i) noexcept nogil
     cdef void update_mask(self, int64_t i, int p) noexcept nogil
-    cdef bint quiet_fresh(self, int64_t i) noexcept nogil
+    cdef bint repeat_free(self, int64_t i) noexcept nogil
+    cdef void tally(self, int64_t i) noexcept nogil
     cdef void refresh_mask(self, int64_t i) noexcept nogil
     cdef void _work(self, int64_t i) noexcept nogil
     cdef void _run(self, int job) noexcept

@@ -199,12 +199,6 @@ cdef void encode_game(BoardBatch self, int64_t i, plane_t* out) noexcept nogil:
                 out[(7 + k) * hw + g.moves[t]] = 1
 
 
-cdef inline uint64_t tally_key(int32_t black, int32_t white) noexcept nogil:
-    """The HashSet key of the stone counts (black, white), mixed so that its low bits index the
-    table as a Zobrist key's do."""
-    return mix64((<uint64_t>black << 32) | <uint64_t>white)
-
-
 cdef class BoardBatch:
     """n games of one size and one rule set, stepped together.
 
@@ -234,6 +228,7 @@ cdef class BoardBatch:
         self.rings = NULL
         self.masks = NULL
         self.hard = NULL
+        self.fewest = NULL
         self.n = 0
 
     def __dealloc__(self):
@@ -242,12 +237,12 @@ cdef class BoardBatch:
             for i in range(self.n):
                 free(self.games[i].moves)
                 hashset_free(&self.games[i].seen)
-                hashset_free(&self.games[i].tallies)
         free(self.games)
         free(self.states)
         free(self.rings)
         free(self.masks)
         free(self.hard)
+        free(self.fewest)
 
     def __init__(self, n, width=9, height=None, *, rules=None, ko=None, suicide=None,
                  scoring=None, komi=None, handicap=0, max_moves=None, autoreset="next-step",
@@ -297,11 +292,12 @@ cdef class BoardBatch:
         self.masks = <uint8_t*>malloc(<size_t>n * (self.npoints + 1))
         self.hard_words = (start.st.npad + 63) >> 6
         self.hard = <uint64_t*>calloc(n * self.hard_words, sizeof(uint64_t))
+        self.fewest = <int16_t*>malloc(<size_t>2 * n * (self.npoints + 1) * sizeof(int16_t))
         if (self.states == NULL or self.rings == NULL or self.games == NULL or self.masks == NULL
-                or self.hard == NULL):
+                or self.hard == NULL or self.fewest == NULL):
             raise MemoryError()
         for i in range(n):
-            if hashset_init(&self.games[i].seen, 16) or hashset_init(&self.games[i].tallies, 16):
+            if hashset_init(&self.games[i].seen, 16):
                 raise MemoryError()
             board_clear(self.state(i), w, h)
             self.restart(i)
@@ -336,8 +332,7 @@ cdef class BoardBatch:
                 return -1
             g.moves = mem
             g.cap_moves = cap
-        if self.ko_rule != KO_SIMPLE and (hashset_reserve(&g.seen, 1)
-                                          or hashset_reserve(&g.tallies, 1)):
+        if self.ko_rule != KO_SIMPLE and hashset_reserve(&g.seen, 1):
             return -1
         return 0
 
@@ -363,7 +358,7 @@ cdef class BoardBatch:
         g.nturns += 1
         if self.ko_rule != KO_SIMPLE:
             hashset_add(&g.seen, superko_key(self.ko_rule, b.hash, 3 - colour))
-            hashset_add(&g.tallies, tally_key(g.stones[BLACK], g.stones[WHITE]))
+            self.tally(i)
         if b.captures[colour] != captured or (p >= 0 and b.cell[p].color != colour):
             board_colours(b, ring + <size_t>(g.nturns % HISTORY) * b.npad)
         else:   # a pass, or a stone that took nothing: the last colouring and this stone
@@ -392,14 +387,15 @@ cdef class BoardBatch:
         g.first = board.first
         g.ko_hash = 0
         hashset_clear(&g.seen)
-        hashset_clear(&g.tallies)
+        memset(self.fewest + <size_t>2 * i * (self.npoints + 1), 0x7F,
+               2 * (self.npoints + 1) * sizeof(int16_t))
         g.stones[BLACK] = g.stones[WHITE] = 0
         for p in range(b.npad):
             if b.cell[p].color == BLACK or b.cell[p].color == WHITE:
                 g.stones[b.cell[p].color] += 1
         if self.ko_rule != KO_SIMPLE:
             hashset_add(&g.seen, superko_key(self.ko_rule, b.hash, g.first))
-            hashset_add(&g.tallies, tally_key(g.stones[BLACK], g.stones[WHITE]))
+            self.tally(i)
         board_colours(b, self.rings + <size_t>i * self.ring_bytes)
         self.refresh_mask(i)
 
@@ -468,19 +464,31 @@ cdef class BoardBatch:
         cdef Game* g = &self.games[i]
         judge_mask(self.state(i), self.to_move_of(i), self.over(i) or self.capped(i),
                    self.ko_rule, self.suicide, &g.ko_hash if g.nturns >= 1 else NULL, hashset_seen,
-                   &g.seen, self.quiet_fresh(i), self.masks + <size_t>i * (self.npoints + 1),
+                   &g.seen, self.repeat_free(i), self.masks + <size_t>i * (self.npoints + 1),
                    self.hard + <size_t>i * self.hard_words)
 
-    cdef bint quiet_fresh(self, int64_t i) noexcept nogil:
-        """No colouring of game i's superko memory has the stone counts that a play by the mover
-        removing nothing would leave (core.judge_quick): one look-up instead of one a point."""
+    cdef void tally(self, int64_t i) noexcept nogil:
+        """Game i's stone counts now join its superko memory's (fewest)."""
         cdef Game* g = &self.games[i]
+        cdef int16_t* least = self.fewest + <size_t>2 * i * (self.npoints + 1)
         cdef int32_t black = g.stones[BLACK], white = g.stones[WHITE]
-        if self.to_move_of(i) == BLACK:
-            black += 1
-        else:
-            white += 1
-        return not hashset_contains(&g.tallies, tally_key(black, white))
+        if white < least[black]:
+            least[black] = <int16_t>white
+        least += self.npoints + 1
+        if black < least[white]:
+            least[white] = <int16_t>black
+
+    cdef bint repeat_free(self, int64_t i) noexcept nogil:
+        """No play by game i's mover that removes none of its own stones can repeat a colouring
+        of its superko memory (core.judge_quick): such a play leaves one stone more of the
+        mover's and at most as many of the other colour, and the memory has no colouring with
+        those counts. One read instead of a look-up a point."""
+        cdef Game* g = &self.games[i]
+        cdef int colour = self.to_move_of(i)
+        cdef int32_t own = g.stones[colour] + 1
+        if self.ko_rule == KO_SIMPLE or own > self.npoints:
+            return False
+        return self.fewest[(2 * i + colour - 1) * (self.npoints + 1) + own] > g.stones[3 - colour]
 
     cdef void update_mask(self, int64_t i, int p) noexcept nogil:
         """Game i's kept mask after a turn that removed no stone: a stone on padded point p
@@ -499,7 +507,7 @@ cdef class BoardBatch:
             for k in range(4):
                 settle_point(b, nb[k], self.ko_rule, out, hard)
         judge_hard(b, self.to_move_of(i), self.ko_rule, self.suicide, &g.ko_hash, hashset_seen,
-                   &g.seen, self.quiet_fresh(i), hard, out)
+                   &g.seen, self.repeat_free(i), hard, out)
         if FASTGO_DEBUG:
             judge_mask(b, self.to_move_of(i), False, self.ko_rule, self.suicide, &g.ko_hash,
                        hashset_seen, &g.seen, False, fresh, NULL)
@@ -744,13 +752,15 @@ cdef class BoardBatch:
     @property
     def state_bytes(self):
         """Bytes of C state per game now: the BoardState, the game record, the colouring ring,
-        the superko table and the move list (the last two grow with the game)."""
+        the kept legal mask and its hard points, the superko filter's counts, the superko table
+        and the move list (the last two grow with the game)."""
         cdef int64_t i, total = 0
         for i in range(self.n):
-            total += ((self.games[i].seen.cap + self.games[i].tallies.cap)
-                      * (sizeof(uint64_t) + sizeof(int32_t))
+            total += (self.games[i].seen.cap * (sizeof(uint64_t) + sizeof(int32_t))
                       + self.games[i].cap_moves * sizeof(int16_t))
-        return (self.sbytes + sizeof(Game) + self.ring_bytes) + total / self.n
+        return (self.sbytes + sizeof(Game) + self.ring_bytes + (self.npoints + 1)
+                + self.hard_words * sizeof(uint64_t) + 2 * (self.npoints + 1) * sizeof(int16_t)
+                + total / self.n)
 
     # -- games as Boards --------------------------------------------------------------------------
 
@@ -810,7 +820,6 @@ cdef class BoardBatch:
         """An independent copy of every game."""
         cdef BoardBatch c = BoardBatch.__new__(BoardBatch)
         cdef int64_t i
-        cdef int failed
         cdef Game* g
         self._enter()
         try:
@@ -820,19 +829,16 @@ cdef class BoardBatch:
             memcpy(c.rings, self.rings, self.ring_bytes * self.n)
             memcpy(c.masks, self.masks, <size_t>self.n * (self.npoints + 1))
             memcpy(c.hard, self.hard, <size_t>self.n * self.hard_words * sizeof(uint64_t))
+            memcpy(c.fewest, self.fewest, <size_t>2 * self.n * (self.npoints + 1) * sizeof(int16_t))
             for i in range(self.n):
                 board_copy(c.state(i), self.state(i))
                 g = &c.games[i]
                 hashset_free(&g.seen)
-                hashset_free(&g.tallies)
                 g[0] = self.games[i]
                 g.moves = NULL
                 g.cap_moves = 0
-                # the struct copy shares the source's tables until both copies replace them (a
-                # failed copy leaves an empty table, safe to free)
-                failed = hashset_copy(&g.seen, &self.games[i].seen)
-                failed |= hashset_copy(&g.tallies, &self.games[i].tallies)
-                if failed:
+                if hashset_copy(&g.seen, &self.games[i].seen):
+                    hashset_init(&g.seen, 16)
                     raise MemoryError()
                 if self.games[i].cap_moves:
                     g.moves = <int16_t*>malloc(self.games[i].cap_moves * sizeof(int16_t))

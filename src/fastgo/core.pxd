@@ -406,19 +406,6 @@ cdef inline bint takes_last_liberty(const BoardState* b, int p, int h) noexcept 
     on that count alone)."""
     return b.cell[h].plibs <= 4 and b.cell[h].plibs == stones_next_to(b, p, h)
 
-cdef inline bint captures_nothing(const BoardState* b, int p, int opp) noexcept nogil:
-    """A stone at the empty point p takes no chain of colour `opp` next to it."""
-    cdef int k, q
-    cdef int nb[4]
-    if not (nbr_counts(b)[p] & nbr_of(opp)):
-        return True
-    neighbours(nb, p, b.stride)
-    for k in range(4):
-        q = nb[k]
-        if b.cell[q].color == opp and takes_last_liberty(b, p, b.cell[q].head):
-            return False
-    return True
-
 cdef inline uint64_t chain_hash(const BoardState* b, int h) noexcept nogil:
     """XOR of the Zobrist keys of the stones of the chain headed by h: the hash change of its
     capture. Walked, not stored: only captures and suicides need it."""
@@ -496,8 +483,7 @@ cdef inline int board_preview(const BoardState* b, int p, int colour, uint64_t* 
 
     Returns OCCUPIED, SUICIDE (the play would clear some of the mover's own stones: legal under
     Tromp-Taylor, refused when suicide is forbidden) or LEGAL, and stores the hash of the colouring
-    the play would leave (unless new_hash is NULL: then no captured chain is walked) and the number
-    of opponent stones it would capture. Ko is not judged here.
+    the play would leave and the number of opponent stones it would capture. Ko is not judged here.
     """
     cdef int heads[4]
     cdef int n, k, h
@@ -507,8 +493,7 @@ cdef inline int board_preview(const BoardState* b, int p, int colour, uint64_t* 
     FASTGO_ASSERT(p > 0 and p < b.npad, "board_preview: 0 < padded point p < npad; p", p)
     captured[0] = 0
     if b.cell[p].color != EMPTY:
-        if new_hash != NULL:
-            new_hash[0] = b.hash
+        new_hash[0] = b.hash
         return OCCUPIED
     hsh = b.hash ^ zkey(colour, p)
     has_empty = has_empty_neighbour(b, p)
@@ -517,17 +502,13 @@ cdef inline int board_preview(const BoardState* b, int p, int colour, uint64_t* 
         h = heads[k]
         if b.cell[h].color == opp:
             if takes_last_liberty(b, p, h):   # captured first (rule 7)
-                if new_hash != NULL:
-                    hsh ^= chain_hash(b, h)
+                hsh ^= chain_hash(b, h)
                 captured[0] += chain_sizes(b)[h]
         elif not takes_last_liberty(b, p, h):   # keeps a liberty other than p
             own_survives = True
     if has_empty or captured[0] > 0 or own_survives:
-        if new_hash != NULL:
-            new_hash[0] = hsh
+        new_hash[0] = hsh
         return LEGAL
-    if new_hash == NULL:
-        return SUICIDE
     # nothing reaches empty: the new stone and every own chain it joins are cleared
     hsh ^= zkey(colour, p)
     for k in range(n):
@@ -934,33 +915,45 @@ cdef inline bint plays_freely(const BoardState* b, int p, int ko_rule) noexcept 
 
 cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
                             const uint64_t* ko_hash, SeenFn seen, const void* memory,
-                            bint quiet_fresh) noexcept nogil:
+                            bint repeat_free) noexcept nogil:
     """judge_play without the resulting hash: only the plays that could repeat a colouring get
-    theirs computed. `quiet_fresh`: the caller knows that no colouring in the superko memory has
-    the stone counts a play that removes nothing leaves (BoardBatch keeps those counts), so such
-    a play needs no look-up."""
-    cdef int status, captured
+    theirs computed. `repeat_free` (superko rules): the caller knows that no play by `colour`
+    which removes none of its own stones can leave a colouring of the superko memory: none of
+    them has the stone counts such a play leaves (BoardBatch keeps those counts)."""
+    cdef int k, q, c, opp = 3 - colour
+    cdef bint takes = False, survives = False
     cdef uint64_t h
     cdef uint16_t nb = nbr_counts(b)[p]
+    cdef int n4[4]
     if b.cell[p].color != EMPTY:
         return OCCUPIED
     if plays_freely_by(nb, b.cell[p].ever, ko_rule):
         return LEGAL
-    if quiet_fresh and (nb & NBR_EMPTY) and captures_nothing(b, p, 3 - colour):
-        return LEGAL    # keeps a liberty, removes nothing: quiet
-    status = board_preview(b, p, colour, NULL, &captured)
-    if status == SUICIDE:
-        if not suicide:
-            return SUICIDE
-    elif captured == 0:
-        # The colouring gains this stone alone. No simple-ko retake (that refills a point walled
-        # in by the opponent, see plays_freely); superko only on a point used before.
-        if ko_rule == KO_SIMPLE or quiet_fresh or not b.cell[p].ever:
+    if nb & NBR_EMPTY:
+        survives = True         # the stone keeps a liberty
+        if repeat_free:
+            return LEGAL        # and repeats nothing
+    neighbours(n4, p, b.stride)
+    for k in range(4):          # a chain met twice is judged twice: cheaper than telling
+        q = n4[k]
+        c = b.cell[q].color
+        if c == opp:
+            takes |= takes_last_liberty(b, p, b.cell[q].head)
+        elif c == colour:
+            survives |= not takes_last_liberty(b, p, b.cell[q].head)
+    if not takes:
+        if not survives:
+            if not suicide:
+                return SUICIDE
+        elif ko_rule == KO_SIMPLE or repeat_free or not b.cell[p].ever:
+            # the colouring gains this stone alone: no retake (that refills a point walled in by
+            # the opponent by capturing, see plays_freely), and under superko nothing repeated
             return LEGAL
-        h = b.hash ^ zkey(colour, p)
-        return SUPERKO if seen(memory, superko_key(ko_rule, h, 3 - colour)) else LEGAL
-    elif ko_rule == KO_SIMPLE and captured > 1:
-        return LEGAL    # a retake refills our lone stone's point by capturing one stone back
+        else:
+            h = b.hash ^ zkey(colour, p)
+            return SUPERKO if seen(memory, superko_key(ko_rule, h, opp)) else LEGAL
+    elif ko_rule != KO_SIMPLE and repeat_free:
+        return LEGAL
     return judge_by_preview(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, &h)
 
 cdef inline int judge_play(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
@@ -1007,9 +1000,9 @@ cdef inline uint32_t stride_inverse(int s) noexcept nogil:
 
 cdef inline void judge_hard(const BoardState* b, int colour, int ko_rule, bint suicide,
                             const uint64_t* ko_hash, SeenFn seen, const void* memory,
-                            bint quiet_fresh, const uint64_t* hard, uint8_t* out) noexcept nogil:
+                            bint repeat_free, const uint64_t* hard, uint8_t* out) noexcept nogil:
     """out[public point] = (judge_play == LEGAL) for every padded point in the bitset `hard`
-    (quiet_fresh: see judge_quick)."""
+    (repeat_free: see judge_quick)."""
     cdef int w, p, s = b.stride
     cdef uint32_t s_inv = stride_inverse(s)
     cdef uint64_t bits
@@ -1019,7 +1012,7 @@ cdef inline void judge_hard(const BoardState* b, int colour, int ko_rule, bint s
             p = (w << 6) + ctz64(bits)
             bits &= bits - 1
             out[public_of(p, s, s_inv)] = judge_quick(b, p, colour, ko_rule, suicide, ko_hash,
-                                                      seen, memory, quiet_fresh) == LEGAL
+                                                      seen, memory, repeat_free) == LEGAL
 
 cdef inline void settle_point(const BoardState* b, int p, int ko_rule, uint8_t* out,
                               uint64_t* hard) noexcept nogil:
@@ -1039,10 +1032,10 @@ cdef inline void settle_point(const BoardState* b, int p, int ko_rule, uint8_t* 
 
 cdef inline void judge_mask(const BoardState* b, int colour, bint over, int ko_rule, bint suicide,
                             const uint64_t* ko_hash, SeenFn seen, const void* memory,
-                            bint quiet_fresh, uint8_t* out, uint64_t* hard) noexcept nogil:
+                            bint repeat_free, uint8_t* out, uint64_t* hard) noexcept nogil:
     """judge_move == LEGAL for every public point and, last, the pass: width * height + 1 bytes
-    of 0/1 at out (quiet_fresh: see judge_quick). `hard`, when not NULL, receives the hard points ((npad + 63) // 64 words;
-    none once the game is over)."""
+    of 0/1 at out (repeat_free: see judge_quick). `hard`, when not NULL, receives the hard
+    points ((npad + 63) // 64 words; none once the game is over)."""
     cdef int k, p, q, s = b.stride, npoints = b.width * b.height
     cdef bint free
     # local copies: every store to out (bytes) could alias the board, so a field read through
@@ -1066,4 +1059,4 @@ cdef inline void judge_mask(const BoardState* b, int colour, bint over, int ko_r
         free = plays_freely_by(nbr[p], cell[p].ever, ko_rule)
         out[q] = free
         hard[p >> 6] |= <uint64_t>(1 - free) << (p & 63)     # no branch: unpredictable
-    judge_hard(b, colour, ko_rule, suicide, ko_hash, seen, memory, quiet_fresh, hard, out)
+    judge_hard(b, colour, ko_rule, suicide, ko_hash, seen, memory, repeat_free, hard, out)
