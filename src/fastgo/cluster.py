@@ -176,7 +176,10 @@ class RayEngine:
             try:
                 ray.init(address=address, log_to_driver=False)
             except (ConnectionError, RuntimeError, TimeoutError) as e:
-                raise ClusterError(f"cannot connect to the Ray cluster at {target!r}: {e}") from None
+                hint = ("" if target == "ray" else " (a cluster with Ray's token authentication, "
+                        "the default for local clusters from Ray 2.59, needs RAY_AUTH_MODE=token "
+                        "and its token, RAY_AUTH_TOKEN or ~/.ray/auth_token, here too)")
+                raise ClusterError(f"cannot connect to the Ray cluster at {target!r}: {e}{hint}") from None
             self._owned = True
         self.threads = 1 if threads is None else threads
         cpus = ray.cluster_resources().get("CPU", 0)
