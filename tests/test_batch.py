@@ -262,3 +262,45 @@ def test_masks_match_reference_with_shortcut_cases(ko, suicide):
         assert seen["walled in by own stones, refused"] > 0
     if ko != "simple":
         assert seen["superko next to an empty point"] > 0
+
+
+def _mix64(z):
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2 ** 64 - 1)
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2 ** 64 - 1)
+    return z ^ (z >> 31)
+
+
+def _random_action_model(row, seed, i):
+    """random_actions' documented draw for row i, in plain Python: the legal entries (nonzero
+    bytes) in order, an index uniform in [0, count) by Lemire's multiply-shift with rejection
+    over the splitmix64 stream of (seed, i); the pass when nothing is legal."""
+    legal = [j for j, v in enumerate(row) if v]
+    if not legal:
+        return len(row) - 1
+    count, golden, m32 = len(legal), 0x9E3779B97F4A7C15, 2 ** 32 - 1
+    r = _mix64(_mix64(seed) ^ ((i * golden) & (2 ** 64 - 1)))
+    x = (r >> 32) * count
+    if (x & m32) < count:
+        t = (2 ** 32 - count) % count
+        while (x & m32) < t:
+            r = _mix64((r + golden) & (2 ** 64 - 1))
+            x = (r >> 32) * count
+    return legal[x >> 32]
+
+
+@pytest.mark.parametrize("points", [1, 7, 8, 9, 16, 17, 82, 362])
+def test_random_actions_follow_the_documented_draw(points):
+    # rows of every density, read eight bytes at a time by the kernel; any nonzero byte (a bool
+    # view of other bytes) counts as legal, and a row with one legal entry at either end
+    rng = np.random.default_rng(points)
+    raw = (rng.random((40, points)) < rng.random((40, 1))) * rng.integers(1, 256, (40, points))
+    raw[0] = 0
+    raw[1] = 0
+    raw[1, -1] = 7
+    raw[2] = 0
+    raw[2, 0] = 1
+    mask = raw.astype(np.uint8).view(np.bool_)
+    for seed in (0, 5, 2 ** 63 + 11):
+        got = fastgo.random_actions(mask, seed)
+        assert got.tolist() == [_random_action_model(raw[i].tolist(), seed, i) for i in range(40)]
+        assert all(raw[i, a] for i, a in enumerate(got) if raw[i].any())

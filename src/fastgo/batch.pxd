@@ -22,6 +22,10 @@ ctypedef struct Game:
     uint64_t ko_hash        # colouring before the opponent's last turn (meaningful when nturns >= 1)
     HashSet seen            # superko memory: the key of the set-up and of every turn (unused
                             # under the simple ko rule)
+    HashSet tallies         # superko rules: tally_key(black, white) of every colouring in
+                            # `seen`; a play that removes no stone repeats none of them unless
+                            # the counts it leaves are here (a filter in front of `seen`)
+    int32_t stones[3]       # stones[c]: stones of colour c on the board now
     int32_t first           # colour to move at the set-up
     int32_t passes          # consecutive passes at the end of the turns so far (2: game over)
     int32_t loaded          # 1 when set() loaded this game from a Board with its own set-up
@@ -43,6 +47,12 @@ cdef class BoardBatch:
     cdef Game* games
     cdef size_t ring_bytes          # HISTORY * npad: one game's colouring ring
     cdef uint8_t* rings             # ring slot (t % HISTORY) holds the padded colouring after turn t
+    cdef uint8_t* masks             # masks[i * (npoints + 1) + a]: 1 when game i may make action a
+                                    # now (judge_move == LEGAL; none once over or capped), made by
+                                    # commit and load_state while the game's memory is in cache,
+                                    # so legal_mask is a copy and step's check one byte
+    cdef int hard_words             # (npad + 63) // 64
+    cdef uint64_t* hard             # hard + i * hard_words: game i's hard points (core.judge_mask)
     cdef readonly object rules
     cdef Board start                # the position every reset returns to (empty or handicap)
     cdef object loaded              # dict: game index -> Board at the set-up set() loaded
@@ -76,7 +86,9 @@ cdef class BoardBatch:
     cdef void restart(self, int64_t i) noexcept nogil
     cdef void load_state(self, int64_t i, Board board) noexcept nogil
     cdef double margin(self, int64_t i) noexcept nogil
-    cdef void mask_into(self, int64_t i, uint8_t* out) noexcept nogil
+    cdef void update_mask(self, int64_t i, int p) noexcept nogil
+    cdef bint quiet_fresh(self, int64_t i) noexcept nogil
+    cdef void refresh_mask(self, int64_t i) noexcept nogil
     cdef void _work(self, int64_t i) noexcept nogil
     cdef void _run(self, int job) noexcept
     cdef int _enter(self) except -1

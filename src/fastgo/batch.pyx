@@ -199,6 +199,12 @@ cdef void encode_game(BoardBatch self, int64_t i, plane_t* out) noexcept nogil:
                 out[(7 + k) * hw + g.moves[t]] = 1
 
 
+cdef inline uint64_t tally_key(int32_t black, int32_t white) noexcept nogil:
+    """The HashSet key of the stone counts (black, white), mixed so that its low bits index the
+    table as a Zobrist key's do."""
+    return mix64((<uint64_t>black << 32) | <uint64_t>white)
+
+
 cdef class BoardBatch:
     """n games of one size and one rule set, stepped together.
 
@@ -226,6 +232,8 @@ cdef class BoardBatch:
         self.states = NULL
         self.games = NULL
         self.rings = NULL
+        self.masks = NULL
+        self.hard = NULL
         self.n = 0
 
     def __dealloc__(self):
@@ -234,9 +242,12 @@ cdef class BoardBatch:
             for i in range(self.n):
                 free(self.games[i].moves)
                 hashset_free(&self.games[i].seen)
+                hashset_free(&self.games[i].tallies)
         free(self.games)
         free(self.states)
         free(self.rings)
+        free(self.masks)
+        free(self.hard)
 
     def __init__(self, n, width=9, height=None, *, rules=None, ko=None, suicide=None,
                  scoring=None, komi=None, handicap=0, max_moves=None, autoreset="next-step",
@@ -283,10 +294,14 @@ cdef class BoardBatch:
         self.states = <char*>malloc(self.sbytes * n)
         self.rings = <uint8_t*>calloc(n, self.ring_bytes)
         self.games = <Game*>calloc(n, sizeof(Game))
-        if self.states == NULL or self.rings == NULL or self.games == NULL:
+        self.masks = <uint8_t*>malloc(<size_t>n * (self.npoints + 1))
+        self.hard_words = (start.st.npad + 63) >> 6
+        self.hard = <uint64_t*>calloc(n * self.hard_words, sizeof(uint64_t))
+        if (self.states == NULL or self.rings == NULL or self.games == NULL or self.masks == NULL
+                or self.hard == NULL):
             raise MemoryError()
         for i in range(n):
-            if hashset_init(&self.games[i].seen, 16):
+            if hashset_init(&self.games[i].seen, 16) or hashset_init(&self.games[i].tallies, 16):
                 raise MemoryError()
             board_clear(self.state(i), w, h)
             self.restart(i)
@@ -296,6 +311,14 @@ cdef class BoardBatch:
     cdef int judge(self, int64_t i, int point) noexcept nogil:
         """Why game i may not play `point` now (0: it may): core.judge_move, or MOVE_CAP."""
         cdef Game* g = &self.games[i]
+        if self.masks[i * (self.npoints + 1) + point]:
+            # the kept mask is judge_move's own verdict on this position (checked in debug builds)
+            if FASTGO_DEBUG:
+                FASTGO_ASSERT(not self.capped(i) and judge_move(
+                    self.state(i), point, self.to_move_of(i), self.over(i), self.ko_rule,
+                    self.suicide, &g.ko_hash if g.nturns >= 1 else NULL, hashset_seen, &g.seen,
+                    NULL) == LEGAL, "BoardBatch: a kept mask allows an illegal action; point", point)
+            return LEGAL
         if self.capped(i) and not self.over(i):
             return MOVE_CAP
         return judge_move(self.state(i), point, self.to_move_of(i), self.over(i), self.ko_rule,
@@ -313,7 +336,8 @@ cdef class BoardBatch:
                 return -1
             g.moves = mem
             g.cap_moves = cap
-        if self.ko_rule != KO_SIMPLE and hashset_reserve(&g.seen, 1):
+        if self.ko_rule != KO_SIMPLE and (hashset_reserve(&g.seen, 1)
+                                          or hashset_reserve(&g.tallies, 1)):
             return -1
         return 0
 
@@ -322,19 +346,24 @@ cdef class BoardBatch:
         cdef BoardState* b = self.state(i)
         cdef Game* g = &self.games[i]
         cdef int colour = self.to_move_of(i), p = -1
-        cdef int32_t captured = b.captures[colour]
+        cdef int32_t captured = b.captures[colour], before = b.num_empty, removed
         cdef uint8_t* ring = self.rings + <size_t>i * self.ring_bytes
         g.ko_hash = b.hash
         if point != self.npoints:
             p = to_pad(b, point)
             board_play(b, NULL, p, colour)
             g.passes = 0
+            # stones the play removed: the opponent's (captures) and then the mover's (suicide)
+            removed = b.captures[colour] - captured
+            g.stones[3 - colour] -= removed
+            g.stones[colour] += 1 - (b.num_empty - before + 1 - removed)
         else:
             g.passes += 1
         g.moves[g.nturns] = <int16_t>point
         g.nturns += 1
         if self.ko_rule != KO_SIMPLE:
             hashset_add(&g.seen, superko_key(self.ko_rule, b.hash, 3 - colour))
+            hashset_add(&g.tallies, tally_key(g.stones[BLACK], g.stones[WHITE]))
         if b.captures[colour] != captured or (p >= 0 and b.cell[p].color != colour):
             board_colours(b, ring + <size_t>(g.nturns % HISTORY) * b.npad)
         else:   # a pass, or a stone that took nothing: the last colouring and this stone
@@ -342,6 +371,10 @@ cdef class BoardBatch:
                    ring + <size_t>((g.nturns - 1) % HISTORY) * b.npad, b.npad)
             if p >= 0:
                 ring[<size_t>(g.nturns % HISTORY) * b.npad + p] = <uint8_t>colour
+            if not (self.over(i) or self.capped(i)):
+                self.update_mask(i, p)
+                return
+        self.refresh_mask(i)
 
     cdef void restart(self, int64_t i) noexcept nogil:
         """Game i back to the batch's start position."""
@@ -352,16 +385,23 @@ cdef class BoardBatch:
         """Game i becomes `board`'s set-up (its turn 0), with no turn played."""
         cdef BoardState* b = self.state(i)
         cdef Game* g = &self.games[i]
+        cdef int p
         board_copy(b, board.st)
         g.nturns = 0
         g.passes = 0
         g.first = board.first
         g.ko_hash = 0
-        memset(g.seen.counts, 0xFF, <size_t>g.seen.cap * sizeof(int32_t))
-        g.seen.used = 0
+        hashset_clear(&g.seen)
+        hashset_clear(&g.tallies)
+        g.stones[BLACK] = g.stones[WHITE] = 0
+        for p in range(b.npad):
+            if b.cell[p].color == BLACK or b.cell[p].color == WHITE:
+                g.stones[b.cell[p].color] += 1
         if self.ko_rule != KO_SIMPLE:
             hashset_add(&g.seen, superko_key(self.ko_rule, b.hash, g.first))
+            hashset_add(&g.tallies, tally_key(g.stones[BLACK], g.stones[WHITE]))
         board_colours(b, self.rings + <size_t>i * self.ring_bytes)
+        self.refresh_mask(i)
 
     cdef double margin(self, int64_t i) noexcept nogil:
         """Black's points minus White's (komi in White's) under the batch's scoring, as
@@ -409,8 +449,6 @@ cdef class BoardBatch:
             if self.autoreset == AUTORESET_SAME_STEP and (res[0] or res[1]):
                 self.restart(i)
                 res[3] = 1
-        elif job == JOB_MASK:
-            self.mask_into(i, self.job_out + <size_t>i * (self.npoints + 1))
         elif job == JOB_ENCODE:
             per = <size_t>ENCODING_PLANES[self.job_encoding] * self.npoints
             if self.job_dtype == 0:
@@ -425,11 +463,49 @@ cdef class BoardBatch:
             if self.job_flags[i]:
                 self.restart(i)
 
-    cdef void mask_into(self, int64_t i, uint8_t* out) noexcept nogil:
+    cdef void refresh_mask(self, int64_t i) noexcept nogil:
+        """Game i's kept mask and hard points judged afresh (core.judge_mask)."""
         cdef Game* g = &self.games[i]
         judge_mask(self.state(i), self.to_move_of(i), self.over(i) or self.capped(i),
                    self.ko_rule, self.suicide, &g.ko_hash if g.nturns >= 1 else NULL, hashset_seen,
-                   &g.seen, out)
+                   &g.seen, self.quiet_fresh(i), self.masks + <size_t>i * (self.npoints + 1),
+                   self.hard + <size_t>i * self.hard_words)
+
+    cdef bint quiet_fresh(self, int64_t i) noexcept nogil:
+        """No colouring of game i's superko memory has the stone counts that a play by the mover
+        removing nothing would leave (core.judge_quick): one look-up instead of one a point."""
+        cdef Game* g = &self.games[i]
+        cdef int32_t black = g.stones[BLACK], white = g.stones[WHITE]
+        if self.to_move_of(i) == BLACK:
+            black += 1
+        else:
+            white += 1
+        return not hashset_contains(&g.tallies, tally_key(black, white))
+
+    cdef void update_mask(self, int64_t i, int p) noexcept nogil:
+        """Game i's kept mask after a turn that removed no stone: a stone on padded point p
+        (p < 0: a pass) changes whether p and its neighbours play freely; the hard points are
+        judged again for the new mover, ko and superko memory (core's judgement)."""
+        cdef BoardState* b = self.state(i)
+        cdef Game* g = &self.games[i]
+        cdef uint8_t* out = self.masks + <size_t>i * (self.npoints + 1)
+        cdef uint64_t* hard = self.hard + <size_t>i * self.hard_words
+        cdef int k
+        cdef int nb[4]
+        cdef uint8_t fresh[MAX_POINTS + 1]
+        if p >= 0:
+            settle_point(b, p, self.ko_rule, out, hard)
+            neighbours(nb, p, b.stride)
+            for k in range(4):
+                settle_point(b, nb[k], self.ko_rule, out, hard)
+        judge_hard(b, self.to_move_of(i), self.ko_rule, self.suicide, &g.ko_hash, hashset_seen,
+                   &g.seen, self.quiet_fresh(i), hard, out)
+        if FASTGO_DEBUG:
+            judge_mask(b, self.to_move_of(i), False, self.ko_rule, self.suicide, &g.ko_hash,
+                       hashset_seen, &g.seen, False, fresh, NULL)
+            for k in range(self.npoints + 1):
+                FASTGO_ASSERT(fresh[k] == out[k], "BoardBatch: a kept mask differs from "
+                              "judge_mask at point", k)
 
     cdef int _enter(self) except -1:
         """Claim the batch for one call. The jobs run without the GIL, reading the job_* fields
@@ -519,8 +595,7 @@ cdef class BoardBatch:
         self._enter()
         try:
             out = _check_out(out, (self.n, self.npoints + 1), np.bool_)
-            self.job_out = <uint8_t*>cnp.PyArray_DATA(out)
-            self._run(JOB_MASK)
+            memcpy(cnp.PyArray_DATA(out), self.masks, <size_t>self.n * (self.npoints + 1))
             return out
         finally:
             self.busy = False
@@ -672,7 +747,8 @@ cdef class BoardBatch:
         the superko table and the move list (the last two grow with the game)."""
         cdef int64_t i, total = 0
         for i in range(self.n):
-            total += (self.games[i].seen.cap * (sizeof(uint64_t) + sizeof(int32_t))
+            total += ((self.games[i].seen.cap + self.games[i].tallies.cap)
+                      * (sizeof(uint64_t) + sizeof(int32_t))
                       + self.games[i].cap_moves * sizeof(int16_t))
         return (self.sbytes + sizeof(Game) + self.ring_bytes) + total / self.n
 
@@ -734,6 +810,7 @@ cdef class BoardBatch:
         """An independent copy of every game."""
         cdef BoardBatch c = BoardBatch.__new__(BoardBatch)
         cdef int64_t i
+        cdef int failed
         cdef Game* g
         self._enter()
         try:
@@ -741,15 +818,21 @@ cdef class BoardBatch:
             c._allocate(self.n, self.start, self.max_moves, self.autoreset)
             c.loaded = dict(self.loaded)
             memcpy(c.rings, self.rings, self.ring_bytes * self.n)
+            memcpy(c.masks, self.masks, <size_t>self.n * (self.npoints + 1))
+            memcpy(c.hard, self.hard, <size_t>self.n * self.hard_words * sizeof(uint64_t))
             for i in range(self.n):
                 board_copy(c.state(i), self.state(i))
                 g = &c.games[i]
                 hashset_free(&g.seen)
+                hashset_free(&g.tallies)
                 g[0] = self.games[i]
                 g.moves = NULL
                 g.cap_moves = 0
-                if hashset_copy(&g.seen, &self.games[i].seen):
-                    hashset_init(&g.seen, 16)
+                # the struct copy shares the source's tables until both copies replace them (a
+                # failed copy leaves an empty table, safe to free)
+                failed = hashset_copy(&g.seen, &self.games[i].seen)
+                failed |= hashset_copy(&g.tallies, &self.games[i].tallies)
+                if failed:
                     raise MemoryError()
                 if self.games[i].cap_moves:
                     g.moves = <int16_t*>malloc(self.games[i].cap_moves * sizeof(int16_t))
@@ -791,6 +874,46 @@ def _check_out(out, shape, dtype):
     return out
 
 
+# A bool mask row read eight bytes at a time: a word's nonzero bytes become 0x01 bytes, whose
+# count is one multiply (at most 8, so no byte overflows).
+cdef inline uint64_t true_bytes(const uint8_t* row) noexcept nogil:
+    """Eight bytes of row as a word with 0x01 where a byte is nonzero, 0x00 elsewhere."""
+    cdef uint64_t w
+    memcpy(&w, row, 8)
+    return ((((w & 0x7F7F7F7F7F7F7F7FULL) + 0x7F7F7F7F7F7F7F7FULL) | w) >> 7) & 0x0101010101010101ULL
+
+cdef inline int64_t count_true(const uint8_t* row, int64_t n) noexcept nogil:
+    """How many of the n bytes at row are nonzero."""
+    cdef int64_t j = 0, count = 0
+    while j + 8 <= n:
+        count += <int64_t>((true_bytes(row + j) * 0x0101010101010101ULL) >> 56)
+        j += 8
+    while j < n:
+        count += row[j] != 0
+        j += 1
+    return count
+
+cdef inline int64_t nth_true(const uint8_t* row, int64_t n, int64_t k) noexcept nogil:
+    """The index of the k-th (from 0) nonzero byte of the n at row (there are more than k)."""
+    cdef int64_t j = 0, c
+    cdef uint64_t w
+    while j + 8 <= n:
+        w = true_bytes(row + j)
+        c = <int64_t>((w * 0x0101010101010101ULL) >> 56)
+        if k < c:
+            while k:
+                w &= w - 1
+                k -= 1
+            return j + (ctz64(w) >> 3)
+        k -= c
+        j += 8
+    while True:
+        if row[j]:
+            if k == 0:
+                return j
+            k -= 1
+        j += 1
+
 def random_actions(mask, seed=0, out=None):
     """For each row of a legal mask [n, points + 1], an action drawn uniformly among its legal
     entries (the pass included), or the pass where none is legal (a finished game's ignored
@@ -801,16 +924,14 @@ def random_actions(mask, seed=0, out=None):
     if m.dtype != np.bool_ or m.ndim != 2 or m.shape[1] < 1:
         raise ValueError("mask must be a bool array [n, points + 1]")
     m = np.ascontiguousarray(m)
-    cdef int64_t n = m.shape[0], P = m.shape[1], i, j, k, count
+    cdef int64_t n = m.shape[0], P = m.shape[1], i, count
     cdef uint64_t s = <uint64_t>(_index(seed, "seed") & 0xFFFFFFFFFFFFFFFF), r, x, t
     out = _check_out(out, (n,), np.int64)
     cdef const uint8_t* mk = <const uint8_t*>cnp.PyArray_DATA(m)
     cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
     with nogil:
         for i in range(n):
-            count = 0
-            for j in range(P):
-                count += mk[i * P + j]
+            count = count_true(mk + i * P, P)
             if count == 0:
                 o[i] = P - 1
                 continue
@@ -822,11 +943,5 @@ def random_actions(mask, seed=0, out=None):
                 while (x & <uint64_t>0xFFFFFFFFULL) < t:
                     r = mix64(r + <uint64_t>0x9E3779B97F4A7C15ULL)
                     x = (r >> 32) * <uint64_t>count
-            k = <int64_t>(x >> 32)
-            for j in range(P):
-                if mk[i * P + j]:
-                    if k == 0:
-                        o[i] = j
-                        break
-                    k -= 1
+            o[i] = nth_true(mk + i * P, P, <int64_t>(x >> 32))
     return out

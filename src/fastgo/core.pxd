@@ -74,11 +74,22 @@ cdef extern from *:
     #define FASTGO_ZTABLE 0
     static uint64_t fastgo_ztable[1];
     #endif
+
+    /* the lowest set bit of a nonzero word */
+    #ifdef _MSC_VER
+    #include <intrin.h>
+    static __inline int fastgo_ctz64(unsigned __int64 x) {
+        unsigned long i; _BitScanForward64(&i, x); return (int)i;
+    }
+    #else
+    #define fastgo_ctz64(x) __builtin_ctzll(x)
+    #endif
     """
     const bint FASTGO_DEBUG
     void FASTGO_ASSERT(bint, const char* what, long long value) noexcept nogil
     const bint FASTGO_ZTABLE
     const uint64_t* fastgo_ztable
+    int ctz64 "fastgo_ctz64" (uint64_t x) noexcept nogil
 
 cdef enum:
     EMPTY = 0
@@ -88,6 +99,7 @@ cdef enum:
     MAX_SIDE = 25
     MAX_PAD = (MAX_SIDE + 2) * (MAX_SIDE + 1)   # padded cells of the largest board
     MAX_POINTS = MAX_SIDE * MAX_SIDE
+    MASK_WORDS = (MAX_PAD + 63) >> 6           # 64-bit words of a bitset over padded points
 
 # Why a play is or is not allowed; LEGAL is 0 so "if status:" reads as "if refused".
 cdef enum MoveStatus:
@@ -390,19 +402,22 @@ cdef inline int stones_next_to(const BoardState* b, int p, int h) noexcept nogil
 
 cdef inline bint takes_last_liberty(const BoardState* b, int p, int h) noexcept nogil:
     """A stone at the empty point p leaves the chain headed by h without liberties: every
-    pseudo-liberty of the chain is a pair with p."""
-    return b.cell[h].plibs == stones_next_to(b, p, h)
+    pseudo-liberty of the chain is a pair with p (so at most four: most chains are passed over
+    on that count alone)."""
+    return b.cell[h].plibs <= 4 and b.cell[h].plibs == stones_next_to(b, p, h)
 
-cdef inline bint own_chain_survives(const BoardState* b, int p, int colour) noexcept nogil:
-    """Some chain of `colour` next to the empty point p keeps a liberty other than p."""
-    cdef int s = b.stride, q, k
+cdef inline bint captures_nothing(const BoardState* b, int p, int opp) noexcept nogil:
+    """A stone at the empty point p takes no chain of colour `opp` next to it."""
+    cdef int k, q
     cdef int nb[4]
-    neighbours(nb, p, s)
+    if not (nbr_counts(b)[p] & nbr_of(opp)):
+        return True
+    neighbours(nb, p, b.stride)
     for k in range(4):
         q = nb[k]
-        if b.cell[q].color == colour and not takes_last_liberty(b, p, b.cell[q].head):
-            return True
-    return False
+        if b.cell[q].color == opp and takes_last_liberty(b, p, b.cell[q].head):
+            return False
+    return True
 
 cdef inline uint64_t chain_hash(const BoardState* b, int h) noexcept nogil:
     """XOR of the Zobrist keys of the stones of the chain headed by h: the hash change of its
@@ -481,7 +496,8 @@ cdef inline int board_preview(const BoardState* b, int p, int colour, uint64_t* 
 
     Returns OCCUPIED, SUICIDE (the play would clear some of the mover's own stones: legal under
     Tromp-Taylor, refused when suicide is forbidden) or LEGAL, and stores the hash of the colouring
-    the play would leave and the number of opponent stones it would capture. Ko is not judged here.
+    the play would leave (unless new_hash is NULL: then no captured chain is walked) and the number
+    of opponent stones it would capture. Ko is not judged here.
     """
     cdef int heads[4]
     cdef int n, k, h
@@ -491,7 +507,8 @@ cdef inline int board_preview(const BoardState* b, int p, int colour, uint64_t* 
     FASTGO_ASSERT(p > 0 and p < b.npad, "board_preview: 0 < padded point p < npad; p", p)
     captured[0] = 0
     if b.cell[p].color != EMPTY:
-        new_hash[0] = b.hash
+        if new_hash != NULL:
+            new_hash[0] = b.hash
         return OCCUPIED
     hsh = b.hash ^ zkey(colour, p)
     has_empty = has_empty_neighbour(b, p)
@@ -500,13 +517,17 @@ cdef inline int board_preview(const BoardState* b, int p, int colour, uint64_t* 
         h = heads[k]
         if b.cell[h].color == opp:
             if takes_last_liberty(b, p, h):   # captured first (rule 7)
-                hsh ^= chain_hash(b, h)
+                if new_hash != NULL:
+                    hsh ^= chain_hash(b, h)
                 captured[0] += chain_sizes(b)[h]
         elif not takes_last_liberty(b, p, h):   # keeps a liberty other than p
             own_survives = True
     if has_empty or captured[0] > 0 or own_survives:
-        new_hash[0] = hsh
+        if new_hash != NULL:
+            new_hash[0] = hsh
         return LEGAL
+    if new_hash == NULL:
+        return SUICIDE
     # nothing reaches empty: the new stone and every own chain it joins are cleared
     hsh ^= zkey(colour, p)
     for k in range(n):
@@ -802,6 +823,11 @@ cdef inline int hashset_init(HashSet* s, int64_t cap) noexcept nogil:
     s.used = 0
     return 0
 
+cdef inline void hashset_clear(HashSet* s) noexcept nogil:
+    """Empty the set, keeping its room."""
+    memset(s.counts, 0xFF, <size_t>s.cap * sizeof(int32_t))
+    s.used = 0
+
 cdef inline void hashset_free(HashSet* s) noexcept nogil:
     free(s.keys)
     s.keys = NULL
@@ -892,13 +918,50 @@ cdef inline int judge_by_preview(const BoardState* b, int p, int colour, int ko_
         return SUPERKO
     return LEGAL
 
+cdef inline bint plays_freely_by(uint16_t nb, uint8_t ever, int ko_rule) noexcept nogil:
+    """A play on an empty point with neighbour counts nb is legal whatever the colour and the
+    game so far: the point has an empty neighbour, so the stone keeps a liberty (no suicide),
+    and either the ko rule is simple ko, which cannot bite there (a retake refills the point
+    after the opponent's last turn captured our lone stone on it, so every neighbour was then,
+    and still is, a wall or an opponent's stone), or no stone ever stood there (`ever` 0: a
+    colouring that cannot have occurred before). Branch-free: random positions make each test
+    unpredictable."""
+    return ((nb & NBR_EMPTY) != 0) & ((ko_rule == KO_SIMPLE) | (ever == 0))
+
 cdef inline bint plays_freely(const BoardState* b, int p, int ko_rule) noexcept nogil:
-    """A play on the empty point p is legal whatever the colour and the game so far: p has an
-    empty neighbour, so the stone keeps a liberty (no suicide), and either the ko rule is simple
-    ko, which cannot bite there (a retake refills p after the opponent's last turn captured our
-    lone stone on it, so every neighbour of p was then, and still is, a wall or an opponent's
-    stone), or no stone ever stood on p (a colouring that cannot have occurred before)."""
-    return (nbr_counts(b)[p] & NBR_EMPTY) != 0 and (ko_rule == KO_SIMPLE or not b.cell[p].ever)
+    """plays_freely_by for the empty point p."""
+    return plays_freely_by(nbr_counts(b)[p], b.cell[p].ever, ko_rule)
+
+cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
+                            const uint64_t* ko_hash, SeenFn seen, const void* memory,
+                            bint quiet_fresh) noexcept nogil:
+    """judge_play without the resulting hash: only the plays that could repeat a colouring get
+    theirs computed. `quiet_fresh`: the caller knows that no colouring in the superko memory has
+    the stone counts a play that removes nothing leaves (BoardBatch keeps those counts), so such
+    a play needs no look-up."""
+    cdef int status, captured
+    cdef uint64_t h
+    cdef uint16_t nb = nbr_counts(b)[p]
+    if b.cell[p].color != EMPTY:
+        return OCCUPIED
+    if plays_freely_by(nb, b.cell[p].ever, ko_rule):
+        return LEGAL
+    if quiet_fresh and (nb & NBR_EMPTY) and captures_nothing(b, p, 3 - colour):
+        return LEGAL    # keeps a liberty, removes nothing: quiet
+    status = board_preview(b, p, colour, NULL, &captured)
+    if status == SUICIDE:
+        if not suicide:
+            return SUICIDE
+    elif captured == 0:
+        # The colouring gains this stone alone. No simple-ko retake (that refills a point walled
+        # in by the opponent, see plays_freely); superko only on a point used before.
+        if ko_rule == KO_SIMPLE or quiet_fresh or not b.cell[p].ever:
+            return LEGAL
+        h = b.hash ^ zkey(colour, p)
+        return SUPERKO if seen(memory, superko_key(ko_rule, h, 3 - colour)) else LEGAL
+    elif ko_rule == KO_SIMPLE and captured > 1:
+        return LEGAL    # a retake refills our lone stone's point by capturing one stone back
+    return judge_by_preview(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, &h)
 
 cdef inline int judge_play(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
                            const uint64_t* ko_hash, SeenFn seen, const void* memory,
@@ -908,26 +971,10 @@ cdef inline int judge_play(const BoardState* b, int p, int colour, int ko_rule, 
     simple ko rule KO when the play recreates *ko_hash, the colouring before the opponent's last
     turn (ko_hash NULL before any turn); under superko SUPERKO when seen(memory, key) holds the key
     (superko_key) of the colouring the play leaves with the opponent to move. Stores that
-    colouring's hash in new_hash, unless new_hash is NULL: then a play next to an empty point is
-    judged from the neighbour counts alone, without a preview of its captures."""
-    cdef uint16_t nb
-    cdef uint64_t h
-    if new_hash != NULL:
-        return judge_by_preview(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, new_hash)
-    if b.cell[p].color != EMPTY:
-        return OCCUPIED
-    if plays_freely(b, p, ko_rule):
-        return LEGAL
-    nb = nbr_counts(b)[p]
-    if not (nb & nbr_of(3 - colour)) and ((nb & NBR_EMPTY) or own_chain_survives(b, p, colour)):
-        # No opponent neighbour, so no capture, and a liberty kept, so no suicide: the colouring
-        # gains this stone alone. No simple-ko retake (that refills a point walled in by the
-        # opponent, see plays_freely); superko only on a point used before.
-        if ko_rule == KO_SIMPLE or not b.cell[p].ever:
-            return LEGAL
-        h = b.hash ^ zkey(colour, p)
-        return SUPERKO if seen(memory, superko_key(ko_rule, h, 3 - colour)) else LEGAL
-    return judge_by_preview(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, &h)
+    colouring's hash in new_hash, unless new_hash is NULL (judge_quick)."""
+    if new_hash == NULL:
+        return judge_quick(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, False)
+    return judge_by_preview(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, new_hash)
 
 cdef inline int judge_move(const BoardState* b, int point, int colour, bint over, int ko_rule,
                            bint suicide, const uint64_t* ko_hash, SeenFn seen, const void* memory,
@@ -942,24 +989,81 @@ cdef inline int judge_move(const BoardState* b, int point, int colour, bint over
         return LEGAL
     return judge_play(b, to_pad(b, point), colour, ko_rule, suicide, ko_hash, seen, memory, new_hash)
 
+# A legal mask is judged in two parts. Most empty points play freely (plays_freely: legal
+# whatever the colour and the history, a fact that changes only when a neighbour changes); the
+# rest, the "hard" points (no empty neighbour, or used before under superko: a few a move), are
+# judged one by one with judge_play. A caller that keeps a mask from turn to turn (BoardBatch)
+# keeps the hard points as a bitset over padded points, settles the points next to a quiet play
+# (settle_point) and judges only the hard ones again (judge_hard).
+
+cdef inline int public_of(int p, int s, uint32_t s_inv) noexcept nogil:
+    """from_pad(b, p) for a board of stride s, s_inv = ceil(2**20 / s): p // s as a multiply and
+    a shift, exact for every padded index (p * s_inv / 2**20 exceeds p / s by less than
+    MAX_PAD / 2**20 < 1 / s, short of the next whole number); no division."""
+    return p - s - <int>((<uint32_t>p * s_inv) >> 20) + 1    # (row - 1) * width + p - row * stride
+
+cdef inline uint32_t stride_inverse(int s) noexcept nogil:
+    return ((1 << 20) + s - 1) // s
+
+cdef inline void judge_hard(const BoardState* b, int colour, int ko_rule, bint suicide,
+                            const uint64_t* ko_hash, SeenFn seen, const void* memory,
+                            bint quiet_fresh, const uint64_t* hard, uint8_t* out) noexcept nogil:
+    """out[public point] = (judge_play == LEGAL) for every padded point in the bitset `hard`
+    (quiet_fresh: see judge_quick)."""
+    cdef int w, p, s = b.stride
+    cdef uint32_t s_inv = stride_inverse(s)
+    cdef uint64_t bits
+    for w in range((b.npad + 63) >> 6):
+        bits = hard[w]
+        while bits:
+            p = (w << 6) + ctz64(bits)
+            bits &= bits - 1
+            out[public_of(p, s, s_inv)] = judge_quick(b, p, colour, ko_rule, suicide, ko_hash,
+                                                      seen, memory, quiet_fresh) == LEGAL
+
+cdef inline void settle_point(const BoardState* b, int p, int ko_rule, uint8_t* out,
+                              uint64_t* hard) noexcept nogil:
+    """Point p's entry in a kept mask and its hard bit, after a quiet play on or next to it:
+    a stone 0, an empty point 1 when it plays freely, else hard (its entry judge_hard's)."""
+    cdef uint64_t bit = <uint64_t>1 << (p & 63)
+    cdef int colour = b.cell[p].color
+    cdef bint free
+    if colour == WALL:
+        return
+    free = colour == EMPTY and plays_freely(b, p, ko_rule)
+    out[from_pad(b, p)] = free
+    if colour == EMPTY and not free:
+        hard[p >> 6] |= bit
+    else:
+        hard[p >> 6] &= ~bit
+
 cdef inline void judge_mask(const BoardState* b, int colour, bint over, int ko_rule, bint suicide,
                             const uint64_t* ko_hash, SeenFn seen, const void* memory,
-                            uint8_t* out) noexcept nogil:
+                            bint quiet_fresh, uint8_t* out, uint64_t* hard) noexcept nogil:
     """judge_move == LEGAL for every public point and, last, the pass: width * height + 1 bytes
-    of 0/1 at out."""
-    cdef int k, p, row, s = b.stride, npoints = b.width * b.height
+    of 0/1 at out (quiet_fresh: see judge_quick). `hard`, when not NULL, receives the hard points ((npad + 63) // 64 words;
+    none once the game is over)."""
+    cdef int k, p, q, s = b.stride, npoints = b.width * b.height
+    cdef bint free
+    # local copies: every store to out (bytes) could alias the board, so a field read through
+    # b inside the loop would be read again after each store
     cdef const int16_t* empty = empty_list(b)
-    # p // s as a multiply and a shift: exact for every padded index (p * s_inv / 2**20 exceeds
-    # p / s by less than MAX_PAD / 2**20 < 1 / s, short of the next whole number); no division
-    cdef uint32_t s_inv = ((1 << 20) + s - 1) // s
+    cdef const uint16_t* nbr = nbr_counts(b)
+    cdef const Cell* cell = b.cell
+    cdef uint64_t local[MASK_WORDS]
+    cdef uint32_t s_inv = stride_inverse(s)
+    if hard == NULL:
+        hard = local
+    memset(hard, 0, ((b.npad + 63) >> 6) * sizeof(uint64_t))
     memset(out, 0, npoints + 1)
     if over:
         return
     out[npoints] = 1
     for k in range(b.num_empty):       # stones are never legal: only the empty points are judged
         p = empty[k]
-        if plays_freely(b, p, ko_rule) or judge_play(b, p, colour, ko_rule, suicide, ko_hash, seen,
-                                                     memory, NULL) == LEGAL:
-            row = <int>((<uint32_t>p * s_inv) >> 20)
-            FASTGO_ASSERT(row == p // s, "judge_mask: the row of padded point p; p", p)
-            out[p - s - row + 1] = 1    # (row - 1) * width + p - row * stride
+        q = public_of(p, s, s_inv)
+        FASTGO_ASSERT(q == from_pad(b, p), "judge_mask: the public index of padded point p", p)
+        free = plays_freely_by(nbr[p], cell[p].ever, ko_rule)
+        out[q] = free
+        hard[p >> 6] |= <uint64_t>(1 - free) << (p & 63)     # no branch: unpredictable
+    judge_hard(b, colour, ko_rule, suicide, ko_hash, seen, memory, quiet_fresh, hard, out)

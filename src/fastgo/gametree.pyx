@@ -21,7 +21,7 @@ from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 
 from fastgo.board cimport Board
-from fastgo.core cimport LEGAL, mix64
+from fastgo.core cimport LEGAL, ctz64, mix64
 
 import warnings
 
@@ -155,20 +155,6 @@ ctypedef struct Graph:
     uint64_t* either        # either[q]: plays[2 * q] | plays[2 * q + 1]
     uint8_t* mult           # mult[(2 * q + c) * 64 + r]: how many of those plays lead to r (2 or
                             # more only when suicides of different chains leave the same colouring)
-
-cdef extern from *:
-    """
-    /* the lowest set bit of a nonzero word */
-    #ifdef _MSC_VER
-    #include <intrin.h>
-    static __inline int fastgo_ctz64(unsigned __int64 x) {
-        unsigned long i; _BitScanForward64(&i, x); return (int)i;
-    }
-    #else
-    #define fastgo_ctz64(x) __builtin_ctzll(x)
-    #endif
-    """
-    int ctz64 "fastgo_ctz64" (uint64_t x) noexcept nogil
 
 cdef extern from "Python.h":
     # PyErr_CheckSignals without Cython's exception check: -1 leaves the exception set, to be
