@@ -21,6 +21,7 @@ Environment switches:
 import glob
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -52,8 +53,10 @@ if os.environ.get("FASTGO_ONLY"):
 
 # Every extension depends on this file, which names the build flavour: a build of another
 # flavour rewrites it, so the next build recompiles (the .so files of both land in one place).
+# numpy's version is part of it: its headers count by version, not by time stamp (a fresh
+# isolated build environment unpacks them anew on every install).
 FLAVOUR = os.path.join("build", "flavour.txt")
-flavour = f"debug={int(DEBUG)} openmp={int(OPENMP)}\n"
+flavour = f"debug={int(DEBUG)} openmp={int(OPENMP)} numpy={np.__version__}\n"
 os.makedirs("build", exist_ok=True)
 if not os.path.exists(FLAVOUR) or open(FLAVOUR).read() != flavour:
     with open(FLAVOUR, "w") as f:
@@ -147,21 +150,30 @@ class BuildExt(build_ext):
 
 
 
+# Cython's bookkeeping header at the top of a generated C file: the include paths and
+# dependencies it was generated with, absolute paths into the build environment
+_METADATA = re.compile(rb"/\* BEGIN: Cython Metadata\n.*?\nEND: Cython Metadata \*/\n", re.S)
+
+
+def c_digest(path):
+    """SHA-256 of a generated C file's code: its text without Cython's metadata header, which
+    names the build environment's paths (a fresh one, e.g. /tmp/pip-build-env-*, on every
+    isolated install) and is not compiled."""
+    with open(path, "rb") as f:
+        return hashlib.sha256(_METADATA.sub(b"", f.read(), count=1)).digest()
+
+
 def cythonize_keeping_unchanged(extensions, **kw):
-    """``cythonize``, with each regenerated C file whose text did not change given back its
+    """``cythonize``, with each regenerated C file whose code did not change given back its
     old time stamp: Cython regenerates a file when a dependency looks newer (numpy's .pxd in a
     fresh isolated build environment), and build_ext would then recompile it for nothing."""
     build_dir = kw["build_dir"]
-    before = {}
-    for c in glob.glob(os.path.join(build_dir, "**", "*.c"), recursive=True):
-        with open(c, "rb") as f:
-            before[c] = (os.stat(c).st_mtime_ns, hashlib.sha256(f.read()).digest())
+    before = {c: (os.stat(c).st_mtime_ns, c_digest(c))
+              for c in glob.glob(os.path.join(build_dir, "**", "*.c"), recursive=True)}
     result = cythonize(extensions, **kw)
     for c, (mtime, digest) in before.items():
-        if os.path.exists(c) and os.stat(c).st_mtime_ns != mtime:
-            with open(c, "rb") as f:
-                if hashlib.sha256(f.read()).digest() == digest:
-                    os.utime(c, ns=(mtime, mtime))
+        if os.path.exists(c) and os.stat(c).st_mtime_ns != mtime and c_digest(c) == digest:
+            os.utime(c, ns=(mtime, mtime))
     return result
 
 

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from fastgo import cluster
+from fastgo import cluster, records
 from fastgo.simulation import Simulation
 
 # Ray turns 127.0.0.1 into the machine's outside address unless it thinks clusters are off (its
@@ -185,3 +185,53 @@ def test_ray_threads_per_task(ray_cluster, local_run, tmp_path):
     check_same_as_local(res, tmp_path, local_run)
     with pytest.raises(cluster.ClusterError, match="fewer than threads=3"):
         cluster.run(SPEC, "ray", threads=3)
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_ray_client_address(local_run, tmp_path):
+    # "ray://host:port": a Ray cluster started by `ray start --head` (its own processes and temp
+    # directory) reached through its Ray Client server, from a fresh interpreter. Ray's token
+    # authentication (on by default for local clusters since Ray 2.59) needs the same mode and
+    # token on both sides, as for any Ray client.
+    pytest.importorskip("ray")
+    import secrets
+    import shutil
+    import tempfile
+    gcs, client = free_port(), free_port()
+    temp = tempfile.mkdtemp(prefix="fastgo-ray-")   # short: Ray's socket paths have a limit
+    env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(16))
+    head = subprocess.Popen(
+        [sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block",
+         f"--port={gcs}", f"--ray-client-server-port={client}", "--num-cpus=2",
+         "--node-ip-address=127.0.0.1", "--include-dashboard=false",
+         f"--temp-dir={temp}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    code = ("import sys; from fastgo import cluster; from test_cluster import SPEC; "
+            "res = cluster.run(SPEC, sys.argv[1], out=sys.argv[2], timeout=60); "
+            "print(res.timing['engine'], res.timing['task_slots'])")
+    try:
+        deadline = time.monotonic() + 120
+        while True:                               # the client server answers once the head is up
+            done = subprocess.run([sys.executable, "-c", code, f"ray://127.0.0.1:{client}",
+                                   str(tmp_path / "out")], capture_output=True, text=True,
+                                  env=env, cwd=os.path.dirname(__file__), timeout=300)
+            if done.returncode == 0 or time.monotonic() > deadline or head.poll() is not None:
+                break
+            time.sleep(2)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.stdout.split()[-2:] == ["ray", "2"]
+        check_same_as_local(records.read(tmp_path / "out"), tmp_path / "out", local_run)
+    finally:
+        head.terminate()                          # `ray start --block` stops its cluster
+        try:
+            head.wait(60)
+        except subprocess.TimeoutExpired:
+            head.kill()
+            head.wait(15)
+        shutil.rmtree(temp, ignore_errors=True)

@@ -632,3 +632,48 @@ def test_user_code_inside_a_batch_call_cannot_start_another():
 
     b.step(Actions())
     assert b.board(0).history == [12] and b.move_numbers.tolist() == [1] * 4
+
+
+# -- search -------------------------------------------------------------------------------------------
+
+def test_a_search_serves_one_call_at_a_time():
+    # user code inside a Search call (a PUCT evaluator, a move's __index__) that starts another
+    # search, advances or re-initialises the tree is refused; the call goes on as if it had not
+    from fastgo.search import Search
+    b = fastgo.Board(5, rules="chinese")
+
+    def uniform(planes):
+        n = planes.shape[0]
+        return np.full((n, 26), 1 / 26), np.zeros(n)
+
+    refused = []
+
+    def meddling(planes):
+        for call in (lambda: s.search(visits=5), lambda: s.advance("C3"), lambda: s.__init__(b)):
+            with pytest.raises(RuntimeError) as e:
+                call()
+            refused.append(str(e.value))
+        s.result()                                    # reading the tree is allowed
+        return uniform(planes)
+
+    s = Search(b, evaluator=meddling, batch=4)
+    got = s.search(visits=40)
+    want = Search(b, evaluator=uniform, batch=4).search(visits=40)
+    assert refused and set(refused) == {"this Search is already searching in another thread",
+                                        "this Search is searching in another thread",
+                                        "Search.__init__ called twice"}
+    assert got.root_visits == 40 and got.moves.tolist() == want.moves.tolist()
+    assert got.visits.tolist() == want.visits.tolist()
+
+    class Move:
+        def __index__(self):
+            with pytest.raises(RuntimeError, match="searching"):
+                t.search(playouts=10)
+            with pytest.raises(RuntimeError, match="searching"):
+                t.advance(3)
+            return 12
+
+    t = Search(b, threads=1, seed=3)
+    t.search(playouts=200)
+    t.advance(Move())
+    assert t.board.history == [12] and s.board.history == []

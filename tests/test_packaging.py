@@ -1,8 +1,11 @@
 """The package as built: the OpenMP switch of setup.py, the licence metadata (SPDX string and
-LICENSE file, in the checkout and in the sdist, which both hold pyproject.toml)."""
+LICENSE file, in the checkout and in the sdist, which both hold pyproject.toml), the files the
+sdist ships."""
 
 import os
 import pathlib
+import shutil
+import subprocess
 import sys
 
 import pytest
@@ -32,3 +35,23 @@ def test_licence_is_an_spdx_string_with_its_file():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
     assert (ROOT / "LICENSE").read_text().startswith("MIT License\n")
+
+
+@pytest.mark.skipif(not (ROOT / ".git").exists() or shutil.which("git") is None,
+                    reason="not run from a git checkout")
+def test_the_sdist_ships_every_file_of_the_test_suite(monkeypatch):
+    """MANIFEST.in, read by setuptools' own FileList (what `python -m build` uses for the
+    sdist), takes every file git tracks under tests/: the suite, its data of every kind, the
+    reference and the referee, so the suite runs (and skips nothing) from the unpacked sdist."""
+    from setuptools.command.egg_info import FileList
+    tracked = subprocess.run(["git", "ls-files", "tests"], cwd=ROOT, capture_output=True,
+                             text=True, check=True).stdout.split()
+    monkeypatch.chdir(ROOT)
+    files = FileList()
+    files.findall()
+    for line in (ROOT / "MANIFEST.in").read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            files.process_template_line(line)
+    shipped = {f.replace(os.sep, "/") for f in files.files}
+    assert "tests/data/legal_counts_5bit.json" in tracked
+    assert sorted(set(tracked) - shipped) == []

@@ -176,7 +176,10 @@ class RayEngine:
             try:
                 ray.init(address=address, log_to_driver=False)
             except (ConnectionError, RuntimeError, TimeoutError) as e:
-                raise ClusterError(f"cannot connect to the Ray cluster at {target!r}: {e}") from None
+                hint = ("" if target == "ray" else " (a cluster with Ray's token authentication, "
+                        "the default for local clusters from Ray 2.59, needs RAY_AUTH_MODE=token "
+                        "and its token, RAY_AUTH_TOKEN or ~/.ray/auth_token, here too)")
+                raise ClusterError(f"cannot connect to the Ray cluster at {target!r}: {e}{hint}") from None
             self._owned = True
         self.threads = 1 if threads is None else threads
         cpus = ray.cluster_resources().get("CPU", 0)
@@ -257,7 +260,7 @@ def choose_chunk(spec, task_threads, slots, seconds=2.0):
     n = 256
     while True:
         r = playouts(spec.board, n, seed=spec.seed ^ 0x5EED, threads=1, ko=spec.ko,
-                     max_moves=spec.max_moves)
+                     max_moves=spec.max_moves, policy=spec.policy)
         if r.seconds >= 0.1 or n >= 2**20:
             break
         n *= 4
@@ -351,6 +354,8 @@ def add_command(parser):
     p.add_argument("--ko", default="rules", choices=["rules", "simple", "positional", "situational"],
                    help="ko rule inside the playouts (default: the rules' own)")
     p.add_argument("--max-moves", type=int, default=None, help="cap of turns per game")
+    p.add_argument("--policy", default="uniform", choices=["uniform", "heavy"],
+                   help="playout policy, as fastgo.playouts' (default uniform)")
     p.add_argument("--cluster", default="local",
                    help="local (default), dask://host:8786, ray, or ray://host:10001")
     p.add_argument("--threads", type=int, default=None,
@@ -423,7 +428,8 @@ def run_command(args):
             raise ValueError(f"--games must be at least 1, got {args.games}")
         spec = Simulation.new(args.games, args.size, args.height, rules=args.rules.replace(komi=args.komi),
                               handicap=args.handicap, seed=args.seed % 2**64, ko=args.ko,
-                              max_moves=args.max_moves, ownership=not args.no_ownership,
+                              max_moves=args.max_moves, policy=args.policy,
+                              ownership=not args.no_ownership,
                               first_moves=args.first_moves, records=args.records or args.sgf,
                               sgf=args.sgf, chunk=args.chunk)
         if not (math.isfinite(args.chunk_seconds) and args.chunk_seconds > 0):
@@ -472,7 +478,8 @@ def run_command(args):
     lo, hi = s["black_win_interval"]
     wlo, whi = s["white_win_interval"]
     print(f"fastgo simulate: {s['games']:,} games on {b.width}x{b.height}, {args.rules_name} "
-          f"rules, komi {b.rules.komi:g}, seed {result.spec.seed}, ko {result.spec.ko}")
+          f"rules, komi {b.rules.komi:g}, seed {result.spec.seed}, ko {result.spec.ko}, "
+          f"policy {result.spec.policy}")
     rows = [("black wins", f"{s['black_wins']:,}", f"{100 * s['black_win_rate']:.2f}% "
              f"[{100 * lo:.2f}, {100 * hi:.2f}]"),
             ("white wins", f"{s['white_wins']:,}", f"{100 * s['white_win_rate']:.2f}% "

@@ -26,6 +26,7 @@ import time
 import uuid
 import warnings
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -111,13 +112,35 @@ def _sha256(path):
 
 
 def read_shard(path, games=False):
-    """(spec dict, fingerprint, Tally, games dict or None) of one shard."""
-    with np.load(path, allow_pickle=False) as z:
-        spec = json.loads(z["spec"].tobytes().decode())
-        fingerprint = z["fingerprint"].tobytes().decode()
-        tally = Tally.from_arrays(z)
-        g = {k[5:]: z[k] for k in z.files if k.startswith("game_")} if games else None
+    """(spec dict, fingerprint, Tally, games dict or None) of one shard; RecordsError, naming
+    the file, for one that is not a whole shard (truncated, damaged, another program's)."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            spec = json.loads(z["spec"].tobytes().decode())
+            fingerprint = z["fingerprint"].tobytes().decode()
+            tally = Tally.from_arrays(z)
+            g = {k[5:]: z[k] for k in z.files if k.startswith("game_")} if games else None
+    except (ValueError, KeyError, TypeError, IndexError, EOFError, zipfile.BadZipFile,
+            zlib.error) as e:
+        raise RecordsError(f"{path} is not a readable shard: {type(e).__name__}: {e}") from None
     return spec, fingerprint, tally, g
+
+
+def read_manifest(directory):
+    """(manifest dict, Simulation) of the run in `directory`; RecordsError when it holds no
+    manifest or one that is not a fastgo run's (damaged, another format)."""
+    manifest = os.path.join(directory, MANIFEST)
+    try:
+        with open(manifest, encoding="utf-8") as f:
+            m = json.load(f)
+        if not isinstance(m, dict) or not isinstance(m.get("shards", {}), dict) or not all(
+                isinstance(e, dict) for e in m.get("shards", {}).values()):
+            raise ValueError("not a JSON object with a \"shards\" object of objects")
+        return m, Simulation.from_dict(m.get("spec"))
+    except FileNotFoundError:
+        raise RecordsError(f"{directory!r} holds no fastgo run ({MANIFEST} is missing)") from None
+    except (OSError, ValueError) as e:
+        raise RecordsError(f"{manifest} cannot be read as a fastgo run's manifest: {e}") from None
 
 
 class RunDirectory:
@@ -158,12 +181,7 @@ class RunDirectory:
             self.spec = spec
             self.save(force=True)
             return spec, {}
-        try:
-            with open(manifest, encoding="utf-8") as f:
-                m = json.load(f)
-            theirs = Simulation.from_dict(m["spec"])
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise RecordsError(f"{manifest} cannot be read as a fastgo run's manifest: {e}") from None
+        m, theirs = read_manifest(out)
         if spec.chunk is None:
             spec = spec.replace(chunk=theirs.chunk)
         diff = spec.differences(theirs)
@@ -196,7 +214,7 @@ class RunDirectory:
                 continue
             try:
                 _, their_fp, tally, _ = read_shard(path)
-            except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e:
+            except (OSError, RecordsError) as e:
                 warnings.warn(f"{path} cannot be read ({e}); the chunk is played again", RuntimeWarning)
                 continue
             if their_fp != fp or tally.chunks != [(a, b)]:
@@ -273,15 +291,7 @@ class Records:
 
     def __init__(self, path):
         self.path = os.fspath(path)
-        manifest = os.path.join(self.path, MANIFEST)
-        try:
-            with open(manifest, encoding="utf-8") as f:
-                self.manifest = json.load(f)
-        except FileNotFoundError:
-            raise RecordsError(f"{self.path!r} holds no fastgo run ({MANIFEST} is missing)") from None
-        except ValueError as e:
-            raise RecordsError(f"{manifest}: not JSON: {e}") from None
-        self.spec = Simulation.from_dict(self.manifest["spec"])
+        self.manifest, self.spec = read_manifest(self.path)
         fp = self.spec.fingerprint()
         self.tally = Tally.empty(self.spec)
         self._shards = []

@@ -18,11 +18,12 @@ from statistics import NormalDist
 import numpy as np
 
 from fastgo.board import Board
-from fastgo.playout import playouts
+from fastgo.playout import playouts, policy_code
 from fastgo.rules import Rules
 
 #: the version of a spec's and a shard's layout; a directory written by another is refused
-FORMAT = 1
+#: (2: the spec names its playout policy)
+FORMAT = 2
 #: games per kernel call when every game's moves are kept (the call's move buffer is games x cap)
 _RECORD_BLOCK = 4096
 _KO = ("rules", "simple", "positional", "situational")
@@ -48,7 +49,8 @@ class Simulation:
     board       the start position (a ``Board``, copied; ``Simulation.new`` makes an empty one)
     games       how many games: indices 0 .. games - 1
     seed        game i is playout i of ``fastgo.playouts(board, seed=seed)``
-    ko, max_moves   as for ``fastgo.playouts`` (max_moves None: the kernel's default cap)
+    ko, max_moves, policy   as for ``fastgo.playouts`` (max_moves None: the kernel's default
+                cap; policy "uniform" or "heavy")
     ownership   sum who owns each point at the end (+1 Black, -1 White)
     first_moves count wins by the first move each game played
     records     keep every game (moves, score, winner, length, capped) in the shards
@@ -57,11 +59,11 @@ class Simulation:
                 written to the run's manifest so that a resume cuts the same chunks)
     """
 
-    __slots__ = ("board", "games", "seed", "ko", "max_moves", "ownership", "first_moves",
-                 "records", "sgf", "chunk")
+    __slots__ = ("board", "games", "seed", "ko", "max_moves", "policy", "ownership",
+                 "first_moves", "records", "sgf", "chunk")
 
-    def __init__(self, board, games, *, seed=0, ko="rules", max_moves=None, ownership=True,
-                 first_moves=False, records=False, sgf=False, chunk=None):
+    def __init__(self, board, games, *, seed=0, ko="rules", max_moves=None, policy="uniform",
+                 ownership=True, first_moves=False, records=False, sgf=False, chunk=None):
         if not isinstance(board, Board):
             raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
         set_ = object.__setattr__
@@ -72,6 +74,8 @@ class Simulation:
             raise ValueError(f"ko must be one of {', '.join(map(repr, _KO))}, not {ko!r}")
         set_(self, "ko", ko)
         set_(self, "max_moves", None if max_moves is None else _count(max_moves, "max_moves", 0, 1_000_000))
+        policy_code(policy)                 # "uniform" or "heavy", else ValueError
+        set_(self, "policy", policy)
         set_(self, "ownership", _flag(ownership, "ownership"))
         set_(self, "first_moves", _flag(first_moves, "first_moves"))
         set_(self, "records", _flag(records, "records"))
@@ -118,15 +122,22 @@ class Simulation:
 
     @classmethod
     def from_dict(cls, d):
+        """The run ``to_dict`` described; anything else (another format, a missing or
+        malformed field, an illegal history) raises ValueError."""
+        if not isinstance(d, dict):
+            raise ValueError(f"a simulation spec is a dict, not {type(d).__name__}")
         if d.get("format") != FORMAT:
             raise ValueError(f"a simulation spec of format {d.get('format')!r}; this fastgo reads {FORMAT}")
-        bd = d["board"]
-        board = Board.from_array(np.array(bd["setup"], dtype=np.int8).reshape(bd["height"], bd["width"]),
-                                 to_move=bd["first"], rules=Rules(**bd["rules"]))
-        for m in bd["history"]:
-            board.play(m)
-        fields = {k: d[k] for k in cls.__slots__ if k not in ("board", "games")}
-        return cls(board, d["games"], **fields)
+        try:
+            bd = d["board"]
+            setup = np.array(bd["setup"], dtype=np.int64).reshape(bd["height"], bd["width"])
+            board = Board.from_array(setup, to_move=bd["first"], rules=Rules(**bd["rules"]))
+            for m in bd["history"]:
+                board.play(m)
+            fields = {k: d[k] for k in cls.__slots__ if k not in ("board", "games")}
+            return cls(board, d["games"], **fields)
+        except (KeyError, TypeError, AttributeError, IndexError, OverflowError) as e:
+            raise ValueError(f"not a simulation spec: {type(e).__name__}: {e}") from None
 
     def fingerprint(self):
         """SHA-256 (hex) of the canonical JSON of ``to_dict``: equal for equal runs."""
@@ -155,7 +166,7 @@ class Simulation:
     def __repr__(self):
         b = self.board
         return (f"<Simulation {self.games:,} games on {b.width}x{b.height} ({b.rules}), seed "
-                f"{self.seed}, ko {self.ko}, chunk {self.chunk}>")
+                f"{self.seed}, ko {self.ko}, policy {self.policy}, chunk {self.chunk}>")
 
 
 def _from_dict(d):
@@ -321,7 +332,7 @@ def play_chunk(spec, start, stop, threads=None):
         k = min(block, stop - lo)
         r = playouts(board, k, seed=spec.seed, threads=threads, ko=spec.ko,
                      max_moves=spec.max_moves, ownership=spec.ownership,
-                     record=k if keep_moves else 0, first=lo)
+                     record=k if keep_moves else 0, first=lo, policy=spec.policy)
         if own is not None:
             # the kernel's integer sums, back from their mean: |sum| <= k < 2**31, so the
             # float64 product is within 2**-21 of the integer
