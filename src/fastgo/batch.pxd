@@ -50,10 +50,11 @@ cdef class BoardBatch:
                                     # so legal_mask is a copy and step's check one byte
     cdef int hard_words             # (npad + 63) // 64
     cdef uint64_t* hard             # hard + i * hard_words: game i's hard points (core.judge_mask)
-    cdef int16_t* fewest            # superko rules: fewest[(2 * i + c - 1) * (npoints + 1) + x]: the
-                                    # fewest stones of the other colour in a colouring of game i's
-                                    # superko memory with x stones of colour c (INT16_MAX: none);
-                                    # a filter in front of the memory (repeat_free)
+    cdef int16_t* spans             # superko rules: at spans + 2 * ((2 * i + c - 1) * (npoints + 1) + x),
+                                    # the fewest and the most stones of the other colour in the
+                                    # colourings of game i's superko memory with x stones of
+                                    # colour c (INT16_MAX, -1: none); a filter in front of the
+                                    # memory (fresh)
     cdef readonly object rules
     cdef Board start                # the position every reset returns to (empty or handicap)
     cdef object loaded              # dict: game index -> Board at the set-up set() loaded
@@ -88,7 +89,7 @@ cdef class BoardBatch:
     cdef void load_state(self, int64_t i, Board board) noexcept nogil
     cdef double margin(self, int64_t i) noexcept nogil
     cdef void update_mask(self, int64_t i, int p) noexcept nogil
-    cdef bint repeat_free(self, int64_t i) noexcept nogil
+    cdef int fresh(self, int64_t i) noexcept nogil
     cdef void tally(self, int64_t i) noexcept nogil
     cdef void refresh_mask(self, int64_t i) noexcept nogil
     cdef void _work(self, int64_t i) noexcept nogil

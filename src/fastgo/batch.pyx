@@ -13,7 +13,7 @@ import numpy as np
 cimport numpy as cnp
 cimport cython
 from cython.parallel cimport prange
-from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t, INT16_MAX
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
 
@@ -228,7 +228,7 @@ cdef class BoardBatch:
         self.rings = NULL
         self.masks = NULL
         self.hard = NULL
-        self.fewest = NULL
+        self.spans = NULL
         self.n = 0
 
     def __dealloc__(self):
@@ -242,7 +242,7 @@ cdef class BoardBatch:
         free(self.rings)
         free(self.masks)
         free(self.hard)
-        free(self.fewest)
+        free(self.spans)
 
     def __init__(self, n, width=9, height=None, *, rules=None, ko=None, suicide=None,
                  scoring=None, komi=None, handicap=0, max_moves=None, autoreset="next-step",
@@ -292,9 +292,9 @@ cdef class BoardBatch:
         self.masks = <uint8_t*>malloc(<size_t>n * (self.npoints + 1))
         self.hard_words = (start.st.npad + 63) >> 6
         self.hard = <uint64_t*>calloc(n * self.hard_words, sizeof(uint64_t))
-        self.fewest = <int16_t*>malloc(<size_t>2 * n * (self.npoints + 1) * sizeof(int16_t))
+        self.spans = <int16_t*>malloc(<size_t>4 * n * (self.npoints + 1) * sizeof(int16_t))
         if (self.states == NULL or self.rings == NULL or self.games == NULL or self.masks == NULL
-                or self.hard == NULL or self.fewest == NULL):
+                or self.hard == NULL or self.spans == NULL):
             raise MemoryError()
         for i in range(n):
             if hashset_init(&self.games[i].seen, 16):
@@ -381,14 +381,17 @@ cdef class BoardBatch:
         cdef BoardState* b = self.state(i)
         cdef Game* g = &self.games[i]
         cdef int p
+        cdef int16_t* span
         board_copy(b, board.st)
         g.nturns = 0
         g.passes = 0
         g.first = board.first
         g.ko_hash = 0
         hashset_clear(&g.seen)
-        memset(self.fewest + <size_t>2 * i * (self.npoints + 1), 0x7F,
-               2 * (self.npoints + 1) * sizeof(int16_t))
+        span = self.spans + <size_t>4 * i * (self.npoints + 1)
+        for p in range(2 * (self.npoints + 1)):
+            span[2 * p] = INT16_MAX
+            span[2 * p + 1] = -1
         g.stones[BLACK] = g.stones[WHITE] = 0
         for p in range(b.npad):
             if b.cell[p].color == BLACK or b.cell[p].color == WHITE:
@@ -464,31 +467,41 @@ cdef class BoardBatch:
         cdef Game* g = &self.games[i]
         judge_mask(self.state(i), self.to_move_of(i), self.over(i) or self.capped(i),
                    self.ko_rule, self.suicide, &g.ko_hash if g.nturns >= 1 else NULL, hashset_seen,
-                   &g.seen, self.repeat_free(i), self.masks + <size_t>i * (self.npoints + 1),
+                   &g.seen, self.fresh(i), self.masks + <size_t>i * (self.npoints + 1),
                    self.hard + <size_t>i * self.hard_words)
 
     cdef void tally(self, int64_t i) noexcept nogil:
-        """Game i's stone counts now join its superko memory's (fewest)."""
+        """Game i's stone counts now join its superko memory's (spans)."""
         cdef Game* g = &self.games[i]
-        cdef int16_t* least = self.fewest + <size_t>2 * i * (self.npoints + 1)
-        cdef int32_t black = g.stones[BLACK], white = g.stones[WHITE]
-        if white < least[black]:
-            least[black] = <int16_t>white
-        least += self.npoints + 1
-        if black < least[white]:
-            least[white] = <int16_t>black
+        cdef int16_t* span
+        cdef int c, own, other
+        for c in range(BLACK, WHITE + 1):
+            own = g.stones[c]
+            other = g.stones[3 - c]
+            span = self.spans + 2 * ((2 * i + c - 1) * (self.npoints + 1) + own)
+            if other < span[0]:
+                span[0] = <int16_t>other
+            if other > span[1]:
+                span[1] = <int16_t>other
 
-    cdef bint repeat_free(self, int64_t i) noexcept nogil:
-        """No play by game i's mover that removes none of its own stones can repeat a colouring
-        of its superko memory (core.judge_quick): such a play leaves one stone more of the
-        mover's and at most as many of the other colour, and the memory has no colouring with
-        those counts. One read instead of a look-up a point."""
+    cdef int fresh(self, int64_t i) noexcept nogil:
+        """What no play by game i's mover can repeat (core.judge_quick): a play that removes no
+        stone leaves one stone more of the mover's and as many of the other colour, one that
+        captures fewer of the other colour; the memory's counts with that many of the mover's
+        (spans) rule them out. One read instead of a look-up a point."""
         cdef Game* g = &self.games[i]
         cdef int colour = self.to_move_of(i)
-        cdef int32_t own = g.stones[colour] + 1
+        cdef int own = g.stones[colour] + 1, other = g.stones[3 - colour]
+        cdef const int16_t* span
+        cdef int fresh = 0
         if self.ko_rule == KO_SIMPLE or own > self.npoints:
-            return False
-        return self.fewest[(2 * i + colour - 1) * (self.npoints + 1) + own] > g.stones[3 - colour]
+            return 0
+        span = self.spans + 2 * ((2 * i + colour - 1) * (self.npoints + 1) + own)
+        if other < span[0] or other > span[1]:
+            fresh |= QUIET_FRESH
+        if other <= span[0]:
+            fresh |= CAPTURE_FRESH
+        return fresh
 
     cdef void update_mask(self, int64_t i, int p) noexcept nogil:
         """Game i's kept mask after a turn that removed no stone: a stone on padded point p
@@ -507,7 +520,7 @@ cdef class BoardBatch:
             for k in range(4):
                 settle_point(b, nb[k], self.ko_rule, out, hard)
         judge_hard(b, self.to_move_of(i), self.ko_rule, self.suicide, &g.ko_hash, hashset_seen,
-                   &g.seen, self.repeat_free(i), hard, out)
+                   &g.seen, self.fresh(i), hard, out)
         if FASTGO_DEBUG:
             judge_mask(b, self.to_move_of(i), False, self.ko_rule, self.suicide, &g.ko_hash,
                        hashset_seen, &g.seen, False, fresh, NULL)
@@ -759,7 +772,7 @@ cdef class BoardBatch:
             total += (self.games[i].seen.cap * (sizeof(uint64_t) + sizeof(int32_t))
                       + self.games[i].cap_moves * sizeof(int16_t))
         return (self.sbytes + sizeof(Game) + self.ring_bytes + (self.npoints + 1)
-                + self.hard_words * sizeof(uint64_t) + 2 * (self.npoints + 1) * sizeof(int16_t)
+                + self.hard_words * sizeof(uint64_t) + 4 * (self.npoints + 1) * sizeof(int16_t)
                 + total / self.n)
 
     # -- games as Boards --------------------------------------------------------------------------
@@ -829,7 +842,7 @@ cdef class BoardBatch:
             memcpy(c.rings, self.rings, self.ring_bytes * self.n)
             memcpy(c.masks, self.masks, <size_t>self.n * (self.npoints + 1))
             memcpy(c.hard, self.hard, <size_t>self.n * self.hard_words * sizeof(uint64_t))
-            memcpy(c.fewest, self.fewest, <size_t>2 * self.n * (self.npoints + 1) * sizeof(int16_t))
+            memcpy(c.spans, self.spans, <size_t>4 * self.n * (self.npoints + 1) * sizeof(int16_t))
             for i in range(self.n):
                 board_copy(c.state(i), self.state(i))
                 g = &c.games[i]

@@ -554,7 +554,7 @@ cdef class Board:
 
     cdef void _mask(self, uint8_t* out) noexcept nogil:
         judge_mask(self.st, self._colour_to_move(), self._over(), self.ko_rule, self.suicide,
-                   self._ko_hash(), board_seen, <void*>self, False, out, NULL)
+                   self._ko_hash(), board_seen, <void*>self, 0, out, NULL)
 
     def legal_mask(self, out=None):
         """Legality of every point and, last, of the pass: bool array of length points + 1.

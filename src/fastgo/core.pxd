@@ -913,13 +913,18 @@ cdef inline bint plays_freely(const BoardState* b, int p, int ko_rule) noexcept 
     """plays_freely_by for the empty point p."""
     return plays_freely_by(nbr_counts(b)[p], b.cell[p].ever, ko_rule)
 
+# What a caller may know of its superko memory that spares look-ups (judge_quick's `fresh`):
+cdef enum:
+    QUIET_FRESH = 1     # no play by the mover that removes no stone leaves a remembered colouring
+    CAPTURE_FRESH = 2   # nor does a play that removes opponent stones only
+
 cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
                             const uint64_t* ko_hash, SeenFn seen, const void* memory,
-                            bint repeat_free) noexcept nogil:
+                            int fresh) noexcept nogil:
     """judge_play without the resulting hash: only the plays that could repeat a colouring get
-    theirs computed. `repeat_free` (superko rules): the caller knows that no play by `colour`
-    which removes none of its own stones can leave a colouring of the superko memory: none of
-    them has the stone counts such a play leaves (BoardBatch keeps those counts)."""
+    theirs computed. `fresh` (superko rules; QUIET_FRESH | CAPTURE_FRESH): what the caller knows
+    that no play of a kind can repeat, from the stone counts such plays leave (BoardBatch keeps
+    the counts of its memory's colourings)."""
     cdef int k, q, c, opp = 3 - colour
     cdef bint takes = False, survives = False
     cdef uint64_t h
@@ -931,7 +936,7 @@ cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule,
         return LEGAL
     if nb & NBR_EMPTY:
         survives = True         # the stone keeps a liberty
-        if repeat_free:
+        if fresh == QUIET_FRESH | CAPTURE_FRESH:
             return LEGAL        # and repeats nothing
     neighbours(n4, p, b.stride)
     for k in range(4):          # a chain met twice is judged twice: cheaper than telling
@@ -945,14 +950,14 @@ cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule,
         if not survives:
             if not suicide:
                 return SUICIDE
-        elif ko_rule == KO_SIMPLE or repeat_free or not b.cell[p].ever:
+        elif ko_rule == KO_SIMPLE or (fresh & QUIET_FRESH) or not b.cell[p].ever:
             # the colouring gains this stone alone: no retake (that refills a point walled in by
             # the opponent by capturing, see plays_freely), and under superko nothing repeated
             return LEGAL
         else:
             h = b.hash ^ zkey(colour, p)
             return SUPERKO if seen(memory, superko_key(ko_rule, h, opp)) else LEGAL
-    elif ko_rule != KO_SIMPLE and repeat_free:
+    elif ko_rule != KO_SIMPLE and (fresh & CAPTURE_FRESH):
         return LEGAL
     return judge_by_preview(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, &h)
 
@@ -966,7 +971,7 @@ cdef inline int judge_play(const BoardState* b, int p, int colour, int ko_rule, 
     (superko_key) of the colouring the play leaves with the opponent to move. Stores that
     colouring's hash in new_hash, unless new_hash is NULL (judge_quick)."""
     if new_hash == NULL:
-        return judge_quick(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, False)
+        return judge_quick(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, 0)
     return judge_by_preview(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, new_hash)
 
 cdef inline int judge_move(const BoardState* b, int point, int colour, bint over, int ko_rule,
@@ -1000,9 +1005,9 @@ cdef inline uint32_t stride_inverse(int s) noexcept nogil:
 
 cdef inline void judge_hard(const BoardState* b, int colour, int ko_rule, bint suicide,
                             const uint64_t* ko_hash, SeenFn seen, const void* memory,
-                            bint repeat_free, const uint64_t* hard, uint8_t* out) noexcept nogil:
+                            int fresh, const uint64_t* hard, uint8_t* out) noexcept nogil:
     """out[public point] = (judge_play == LEGAL) for every padded point in the bitset `hard`
-    (repeat_free: see judge_quick)."""
+    (fresh: see judge_quick)."""
     cdef int w, p, s = b.stride
     cdef uint32_t s_inv = stride_inverse(s)
     cdef uint64_t bits
@@ -1012,7 +1017,7 @@ cdef inline void judge_hard(const BoardState* b, int colour, int ko_rule, bint s
             p = (w << 6) + ctz64(bits)
             bits &= bits - 1
             out[public_of(p, s, s_inv)] = judge_quick(b, p, colour, ko_rule, suicide, ko_hash,
-                                                      seen, memory, repeat_free) == LEGAL
+                                                      seen, memory, fresh) == LEGAL
 
 cdef inline void settle_point(const BoardState* b, int p, int ko_rule, uint8_t* out,
                               uint64_t* hard) noexcept nogil:
@@ -1032,9 +1037,9 @@ cdef inline void settle_point(const BoardState* b, int p, int ko_rule, uint8_t* 
 
 cdef inline void judge_mask(const BoardState* b, int colour, bint over, int ko_rule, bint suicide,
                             const uint64_t* ko_hash, SeenFn seen, const void* memory,
-                            bint repeat_free, uint8_t* out, uint64_t* hard) noexcept nogil:
+                            int fresh, uint8_t* out, uint64_t* hard) noexcept nogil:
     """judge_move == LEGAL for every public point and, last, the pass: width * height + 1 bytes
-    of 0/1 at out (repeat_free: see judge_quick). `hard`, when not NULL, receives the hard
+    of 0/1 at out (fresh: see judge_quick). `hard`, when not NULL, receives the hard
     points ((npad + 63) // 64 words; none once the game is over)."""
     cdef int k, p, q, s = b.stride, npoints = b.width * b.height
     cdef bint free
@@ -1059,4 +1064,4 @@ cdef inline void judge_mask(const BoardState* b, int colour, bint over, int ko_r
         free = plays_freely_by(nbr[p], cell[p].ever, ko_rule)
         out[q] = free
         hard[p >> 6] |= <uint64_t>(1 - free) << (p & 63)     # no branch: unpredictable
-    judge_hard(b, colour, ko_rule, suicide, ko_hash, seen, memory, repeat_free, hard, out)
+    judge_hard(b, colour, ko_rule, suicide, ko_hash, seen, memory, fresh, hard, out)
