@@ -402,9 +402,8 @@ cdef inline int stones_next_to(const BoardState* b, int p, int h) noexcept nogil
 
 cdef inline bint takes_last_liberty(const BoardState* b, int p, int h) noexcept nogil:
     """A stone at the empty point p leaves the chain headed by h without liberties: every
-    pseudo-liberty of the chain is a pair with p (so at most four: most chains are passed over
-    on that count alone)."""
-    return b.cell[h].plibs <= 4 and b.cell[h].plibs == stones_next_to(b, p, h)
+    pseudo-liberty of the chain is a pair with p."""
+    return b.cell[h].plibs == stones_next_to(b, p, h)
 
 cdef inline uint64_t chain_hash(const BoardState* b, int h) noexcept nogil:
     """XOR of the Zobrist keys of the stones of the chain headed by h: the hash change of its
@@ -926,7 +925,7 @@ cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule,
     that no play of a kind can repeat, from the stone counts such plays leave (BoardBatch keeps
     the counts of its memory's colourings)."""
     cdef int k, q, c, opp = 3 - colour
-    cdef bint takes = False, survives = False
+    cdef bint t, takes = False, survives = False
     cdef uint64_t h
     cdef uint16_t nb = nbr_counts(b)[p]
     cdef int n4[4]
@@ -939,13 +938,14 @@ cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule,
         if fresh == QUIET_FRESH | CAPTURE_FRESH:
             return LEGAL        # and repeats nothing
     neighbours(n4, p, b.stride)
-    for k in range(4):          # a chain met twice is judged twice: cheaper than telling
+    for k in range(4):
+        # a chain met twice is judged twice, and walls (head 0) too, without a branch: random
+        # positions make every test here unpredictable, and telling costs more than judging
         q = n4[k]
         c = b.cell[q].color
-        if c == opp:
-            takes |= takes_last_liberty(b, p, b.cell[q].head)
-        elif c == colour:
-            survives |= not takes_last_liberty(b, p, b.cell[q].head)
+        t = takes_last_liberty(b, p, b.cell[q].head)
+        takes |= (c == opp) & t
+        survives |= (c == colour) & (not t)
     if not takes:
         if not survives:
             if not suicide:
