@@ -42,8 +42,9 @@ cdef class BoardBatch:
     cdef size_t sbytes              # bytes from one game's BoardState to the next
     cdef char* states               # n BoardStates
     cdef Game* games
-    cdef size_t ring_bytes          # HISTORY * npad: one game's colouring ring
-    cdef uint8_t* rings             # ring slot (t % HISTORY) holds the padded colouring after turn t
+    cdef size_t ring_bytes          # HISTORY * npoints: one game's colouring ring
+    cdef uint8_t* rings             # ring slot (t % HISTORY) holds the colouring after turn t by
+                                    # public point
     cdef uint8_t* masks             # masks[i * (npoints + 1) + a]: 1 when game i may make action a
                                     # now (judge_move == LEGAL; none once over or capped), made by
                                     # commit and load_state while the game's memory is in cache,
@@ -85,6 +86,7 @@ cdef class BoardBatch:
     cdef int judge(self, int64_t i, int point) noexcept nogil
     cdef int reserve(self, int64_t i) noexcept nogil
     cdef void commit(self, int64_t i, int point) noexcept nogil
+    cdef void ring_colouring(self, int64_t i) noexcept nogil
     cdef void restart(self, int64_t i) noexcept nogil
     cdef void load_state(self, int64_t i, Board board) noexcept nogil
     cdef double margin(self, int64_t i) noexcept nogil

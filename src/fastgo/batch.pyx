@@ -84,29 +84,30 @@ ctypedef fused plane_t:
 
 cdef extern from *:
     """
-    /* Two history planes at once: own[r][c] = (colour == me), other[r][c] = (colour == opp) for
-       the padded colouring col (row stride s), branch-free, one version per output type. */
-    #define FASTGO_PLANE_PAIR(T, NAME) static inline void NAME(const uint8_t* restrict col, int s, int w, int h, uint8_t me, uint8_t opp, T* restrict own, T* restrict other) { int r; size_t i; for (r = 0; r < h; r++) { const uint8_t* restrict c = col + (size_t)(r + 1) * s; T* restrict a = own + (size_t)r * w; T* restrict b = other + (size_t)r * w; for (i = 0; i < (size_t)w; i++) { a[i] = (T)(c[i] == me); b[i] = (T)(c[i] == opp); } } }
+    /* Two history planes from one compact colouring col of n points: own[i] = (col[i] == me),
+       other[i] = (col[i] == opp); plain loops over contiguous memory, which the compiler turns
+       into vector compares and stores. One version per output type. */
+    #define FASTGO_PLANE_PAIR(T, NAME) static inline void NAME(const uint8_t* restrict col, int n, uint8_t me, uint8_t opp, T* restrict own, T* restrict other) { int i; for (i = 0; i < n; i++) own[i] = (T)(col[i] == me); for (i = 0; i < n; i++) other[i] = (T)(col[i] == opp); }
     FASTGO_PLANE_PAIR(uint8_t, fastgo_planes_u8)
     FASTGO_PLANE_PAIR(float, fastgo_planes_f32)
     FASTGO_PLANE_PAIR(double, fastgo_planes_f64)
     """
-    void fastgo_planes_u8(const uint8_t* col, int s, int w, int h, uint8_t me, uint8_t opp,
+    void fastgo_planes_u8(const uint8_t* col, int n, uint8_t me, uint8_t opp,
                           uint8_t* own, uint8_t* other) noexcept nogil
-    void fastgo_planes_f32(const uint8_t* col, int s, int w, int h, uint8_t me, uint8_t opp,
+    void fastgo_planes_f32(const uint8_t* col, int n, uint8_t me, uint8_t opp,
                            float* own, float* other) noexcept nogil
-    void fastgo_planes_f64(const uint8_t* col, int s, int w, int h, uint8_t me, uint8_t opp,
+    void fastgo_planes_f64(const uint8_t* col, int n, uint8_t me, uint8_t opp,
                            double* own, double* other) noexcept nogil
 
 
-cdef inline void plane_pair(const uint8_t* col, int s, int w, int h, int me, plane_t* own,
+cdef inline void plane_pair(const uint8_t* col, int n, int me, plane_t* own,
                             plane_t* other) noexcept nogil:
     if plane_t is uint8_t:
-        fastgo_planes_u8(col, s, w, h, me, 3 - me, own, other)
+        fastgo_planes_u8(col, n, me, 3 - me, own, other)
     elif plane_t is float:
-        fastgo_planes_f32(col, s, w, h, me, 3 - me, own, other)
+        fastgo_planes_f32(col, n, me, 3 - me, own, other)
     else:
-        fastgo_planes_f64(col, s, w, h, me, 3 - me, own, other)
+        fastgo_planes_f64(col, n, me, 3 - me, own, other)
 
 
 cdef inline void fill_plane(plane_t* out, int n, bint value) noexcept nogil:
@@ -147,8 +148,8 @@ cdef void encode_game(BoardBatch self, int64_t i, plane_t* out) noexcept nogil:
             v = 2 * k + 1 if enc == ENC_AGZ17 else HISTORY + k
             if k < known:
                 t = g.nturns - k
-                col = self.rings + <size_t>i * self.ring_bytes + <size_t>(t % HISTORY) * npad
-                plane_pair(col, s, w, h, mover, out + q * hw, out + v * hw)
+                col = self.rings + <size_t>i * self.ring_bytes + <size_t>(t % HISTORY) * hw
+                plane_pair(col, hw, mover, out + q * hw, out + v * hw)
             else:
                 fill_plane(out + q * hw, hw, False)
                 fill_plane(out + v * hw, hw, False)
@@ -285,7 +286,7 @@ cdef class BoardBatch:
         self.start = start
         self.loaded = {}
         self.sbytes = (board_bytes(w, h) + 7) & ~<size_t>7
-        self.ring_bytes = <size_t>HISTORY * start.st.npad
+        self.ring_bytes = <size_t>HISTORY * self.npoints
         self.states = <char*>malloc(self.sbytes * n)
         self.rings = <uint8_t*>calloc(n, self.ring_bytes)
         self.games = <Game*>calloc(n, sizeof(Game))
@@ -360,16 +361,26 @@ cdef class BoardBatch:
             hashset_add(&g.seen, superko_key(self.ko_rule, b.hash, 3 - colour))
             self.tally(i)
         if b.captures[colour] != captured or (p >= 0 and b.cell[p].color != colour):
-            board_colours(b, ring + <size_t>(g.nturns % HISTORY) * b.npad)
+            self.ring_colouring(i)
         else:   # a pass, or a stone that took nothing: the last colouring and this stone
-            memcpy(ring + <size_t>(g.nturns % HISTORY) * b.npad,
-                   ring + <size_t>((g.nturns - 1) % HISTORY) * b.npad, b.npad)
+            memcpy(ring + <size_t>(g.nturns % HISTORY) * self.npoints,
+                   ring + <size_t>((g.nturns - 1) % HISTORY) * self.npoints, self.npoints)
             if p >= 0:
-                ring[<size_t>(g.nturns % HISTORY) * b.npad + p] = <uint8_t>colour
+                ring[<size_t>(g.nturns % HISTORY) * self.npoints + point] = <uint8_t>colour
             if not (self.over(i) or self.capped(i)):
                 self.update_mask(i, p)
                 return
         self.refresh_mask(i)
+
+    cdef void ring_colouring(self, int64_t i) noexcept nogil:
+        """Game i's colouring now into its ring slot for turn nturns (public points)."""
+        cdef BoardState* b = self.state(i)
+        cdef uint8_t* slot = (self.rings + <size_t>i * self.ring_bytes
+                              + <size_t>(self.games[i].nturns % HISTORY) * self.npoints)
+        cdef int r, c
+        for r in range(self.height):
+            for c in range(self.width):
+                slot[r * self.width + c] = b.cell[(r + 1) * b.stride + c].color
 
     cdef void restart(self, int64_t i) noexcept nogil:
         """Game i back to the batch's start position."""
@@ -399,7 +410,7 @@ cdef class BoardBatch:
         if self.ko_rule != KO_SIMPLE:
             hashset_add(&g.seen, superko_key(self.ko_rule, b.hash, g.first))
             self.tally(i)
-        board_colours(b, self.rings + <size_t>i * self.ring_bytes)
+        self.ring_colouring(i)
         self.refresh_mask(i)
 
     cdef double margin(self, int64_t i) noexcept nogil:
