@@ -26,7 +26,7 @@ actions = np.empty(n, dtype=np.int64)
 resets = 0
 for t in range(steps):
     batch.legal_mask(out=mask)
-    random_actions(mask, seed=t, out=actions)
+    random_actions(mask, seed=t, out=actions, threads=1)
     resets += int(batch.step(actions).reset.sum())
 print('steps', n * steps, 'resets', resets, 'hash', int(np.bitwise_xor.reduce(batch.hashes)))
 """

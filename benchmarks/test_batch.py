@@ -30,7 +30,7 @@ def _batch_round(batch, mask, acts, buf, k0):
         batch.legal_mask(out=mask)
         if buf is not None:
             batch.encode("agz17", out=buf)
-        random_actions(mask, k0 + k, out=acts)
+        random_actions(mask, k0 + k, out=acts, threads=batch.threads)
         batch.step(acts)
 
 
@@ -44,7 +44,7 @@ def test_batch_step_mask(benchmark, size, threads, planes):
     buf = None if planes is None else np.empty((N, 17, size, size), dtype=np.float32)
     for k in range(WARM[size]):
         batch.legal_mask(out=mask)
-        random_actions(mask, 10_000 + k, out=acts)
+        random_actions(mask, 10_000 + k, out=acts, threads=threads)
         batch.step(acts)
     counter = iter(range(0, 10 ** 9, STEPS))
     benchmark.pedantic(lambda: _batch_round(batch, mask, acts, buf, next(counter)),

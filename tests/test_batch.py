@@ -304,3 +304,14 @@ def test_random_actions_follow_the_documented_draw(points):
         got = fastgo.random_actions(mask, seed)
         assert got.tolist() == [_random_action_model(raw[i].tolist(), seed, i) for i in range(40)]
         assert all(raw[i, a] for i, a in enumerate(got) if raw[i].any())
+
+
+def test_random_actions_same_on_any_thread_count():
+    rng = np.random.default_rng(7)
+    mask = rng.random((3000, 82)) < rng.random((3000, 1))
+    one = fastgo.random_actions(mask, 99, threads=1)
+    assert one.tolist() == fastgo.random_actions(mask, 99, threads=2).tolist()
+    assert [_random_action_model(mask[i].tolist(), 99, i) for i in (0, 1234, 2999)] == \
+        one[[0, 1234, 2999]].tolist()
+    with pytest.raises(ValueError):
+        fastgo.random_actions(mask, 99, threads=0)

@@ -944,34 +944,45 @@ cdef inline int64_t nth_true(const uint8_t* row, int64_t n, int64_t k) noexcept 
             k -= 1
         j += 1
 
-def random_actions(mask, seed=0, out=None):
+cdef inline int64_t random_action(const uint8_t* row, int64_t P, uint64_t s, int64_t i) noexcept nogil:
+    """random_actions' draw for row i of P entries: uniform over the nonzero entries (Lemire's
+    multiply-shift with rejection on the splitmix64 stream of (s, i)), or P - 1 (the pass)."""
+    cdef int64_t count = count_true(row, P)
+    cdef uint64_t r, x, t
+    if count == 0:
+        return P - 1
+    r = mix64(mix64(s) ^ (<uint64_t>i * <uint64_t>0x9E3779B97F4A7C15ULL))
+    x = (r >> 32) * <uint64_t>count
+    if (x & <uint64_t>0xFFFFFFFFULL) < <uint64_t>count:
+        t = ((<uint64_t>1 << 32) - <uint64_t>count) % <uint64_t>count
+        while (x & <uint64_t>0xFFFFFFFFULL) < t:
+            r = mix64(r + <uint64_t>0x9E3779B97F4A7C15ULL)
+            x = (r >> 32) * <uint64_t>count
+    return nth_true(row, P, <int64_t>(x >> 32))
+
+
+def random_actions(mask, seed=0, out=None, threads=None):
     """For each row of a legal mask [n, points + 1], an action drawn uniformly among its legal
     entries (the pass included), or the pass where none is legal (a finished game's ignored
-    action). Deterministic in `seed` (an int) and the mask: draws for row i use the splitmix64
-    stream of (seed, i). Returns int64 [n], or fills `out`."""
+    action). Deterministic in `seed` (an int) and the mask, whatever `threads` (the cores to
+    use; default all): draws for row i use the splitmix64 stream of (seed, i). Returns int64
+    [n], or fills `out`."""
     from fastgo.coords import _index
     m = np.asarray(mask)
     if m.dtype != np.bool_ or m.ndim != 2 or m.shape[1] < 1:
         raise ValueError("mask must be a bool array [n, points + 1]")
     m = np.ascontiguousarray(m)
-    cdef int64_t n = m.shape[0], P = m.shape[1], i, count
-    cdef uint64_t s = <uint64_t>(_index(seed, "seed") & 0xFFFFFFFFFFFFFFFF), r, x, t
+    cdef int64_t n = m.shape[0], P = m.shape[1], i
+    cdef uint64_t s = <uint64_t>(_index(seed, "seed") & 0xFFFFFFFFFFFFFFFF)
+    cdef int nt = _threads(threads)
     out = _check_out(out, (n,), np.int64)
     cdef const uint8_t* mk = <const uint8_t*>cnp.PyArray_DATA(m)
     cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
-    with nogil:
-        for i in range(n):
-            count = count_true(mk + i * P, P)
-            if count == 0:
-                o[i] = P - 1
-                continue
-            # exactly uniform in [0, count): Lemire's multiply-shift with rejection
-            r = mix64(mix64(s) ^ (<uint64_t>i * <uint64_t>0x9E3779B97F4A7C15ULL))
-            x = (r >> 32) * <uint64_t>count
-            if (x & <uint64_t>0xFFFFFFFFULL) < <uint64_t>count:
-                t = ((<uint64_t>1 << 32) - <uint64_t>count) % <uint64_t>count
-                while (x & <uint64_t>0xFFFFFFFFULL) < t:
-                    r = mix64(r + <uint64_t>0x9E3779B97F4A7C15ULL)
-                    x = (r >> 32) * <uint64_t>count
-            o[i] = nth_true(mk + i * P, P, <int64_t>(x >> 32))
+    if nt > 1 and n >= 4 * CHUNK * 4:
+        for i in prange(n, nogil=True, num_threads=nt, schedule="static"):
+            o[i] = random_action(mk + i * P, P, s, i)
+    else:
+        with nogil:
+            for i in range(n):
+                o[i] = random_action(mk + i * P, P, s, i)
     return out
