@@ -84,12 +84,20 @@ cdef extern from *:
     #else
     #define fastgo_ctz64(x) __builtin_ctzll(x)
     #endif
+
+    /* a hint to bring the cache line at p in for writing; nothing where the compiler has none */
+    #if defined(__GNUC__) || defined(__clang__)
+    #define fastgo_prefetch(p) __builtin_prefetch((p), 1, 1)
+    #else
+    #define fastgo_prefetch(p) ((void)(p))
+    #endif
     """
     const bint FASTGO_DEBUG
     void FASTGO_ASSERT(bint, const char* what, long long value) noexcept nogil
     const bint FASTGO_ZTABLE
     const uint64_t* fastgo_ztable
     int ctz64 "fastgo_ctz64" (uint64_t x) noexcept nogil
+    void prefetch "fastgo_prefetch" (const void* p) noexcept nogil
 
 cdef enum:
     EMPTY = 0

@@ -28,6 +28,7 @@ from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
+from fastgo.core cimport prefetch
 
 cdef extern from *:
     """
@@ -45,10 +46,8 @@ cdef extern from *:
     #endif
         return p;
     }
-    #define fastgo_prefetch(p) __builtin_prefetch((p), 1, 1)
     """
     void* fastgo_table_alloc(size_t n) noexcept nogil
-    void fastgo_prefetch(const void* p) noexcept nogil
 
 import json
 import math
@@ -431,7 +430,7 @@ cdef int expand(const Table* src, int nsrc, Table* dst, int part, int nparts, in
                     keys[nb] = out[k]
                     hashes[nb] = h
                     vals[nb] = slot_val(&src[s], i)
-                    fastgo_prefetch(dst.slots + <int64_t>(h & <uint64_t>(dst.cap - 1)) * dst.stride)
+                    prefetch(dst.slots + <int64_t>(h & <uint64_t>(dst.cap - 1)) * dst.stride)
                     nb += 1
                 if nb < EXPAND_BATCH:
                     continue
