@@ -920,6 +920,25 @@ cdef inline bint plays_freely(const BoardState* b, int p, int ko_rule) noexcept 
     """plays_freely_by for the empty point p."""
     return plays_freely_by(nbr_counts(b)[p], b.cell[p].ever, ko_rule)
 
+cdef inline int retakes_ko(const BoardState* b, int p, int colour, const uint64_t* ko_hash) noexcept nogil:
+    """KO when the capturing play of `colour` at p recreates *ko_hash, the colouring before the
+    opponent's last turn (NULL: no turn yet), else LEGAL. Only a single-stone capture can: that
+    turn must have captured exactly our stone at p and this one takes exactly its stone back,
+    so only then is a hash formed."""
+    cdef int heads[4]
+    cdef int n, k, h, captured = 0, taken = 0, opp = 3 - colour
+    if ko_hash == NULL:
+        return LEGAL
+    n = distinct_neighbour_chains(b, p, heads)
+    for k in range(n):
+        h = heads[k]
+        if b.cell[h].color == opp and takes_last_liberty(b, p, h):
+            captured += chain_sizes(b)[h]
+            taken = h           # a single stone is its own head
+    if captured == 1 and (b.hash ^ zkey(colour, p) ^ zkey(opp, taken)) == ko_hash[0]:
+        return KO
+    return LEGAL
+
 # What a caller may know of its superko memory that spares look-ups (judge_quick's `fresh`):
 cdef enum:
     QUIET_FRESH = 1     # no play by the mover that removes no stone leaves a remembered colouring
@@ -965,7 +984,9 @@ cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule,
         else:
             h = b.hash ^ zkey(colour, p)
             return SUPERKO if seen(memory, superko_key(ko_rule, h, opp)) else LEGAL
-    elif ko_rule != KO_SIMPLE and (fresh & CAPTURE_FRESH):
+    elif ko_rule == KO_SIMPLE:
+        return retakes_ko(b, p, colour, ko_hash)
+    elif fresh & CAPTURE_FRESH:
         return LEGAL
     return judge_by_preview(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, &h)
 

@@ -172,26 +172,10 @@ cdef inline bint is_own_eye(const BoardState* b, int p, int colour) noexcept nog
 cdef inline bint simple_ko_allows(const BoardState* b, int p, int colour, bint suicide,
                                   bint has_ko, uint64_t ko_hash) noexcept nogil:
     """playout_allows under simple ko for a point p with no empty neighbour that is not the
-    mover's eye. No hash is needed but for a single-stone capture: retaking a ko restores the
-    colouring before the opponent's last turn only when that turn captured exactly the stone
-    at p and this play captures exactly its stone, so nothing else can repeat it."""
-    cdef int heads[4]
-    cdef int n = distinct_neighbour_chains(b, p, heads), k, h, taken = 0
-    cdef int captured = 0, opp = 3 - colour
-    cdef bint own = False, survives = False
-    for k in range(n):
-        h = heads[k]
-        if b.cell[h].color == opp:
-            if takes_last_liberty(b, p, h):
-                captured += chain_sizes(b)[h]
-                taken = h
-        else:
-            own = True
-            survives = survives or not takes_last_liberty(b, p, h)
-    if captured == 1:           # a single stone: its head is the stone
-        return not (has_ko and (b.hash ^ zkey(colour, p) ^ zkey(opp, taken)) == ko_hash)
-    # a capture or a liberty kept; else suicide, refused alone (the colouring would not change)
-    return captured > 0 or survives or (suicide and own)
+    mover's eye: the rules' judgement (core.judge_quick), less the suicide of a lone stone (no
+    own chain next to p), which would leave the colouring as it was."""
+    return judge_quick(b, p, colour, KO_SIMPLE, suicide and (nbr_counts(b)[p] & nbr_of(colour)) != 0,
+                       &ko_hash if has_ko else NULL, NULL, NULL, 0) == LEGAL
 
 cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, int colour,
                                 bint has_ko, uint64_t ko_hash) noexcept nogil:
