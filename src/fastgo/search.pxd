@@ -38,7 +38,7 @@ ctypedef struct Node:
     float amaf_value        # RAVE: sum of their outcomes for the mover
     float prior             # PUCT: the evaluator's prior; UCT: the prior win rate (1/2; pass 0.1)
     float mix               # UCT: the node's value term of the selection formula without
-                            # in-flight visits; negative when stale (recomputed when read)
+                            # in-flight visits (recomputed whenever its statistics change)
 
 
 ctypedef struct Pool:
@@ -119,7 +119,6 @@ cdef class Search:
 
     cdef _set_root(self, int policy_id)
     cdef void _clear_tree(self) noexcept
-    cdef int32_t _select(self, int32_t ni) noexcept nogil
     cdef int _descend(self, Worker* w) noexcept nogil
     cdef void _replay(self, Worker* w) noexcept nogil
     cdef void _unreplay(self, Worker* w) noexcept nogil
@@ -131,7 +130,6 @@ cdef class Search:
     cdef void _backup_uct(self, Worker* w, double black, int turns) noexcept nogil
     cdef void _work(self, int t) noexcept nogil
     cdef double _terminal_value(self, Worker* w) noexcept nogil
-    cdef float _mix(self, const Node* c, double pending) noexcept nogil
     cdef void _backup_puct(self, const int32_t* path, int depth, double v, int colour) noexcept nogil
     cdef void _encode(self, Worker* w, float* out) noexcept nogil
     cdef int _collect(self) noexcept nogil

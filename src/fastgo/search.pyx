@@ -319,62 +319,13 @@ cdef class Search:
 
     # -- one descent ------------------------------------------------------------------------------
 
-    cdef int32_t _select(self, int32_t ni) noexcept nogil:
-        """The child of node ni a descent follows (see the module docstring)."""
-        cdef Node* nd = &self.pool.nodes[ni]
-        cdef Node* c
-        cdef int k, best = 0
-        cdef double bestv = -1e300, v, n, q, qa, na, beta, logn, sq, vl = self.prm.virtual_loss
-        cdef double P = self.prm.prior_visits, cx = self.prm.exploration, E = self.prm.rave_equiv
-        if self.prm.puct:
-            sq = sqrt(<double>nd.visits + vl * nd.pending)
-            for k in range(nd.nchildren):
-                c = &self.pool.nodes[nd.first + k]
-                n = c.visits + vl * c.pending
-                q = (c.value - vl * c.pending) / n if n > 0 else self.prm.fpu
-                v = q + cx * c.prior * sq / (1.0 + n)
-                if v > bestv:
-                    bestv = v
-                    best = k
-            return nd.first + best
-        logn = cx * sqrt(log(<double>nd.visits + vl * nd.pending + 1.0))
-        for k in range(nd.nchildren):
-            c = &self.pool.nodes[nd.first + k]
-            # the value term is cached in c.mix (negative: stale after an AMAF sample); visits
-            # in flight need it recomputed
-            if c.pending:
-                v = self._mix(c, vl * c.pending)
-            else:
-                v = c.mix
-                if v < 0:
-                    v = self._mix(c, 0.0)
-                    c.mix = <float>v
-            if cx > 0:             # c sqrt(ln N) / sqrt(n + 1), the latter from a table
-                n = c.visits + vl * c.pending
-                v += logn * (_ISQRT[<int>n] if n < _ISQRT_N else 1.0 / sqrt(n + 1.0))
-            if v > bestv:
-                bestv = v
-                best = k
-        return nd.first + best
-
-    cdef float _mix(self, const Node* c, double pending) noexcept nogil:
-        """UCT's value term (1 - b) q + b qa of child c, with `pending` more lost visits."""
-        cdef double n = c.visits + pending, na, q, qa, beta, P = self.prm.prior_visits
-        q = (c.value + c.prior * P) / (n + P) if n + P > 0 else c.prior
-        if not self.prm.rave or c.amaf_visits == 0:
-            return <float>q
-        na = c.amaf_visits
-        qa = (c.amaf_value + c.prior * P) / (na + P)
-        beta = na / (na + n + n * na / self.prm.rave_equiv)
-        return <float>((1.0 - beta) * q + beta * qa)
-
     cdef int _descend(self, Worker* w) noexcept nogil:
         """Walk from the root to a leaf (lock held), counting the visit in flight on each node."""
         cdef int32_t ni = 0, child
         cdef int depth = 0
         w.path[0] = 0
         while depth < MAX_DEPTH and self.pool.nodes[ni].first >= 0 and self.pool.nodes[ni].nchildren > 0:
-            child = self._select(ni)        # before this descent counts at ni: N excludes it
+            child = _select(&self.prm, self.pool.nodes, ni)   # before this descent counts at ni: N excludes it
             self.pool.nodes[ni].pending += 1
             ni = child
             depth += 1
@@ -558,16 +509,21 @@ cdef class Search:
             if capture or escape:
                 c.amaf_visits = <int32_t>t
                 c.amaf_value = <float>(t * (0.9 if capture else 0.8))
-                c.mix = self._mix(c, 0.0)
+                c.mix = _mix(&self.prm, c, 0.0)
 
     cdef void _backup_uct(self, Worker* w, double black, int turns) noexcept nogil:
-        """Add the playout's result (1 Black won, 0 White, 1/2 a tie) along w's path (lock held)."""
-        cdef int d, k, t, m, mover, tc
+        """Add the playout's result (1 Black won, 0 White, 1/2 a tie) along w's path (lock held).
+        Every node whose statistics change gets its cached value term (Node.mix) recomputed."""
+        cdef int d, k, t, mover, tc, nhits, n
         cdef Node* nd
         cdef Node* c
+        cdef Node* kids
         cdef uint8_t* fc = w.first_colour
-        cdef double res
-        if self.prm.rave:
+        cdef const Params* prm = &self.prm
+        cdef float res
+        cdef int hit
+        cdef int16_t hits[MAX_POINTS + 1]
+        if prm.rave:
             memset(fc, 0, self.npoints + 1)
             for t in range(turns - 1, -1, -1):     # backwards: the earliest play of a point wins
                 fc[w.moves[t]] = <uint8_t>(w.leaf_colour if t % 2 == 0 else 3 - w.leaf_colour)
@@ -578,17 +534,26 @@ cdef class Search:
             nd.visits += 1
             nd.pending -= 1
             nd.value += black if mover == BLACK else 1.0 - black
-            nd.mix = self._mix(nd, 0.0)
-            if self.prm.rave:
+            nd.mix = _mix(prm, nd, 0.0)
+            if prm.rave:
                 if nd.first >= 0:
                     tc = 3 - mover
-                    res = black if tc == BLACK else 1.0 - black
-                    for k in range(nd.nchildren):
-                        c = &self.pool.nodes[nd.first + k]
-                        if fc[c.move] == tc:
-                            c.amaf_visits += 1
-                            c.amaf_value += <float>res
-                            c.mix = -1.0            # stale: _select recomputes it if it needs it
+                    res = <float>(black if tc == BLACK else 1.0 - black)
+                    kids = &self.pool.nodes[nd.first]
+                    n = nd.nchildren
+                    # without a branch (about half the children are hits, at random): the
+                    # misses add 0, and the hits are listed to have their value term recomputed
+                    nhits = 0
+                    for k in range(n):
+                        c = &kids[k]
+                        hit = fc[c.move] == tc
+                        c.amaf_visits += hit
+                        c.amaf_value += hit * res
+                        hits[nhits] = <int16_t>k
+                        nhits += hit
+                    for k in range(nhits):
+                        c = &kids[hits[k]]
+                        c.mix = _mix(prm, c, 0.0)
                 if d >= 1 and nd.move != self.npoints:
                     fc[nd.move] = <uint8_t>mover
 
@@ -947,6 +912,57 @@ cdef class Search:
     @property
     def threads(self):
         return self.nthreads
+
+
+cdef inline float _mix(const Params* prm, const Node* c, double pending) noexcept nogil:
+    """UCT's value term (1 - b) q + b qa of child c, with `pending` more lost visits."""
+    cdef double n = c.visits + pending, na, q, qa, beta, P = prm.prior_visits
+    q = (c.value + c.prior * P) / (n + P) if n + P > 0 else c.prior
+    if not prm.rave or c.amaf_visits == 0:
+        return <float>q
+    na = c.amaf_visits
+    qa = (c.amaf_value + c.prior * P) / (na + P)
+    beta = na / (na + n + n * na / prm.rave_equiv)
+    return <float>((1.0 - beta) * q + beta * qa)
+
+
+cdef inline int32_t _select(const Params* prm, Node* nodes, int32_t ni) noexcept nogil:
+    """The child of node ni a descent follows (see the module docstring)."""
+    cdef Node* nd = &nodes[ni]
+    cdef Node* kids = &nodes[nd.first]
+    cdef Node* c
+    cdef int k, best = 0, vl = prm.virtual_loss
+    cdef int64_t nv
+    cdef double bestv = -1e300, v, n, q, logn, sq
+    cdef double cx = prm.exploration
+    if prm.puct:
+        sq = sqrt(<double>nd.visits + vl * nd.pending)
+        for k in range(nd.nchildren):
+            c = &kids[k]
+            n = c.visits + vl * c.pending
+            q = (c.value - vl * c.pending) / n if n > 0 else prm.fpu
+            v = q + cx * c.prior * sq / (1.0 + n)
+            if v > bestv:
+                bestv = v
+                best = k
+        return nd.first + best
+    logn = cx * sqrt(log(<double>nd.visits + vl * nd.pending + 1.0))
+    for k in range(nd.nchildren):
+        c = &kids[k]
+        # the value term is cached in c.mix (kept current by _backup_uct); visits in flight
+        # need it recomputed
+        if c.pending:
+            nv = c.visits + <int64_t>vl * c.pending
+            v = _mix(prm, c, <double>vl * c.pending)
+        else:
+            nv = c.visits
+            v = c.mix
+        if cx > 0:             # c sqrt(ln N) / sqrt(n + 1), the latter from a table
+            v += logn * (_ISQRT[nv] if nv < _ISQRT_N else 1.0 / sqrt(nv + 1.0))
+        if v > bestv:
+            bestv = v
+            best = k
+    return nd.first + best
 
 
 cdef inline void _node_init(Node* c, int move, double prior) noexcept nogil:
