@@ -52,6 +52,7 @@ ctypedef struct Params:
     bint rave               # UCT: mix all-moves-as-first values in
     double exploration      # UCT: c of c * sqrt(ln N / n); PUCT: c_puct
     double rave_equiv       # UCT: the visits at which RAVE and the mean weigh the same
+    double inv_rave_equiv   # 1 / rave_equiv
     double prior_visits     # UCT: even-game visits (at 1/2) every child starts with
     int expand_after        # UCT: visits a leaf takes before it is expanded
     int tactics             # UCT: virtual AMAF samples of captures and atari escapes

@@ -245,6 +245,7 @@ cdef class Search:
         default_c = 1.5 if self.prm.puct else (0.1 if self.prm.rave else 0.7)
         self.prm.exploration = default_c if exploration is None else _float(exploration, "exploration", 0, 1e6)
         self.prm.rave_equiv = _float(rave_equiv, "rave_equiv", 1e-9, 1e12)
+        self.prm.inv_rave_equiv = 1.0 / self.prm.rave_equiv
         self.prm.prior_visits = _float(prior_visits, "prior_visits", 0, 1e9)
         self.prm.expand_after = _int(expand_after, "expand_after", 0, 2**30)
         self.prm.tactics = _int(tactics, "tactics", 0, 2**20)
@@ -921,15 +922,24 @@ cdef class Search:
 
 
 cdef inline float _mix(const Params* prm, const Node* c, double pending) noexcept nogil:
-    """UCT's value term (1 - b) q + b qa of child c, with `pending` more lost visits."""
-    cdef double n = c.visits + pending, na, q, qa, beta, P = prm.prior_visits
-    q = (c.value + c.prior * P) / (n + P) if n + P > 0 else c.prior
+    """UCT's value term (1 - b) q + b qa of child c, with `pending` more lost visits.
+
+    With q = a / u, qa = aa / ua and b = na / (na + g), g = n + n na / E, the term is
+    (g a ua + na aa u) / ((na + g) u ua): one division (the hot path of a RAVE search)."""
+    cdef double n = c.visits + pending, na, a, u, aa, ua, g, P = prm.prior_visits
+    u = n + P
+    if u <= 0:              # n = P = 0: q is the prior rate, and b = 1 when there are AMAF samples
+        if not prm.rave or c.amaf_visits == 0:
+            return c.prior
+        return <float>(c.amaf_value / <double>c.amaf_visits)
+    a = c.value + c.prior * P
     if not prm.rave or c.amaf_visits == 0:
-        return <float>q
+        return <float>(a / u)
     na = c.amaf_visits
-    qa = (c.amaf_value + c.prior * P) / (na + P)
-    beta = na / (na + n + n * na / prm.rave_equiv)
-    return <float>((1.0 - beta) * q + beta * qa)
+    aa = c.amaf_value + c.prior * P
+    ua = na + P
+    g = n + n * na * prm.inv_rave_equiv
+    return <float>((g * a * ua + na * aa * u) / ((na + g) * u * ua))
 
 
 cdef inline int32_t _select(const Params* prm, Node* nodes, int32_t ni) noexcept nogil:
