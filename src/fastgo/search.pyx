@@ -528,7 +528,6 @@ cdef class Search:
         cdef uint8_t* fc = w.first_colour
         cdef const Params* prm = &self.prm
         cdef float res
-        cdef int hit
         cdef int16_t hits[MAX_POINTS + 1]
         if prm.rave:
             memset(fc, 0, self.npoints + 1)
@@ -548,18 +547,16 @@ cdef class Search:
                     res = <float>(black if tc == BLACK else 1.0 - black)
                     kids = &self.pool.nodes[nd.first]
                     n = nd.nchildren
-                    # without a branch (about half the children are hits, at random): the
-                    # misses add 0, and the hits are listed to have their value term recomputed
+                    # the hits listed without a branch (about half the children, at random),
+                    # then updated
                     nhits = 0
                     for k in range(n):
-                        c = &kids[k]
-                        hit = fc[c.move] == tc
-                        c.amaf_visits += hit
-                        c.amaf_value += hit * res
                         hits[nhits] = <int16_t>k
-                        nhits += hit
+                        nhits += fc[kids[k].move] == tc
                     for k in range(nhits):
                         c = &kids[hits[k]]
+                        c.amaf_visits += 1
+                        c.amaf_value += res
                         c.mix = _mix(prm, c, 0.0)
                 if d >= 1 and nd.move != self.npoints:
                     fc[nd.move] = <uint8_t>mover
