@@ -128,7 +128,7 @@ cdef class Search:
     cdef bint _may_start(self) noexcept nogil
     cdef bint _uct_simulation(self, Worker* w) noexcept nogil
     cdef void _init_children(self, int32_t first, int n, Worker* w) noexcept nogil
-    cdef void _backup_uct(self, Worker* w, double black, int turns) noexcept nogil
+    cdef void _backup_uct(self, Worker* w, double black) noexcept nogil
     cdef void _work(self, int t) noexcept nogil
     cdef double _terminal_value(self, Worker* w) noexcept nogil
     cdef void _backup_puct(self, const int32_t* path, int depth, double v, int colour) noexcept nogil

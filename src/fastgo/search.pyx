@@ -479,8 +479,10 @@ cdef class Search:
             for k in range(self.npoints):
                 w.owner_sum[k] += (w.owner[k] == BLACK) - (w.owner[k] == WHITE)
             w.owned += 1
+        if self.prm.rave:
+            _first_colours(w, self.npoints, out.turns)     # the thread's own: before the lock
         pthread_mutex_lock(&self.lock)
-        self._backup_uct(w, result, out.turns)
+        self._backup_uct(w, result)
         pthread_mutex_unlock(&self.lock)
         return True
 
@@ -518,10 +520,11 @@ cdef class Search:
                 c.amaf_value = <float>(t * (0.9 if capture else 0.8))
                 c.mix = _mix(&self.prm, c, 0.0)
 
-    cdef void _backup_uct(self, Worker* w, double black, int turns) noexcept nogil:
-        """Add the playout's result (1 Black won, 0 White, 1/2 a tie) along w's path (lock held).
-        Every node whose statistics change gets its cached value term (Node.mix) recomputed."""
-        cdef int d, k, t, mover, tc, nhits, n
+    cdef void _backup_uct(self, Worker* w, double black) noexcept nogil:
+        """Add the playout's result (1 Black won, 0 White, 1/2 a tie) along w's path (lock held;
+        RAVE: w.first_colour filled by _first_colours). Every node whose statistics change gets its
+        cached value term (Node.mix) recomputed."""
+        cdef int d, k, mover, tc, nhits, n
         cdef Node* nd
         cdef Node* c
         cdef Node* kids
@@ -529,11 +532,6 @@ cdef class Search:
         cdef const Params* prm = &self.prm
         cdef float res
         cdef int16_t hits[MAX_POINTS + 1]
-        if prm.rave:
-            memset(fc, 0, self.npoints + 1)
-            for t in range(turns - 1, -1, -1):     # backwards: the earliest play of a point wins
-                fc[w.moves[t]] = <uint8_t>(w.leaf_colour if t % 2 == 0 else 3 - w.leaf_colour)
-            fc[self.npoints] = 0
         for d in range(w.depth, -1, -1):
             nd = &self.pool.nodes[w.path[d]]
             mover = self.root_colour if d % 2 == 1 else 3 - self.root_colour
@@ -916,6 +914,17 @@ cdef class Search:
     @property
     def threads(self):
         return self.nthreads
+
+
+cdef inline void _first_colours(Worker* w, int npoints, int turns) noexcept nogil:
+    """RAVE: w.first_colour[point] = the colour that played it first in the playout's w.moves
+    (0: nobody; a pass, index npoints, never counts)."""
+    cdef uint8_t* fc = w.first_colour
+    cdef int t
+    memset(fc, 0, npoints + 1)
+    for t in range(turns - 1, -1, -1):     # backwards: the earliest play of a point wins
+        fc[w.moves[t]] = <uint8_t>(w.leaf_colour if t % 2 == 0 else 3 - w.leaf_colour)
+    fc[npoints] = 0
 
 
 cdef inline float _mix(const Params* prm, const Node* c, double pending) noexcept nogil:
