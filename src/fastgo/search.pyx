@@ -893,6 +893,31 @@ cdef class Search:
                     return [point] + self._pv(root.first + k)
         return []
 
+    def _nodes(self):
+        """A copy of the nodes in use (index = pool index; node 0 the root) as a numpy structured
+        array with Node's fields, for tests and inspection. Not while a search runs."""
+        cdef Node n
+        cdef char* base = <char*>&n
+        fields = [("first", np.int32, <char*>&n.first - base),
+                  ("nchildren", np.int16, <char*>&n.nchildren - base),
+                  ("move", np.int16, <char*>&n.move - base),
+                  ("visits", np.int32, <char*>&n.visits - base),
+                  ("pending", np.int32, <char*>&n.pending - base),
+                  ("value", np.float64, <char*>&n.value - base),
+                  ("amaf_visits", np.int32, <char*>&n.amaf_visits - base),
+                  ("amaf_value", np.float32, <char*>&n.amaf_value - base),
+                  ("prior", np.float32, <char*>&n.prior - base),
+                  ("mix", np.float32, <char*>&n.mix - base)]
+        dt = np.dtype({"names": [f[0] for f in fields], "formats": [f[1] for f in fields],
+                       "offsets": [f[2] for f in fields], "itemsize": sizeof(Node)})
+        if not self.guard.acquire(blocking=False):
+            raise RuntimeError("this Search is searching in another thread")
+        try:
+            raw = bytes((<char*>self.pool.nodes)[:self.pool.used * sizeof(Node)])
+        finally:
+            self.guard.release()
+        return np.frombuffer(raw, dtype=dt).copy()
+
     def result(self):
         """The ``SearchResult`` of the tree as it stands (no search)."""
         return self._result(0.0)
