@@ -50,9 +50,10 @@ backed up (negated at every other level). A terminal leaf is valued exactly (+1 
 loss). ``dirichlet=(alpha, eps)`` mixes Dir(alpha) noise into the root's priors once per root.
 
 **Threads.** UCT runs ``threads`` workers (OpenMP) that share the tree under one mutex (held
-for the descent and the backup, never for a playout; no spinning). Playout i of the search
-object's life draws from its own generator seeded by (seed, i), so with one thread a search is
-reproducible; with more, the interleaving (and so the tree) varies. PUCT collects on one thread.
+for the descent and the backup, never for a playout; no spinning; one worker alone takes none).
+Playout i of the search object's life draws from its own generator seeded by (seed, i), so with
+one thread a search is reproducible; with more, the interleaving (and so the tree) varies. PUCT
+collects on one thread.
 
 Limits: ``search(visits=, playouts=, seconds=)`` stops at the first reached (root visits, this
 call's simulations, wall time); ``stop()`` from another thread ends it early. ``advance(move)``
@@ -442,9 +443,10 @@ cdef class Search:
         cdef int64_t index
         cdef PlayoutOutcome out
         cdef double result
-        pthread_mutex_lock(&self.lock)
+        cdef bint shared = self.nthreads > 1      # one worker: nobody to exclude
+        if shared: pthread_mutex_lock(&self.lock)
         if not self._may_start():
-            pthread_mutex_unlock(&self.lock)
+            if shared: pthread_mutex_unlock(&self.lock)
             return False
         index = self.simulations
         self.simulations += 1
@@ -456,11 +458,11 @@ cdef class Search:
                   and (ni == 0 or leaf.visits >= self.prm.expand_after))
         if expand:
             leaf.first = EXPANDING
-        pthread_mutex_unlock(&self.lock)
+        if shared: pthread_mutex_unlock(&self.lock)
         self._replay(w)
         if expand:
             n = 0 if w.leaf_passes >= 2 else self._moves(w)
-            pthread_mutex_lock(&self.lock)
+            if shared: pthread_mutex_lock(&self.lock)
             leaf = &self.pool.nodes[ni]
             first = self._alloc(n) if n > 0 else 0
             if first < 0:
@@ -469,7 +471,7 @@ cdef class Search:
                 self._init_children(first, n, w)
                 leaf.first = first
                 leaf.nchildren = <int16_t>n
-            pthread_mutex_unlock(&self.lock)
+            if shared: pthread_mutex_unlock(&self.lock)
         playout_continue(w.scratch, &self.spec, playout_seed(self.seed, index), &out, w.moves,
                          w.owner if self.prm.ownership else NULL, w.leaf_colour, w.leaf_passes,
                          w.leaf_has_ko, w.leaf_ko_hash, w.leaf_last)
@@ -481,9 +483,9 @@ cdef class Search:
             w.owned += 1
         if self.prm.rave:
             _first_colours(w, self.npoints, out.turns)     # the thread's own: before the lock
-        pthread_mutex_lock(&self.lock)
+        if shared: pthread_mutex_lock(&self.lock)
         self._backup_uct(w, result)
-        pthread_mutex_unlock(&self.lock)
+        if shared: pthread_mutex_unlock(&self.lock)
         return True
 
     cdef void _init_children(self, int32_t first, int n, Worker* w) noexcept nogil:
