@@ -94,6 +94,7 @@ cdef class BoardBatch:
     cdef int fresh(self, int64_t i) noexcept nogil
     cdef void tally(self, int64_t i) noexcept nogil
     cdef void refresh_mask(self, int64_t i) noexcept nogil
+    cdef void prefetch_turn(self, int64_t i, int point) noexcept nogil
     cdef void _work(self, int64_t i) noexcept nogil
     cdef void _run(self, int job) noexcept
     cdef int _enter(self) except -1

@@ -440,8 +440,11 @@ cdef class BoardBatch:
                 self.job_flags[i] = STEP_RESET
                 return
             status = self.judge(i, point)
-            if status == LEGAL and self.reserve(i):
-                status = STEP_OOM
+            if status == LEGAL:
+                if self.reserve(i):
+                    status = STEP_OOM
+                else:
+                    self.prefetch_turn(i, point)
             self.job_flags[i] = <uint8_t>status
         elif job == JOB_APPLY:
             res = self.job_out + 4 * i          # terminated, truncated, winner, reset
@@ -472,6 +475,23 @@ cdef class BoardBatch:
         elif job == JOB_RESET:
             if self.job_flags[i]:
                 self.restart(i)
+
+    cdef void prefetch_turn(self, int64_t i, int point) noexcept nogil:
+        """Ask for the memory game i's turn at `point` will write at random places (the superko
+        table's slot for the colouring a play that takes nothing leaves, the ring's next slot),
+        while the judging pass goes on to the next games: the apply pass then finds it near."""
+        cdef BoardState* b = self.state(i)
+        cdef Game* g = &self.games[i]
+        cdef uint64_t key
+        cdef int64_t slot
+        prefetch(self.rings + <size_t>i * self.ring_bytes
+                 + <size_t>((g.nturns + 1) % HISTORY) * self.npoints)
+        if self.ko_rule != KO_SIMPLE and point != self.npoints:
+            key = superko_key(self.ko_rule, b.hash ^ zkey(self.to_move_of(i), to_pad(b, point)),
+                              3 - self.to_move_of(i))
+            slot = <int64_t>(key & <uint64_t>(g.seen.cap - 1))
+            prefetch(&g.seen.counts[slot])
+            prefetch(&g.seen.keys[slot])
 
     cdef void refresh_mask(self, int64_t i) noexcept nogil:
         """Game i's kept mask and hard points judged afresh (core.judge_mask)."""

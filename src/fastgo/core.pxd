@@ -977,6 +977,8 @@ cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule,
         if not survives:
             if not suicide:
                 return SUICIDE
+            if ko_rule == KO_POSITIONAL and not (nb & nbr_of(colour)):
+                return SUPERKO  # a lone stone's suicide leaves the colouring as it is: a repeat
         elif ko_rule == KO_SIMPLE or (fresh & QUIET_FRESH) or not b.cell[p].ever:
             # the colouring gains this stone alone: no retake (that refills a point walled in by
             # the opponent by capturing, see plays_freely), and under superko nothing repeated
