@@ -6,7 +6,8 @@ Run: ``OPENBLAS_NUM_THREADS=1 python -m pytest benchmarks/test_batch.py
 ``game_steps_per_second`` (per thread: ``per_thread``).
 
 The workload: uniformly random legal play (pass included) until the game ends, then a new game.
-For ``BoardBatch`` one round is STEPS turns of n = 1024 games: ``legal_mask(out=...)``, optionally
+For ``BoardBatch`` (Tromp-Taylor rules: positional superko, the default; and the same with the
+simple ko rule) one round is STEPS turns of n = 1024 games: ``legal_mask(out=...)``, optionally
 ``encode("agz17", out=...)`` into a preallocated float32 buffer, ``random_actions(mask, ...)``
 and ``step(actions)`` (next-step autoreset). The batch first plays WARM turns so that the boards
 are in mid-game.
@@ -34,11 +35,12 @@ def _batch_round(batch, mask, acts, buf, k0):
         batch.step(acts)
 
 
+@pytest.mark.parametrize("ko", ["positional", "simple"])
 @pytest.mark.parametrize("planes", [None, "agz17"])
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("size", [9, 19])
-def test_batch_step_mask(benchmark, size, threads, planes):
-    batch = BoardBatch(N, size, threads=threads)
+def test_batch_step_mask(benchmark, size, threads, planes, ko):
+    batch = BoardBatch(N, size, threads=threads, ko=ko)
     mask = np.empty((N, size * size + 1), dtype=np.bool_)
     acts = np.empty(N, dtype=np.int64)
     buf = None if planes is None else np.empty((N, 17, size, size), dtype=np.float32)

@@ -315,3 +315,30 @@ def test_random_actions_same_on_any_thread_count():
         one[[0, 1234, 2999]].tolist()
     with pytest.raises(ValueError):
         fastgo.random_actions(mask, 99, threads=0)
+
+
+@pytest.mark.parametrize("ko", ["positional", "situational", "simple"])
+def test_kept_masks_follow_copies_loads_and_resets(ko):
+    # The masks a batch keeps from turn to turn (and its superko filter's counts) must travel
+    # with copy(), be rebuilt by set() and reset(), and stay equal to Board.legal_mask: on 4x4,
+    # where captures and repetitions are frequent, after every turn of two diverging copies.
+    batch = BoardBatch(16, 4, ko=ko, max_moves=200, threads=1)
+    mask = np.empty((16, 17), dtype=bool)
+    for t in range(30):
+        batch.legal_mask(out=mask)
+        batch.step(fastgo.random_actions(mask, t, threads=1))
+    other = batch.copy()
+    source = Board(4, ko=ko)
+    for move in (5, 6, 9, 10, 4, 16, 11):
+        source.play(move)
+    other.set(3, source)
+    other.reset(np.arange(16) % 5 == 0)
+    for t in range(60):
+        for b, seed in ((batch, t), (other, 1000 + t)):
+            b.legal_mask(out=mask)
+            for i in range(16):
+                expected = b.board(i).legal_mask()
+                if b.terminated[i] or b.truncated[i]:
+                    expected[:] = False
+                assert np.array_equal(mask[i], expected), (ko, t, i)
+            b.step(fastgo.random_actions(mask, seed, threads=1))
