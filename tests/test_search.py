@@ -53,6 +53,43 @@ def test_visits_add_up_with_threads():
     assert r.playouts == 4000 and r.root_visits == 4000 and 3998 <= r.visits.sum() <= 3999
 
 
+
+def uct_value_term(t, rave, P, E):
+    """The module docstring's (1 - b) q + b qa of every node of a `Search._nodes()` table,
+    in float64 as written there (q the prior rate when n + P = 0)."""
+    n, w = t["visits"].astype(float), t["value"]
+    na, wa, r = t["amaf_visits"].astype(float), t["amaf_value"].astype(float), t["prior"].astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.where(n + P > 0, (w + r * P) / (n + P), r)
+        if not rave:
+            return q
+        qa = (wa + r * P) / (na + P)
+        b = na / (na + n + n * na / E)
+    return np.where(na > 0, (1 - b) * q + b * qa, q)
+
+
+@pytest.mark.parametrize("rave, threads, prior_visits", [(True, 1, 2.0), (True, 2, 2.0),
+                                                         (True, 1, 0.0), (False, 1, 2.0)])
+def test_cached_value_terms_equal_the_formula(rave, threads, prior_visits):
+    # each node caches its value term (Node.mix), updated by the backup as its visits or AMAF
+    # samples change (one division instead of the formula's three): after a search every node's
+    # cache is the formula recomputed from its statistics, to the float32 it is kept in
+    b = fastgo.Board(7, rules="chinese")
+    s = Search(b, threads=threads, seed=2, rave=rave, prior_visits=prior_visits, rave_equiv=500.0)
+    r = s.search(playouts=3000)
+    s.advance(r.best_move)
+    s.search(playouts=1000)
+    t = s._nodes()
+    assert len(t) == s.nodes and t["visits"][0] >= 1000 and (t["pending"] == 0).all()
+    if rave:
+        assert (t["amaf_visits"] > 0).sum() > len(t) // 4
+    expected = uct_value_term(t, rave, prior_visits, 500.0).astype(np.float32)
+    assert np.isfinite(expected).all()
+    ulp = np.spacing(np.abs(expected))
+    assert (np.abs(t["mix"] - expected) <= ulp).all()
+    # and most are exactly the float32 of the formula
+    assert (t["mix"] == expected).mean() > 0.99
+
 def test_children_are_the_legal_moves_less_own_eyes():
     b = board("""
         . X . X .

@@ -38,7 +38,7 @@ ctypedef struct Node:
     float amaf_value        # RAVE: sum of their outcomes for the mover
     float prior             # PUCT: the evaluator's prior; UCT: the prior win rate (1/2; pass 0.1)
     float mix               # UCT: the node's value term of the selection formula without
-                            # in-flight visits; negative when stale (recomputed when read)
+                            # in-flight visits (recomputed whenever its statistics change)
 
 
 ctypedef struct Pool:
@@ -52,6 +52,7 @@ ctypedef struct Params:
     bint rave               # UCT: mix all-moves-as-first values in
     double exploration      # UCT: c of c * sqrt(ln N / n); PUCT: c_puct
     double rave_equiv       # UCT: the visits at which RAVE and the mean weigh the same
+    double inv_rave_equiv   # 1 / rave_equiv
     double prior_visits     # UCT: even-game visits (at 1/2) every child starts with
     int expand_after        # UCT: visits a leaf takes before it is expanded
     int tactics             # UCT: virtual AMAF samples of captures and atari escapes
@@ -119,7 +120,6 @@ cdef class Search:
 
     cdef _set_root(self, int policy_id)
     cdef void _clear_tree(self) noexcept
-    cdef int32_t _select(self, int32_t ni) noexcept nogil
     cdef int _descend(self, Worker* w) noexcept nogil
     cdef void _replay(self, Worker* w) noexcept nogil
     cdef void _unreplay(self, Worker* w) noexcept nogil
@@ -128,10 +128,9 @@ cdef class Search:
     cdef bint _may_start(self) noexcept nogil
     cdef bint _uct_simulation(self, Worker* w) noexcept nogil
     cdef void _init_children(self, int32_t first, int n, Worker* w) noexcept nogil
-    cdef void _backup_uct(self, Worker* w, double black, int turns) noexcept nogil
+    cdef void _backup_uct(self, Worker* w, double black) noexcept nogil
     cdef void _work(self, int t) noexcept nogil
     cdef double _terminal_value(self, Worker* w) noexcept nogil
-    cdef float _mix(self, const Node* c, double pending) noexcept nogil
     cdef void _backup_puct(self, const int32_t* path, int depth, double v, int colour) noexcept nogil
     cdef void _encode(self, Worker* w, float* out) noexcept nogil
     cdef int _collect(self) noexcept nogil

@@ -50,9 +50,11 @@ backed up (negated at every other level). A terminal leaf is valued exactly (+1 
 loss). ``dirichlet=(alpha, eps)`` mixes Dir(alpha) noise into the root's priors once per root.
 
 **Threads.** UCT runs ``threads`` workers (OpenMP) that share the tree under one mutex (held
-for the descent and the backup, never for a playout; no spinning). Playout i of the search
-object's life draws from its own generator seeded by (seed, i), so with one thread a search is
-reproducible; with more, the interleaving (and so the tree) varies. PUCT collects on one thread.
+for the descent and the backup, never for a playout; with glibc an adaptive one, which spins a
+short self-tuned while before it sleeps; one worker alone takes none).
+Playout i of the search object's life draws from its own generator seeded by (seed, i), so with
+one thread a search is reproducible; with more, the interleaving (and so the tree) varies. PUCT
+collects on one thread.
 
 Limits: ``search(visits=, playouts=, seconds=)`` stops at the first reached (root visits, this
 call's simulations, wall time); ``stop()`` from another thread ends it early. ``advance(move)``
@@ -95,6 +97,33 @@ cdef float _ISQRT[_ISQRT_N]          # 1 / sqrt(n + 1): UCT's exploration term w
 cdef int _i
 for _i in range(_ISQRT_N):
     _ISQRT[_i] = <float>(1.0 / math.sqrt(_i + 1.0))
+
+
+ctypedef int (*_PlayFn)(BoardState* b, Journal* j, int p, int colour) noexcept nogil
+# board_play reached through a pointer in the replay, so that the playout's loop is the one call
+# site the compiler sees and inlines it there (as in fastgo.playouts)
+cdef _PlayFn _replay_play = board_play
+
+
+cdef extern from *:
+    """
+    /* glibc's adaptive mutex spins a short, self-tuned while before it sleeps: a descent or a
+       backup holds the tree's lock about a microsecond, less than a sleep and a wake-up */
+    static int fastgo_search_mutex_init(pthread_mutex_t* m) {
+    #ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+        pthread_mutexattr_t a;
+        int r;
+        pthread_mutexattr_init(&a);
+        pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+        r = pthread_mutex_init(m, &a);
+        pthread_mutexattr_destroy(&a);
+        return r;
+    #else
+        return pthread_mutex_init(m, NULL);
+    #endif
+    }
+    """
+    int _mutex_init "fastgo_search_mutex_init" (pthread_mutex_t* m) nogil
 
 
 cdef inline double _now() noexcept nogil:
@@ -187,7 +216,7 @@ cdef class Search:
         self.bcand = NULL
         self.bncand = NULL
         self.bcolour = NULL
-        pthread_mutex_init(&self.lock, NULL)
+        _mutex_init(&self.lock)
 
     def __dealloc__(self):
         cdef int t
@@ -239,6 +268,7 @@ cdef class Search:
         default_c = 1.5 if self.prm.puct else (0.1 if self.prm.rave else 0.7)
         self.prm.exploration = default_c if exploration is None else _float(exploration, "exploration", 0, 1e6)
         self.prm.rave_equiv = _float(rave_equiv, "rave_equiv", 1e-9, 1e12)
+        self.prm.inv_rave_equiv = 1.0 / self.prm.rave_equiv
         self.prm.prior_visits = _float(prior_visits, "prior_visits", 0, 1e9)
         self.prm.expand_after = _int(expand_after, "expand_after", 0, 2**30)
         self.prm.tactics = _int(tactics, "tactics", 0, 2**20)
@@ -319,62 +349,13 @@ cdef class Search:
 
     # -- one descent ------------------------------------------------------------------------------
 
-    cdef int32_t _select(self, int32_t ni) noexcept nogil:
-        """The child of node ni a descent follows (see the module docstring)."""
-        cdef Node* nd = &self.pool.nodes[ni]
-        cdef Node* c
-        cdef int k, best = 0
-        cdef double bestv = -1e300, v, n, q, qa, na, beta, logn, sq, vl = self.prm.virtual_loss
-        cdef double P = self.prm.prior_visits, cx = self.prm.exploration, E = self.prm.rave_equiv
-        if self.prm.puct:
-            sq = sqrt(<double>nd.visits + vl * nd.pending)
-            for k in range(nd.nchildren):
-                c = &self.pool.nodes[nd.first + k]
-                n = c.visits + vl * c.pending
-                q = (c.value - vl * c.pending) / n if n > 0 else self.prm.fpu
-                v = q + cx * c.prior * sq / (1.0 + n)
-                if v > bestv:
-                    bestv = v
-                    best = k
-            return nd.first + best
-        logn = cx * sqrt(log(<double>nd.visits + vl * nd.pending + 1.0))
-        for k in range(nd.nchildren):
-            c = &self.pool.nodes[nd.first + k]
-            # the value term is cached in c.mix (negative: stale after an AMAF sample); visits
-            # in flight need it recomputed
-            if c.pending:
-                v = self._mix(c, vl * c.pending)
-            else:
-                v = c.mix
-                if v < 0:
-                    v = self._mix(c, 0.0)
-                    c.mix = <float>v
-            if cx > 0:             # c sqrt(ln N) / sqrt(n + 1), the latter from a table
-                n = c.visits + vl * c.pending
-                v += logn * (_ISQRT[<int>n] if n < _ISQRT_N else 1.0 / sqrt(n + 1.0))
-            if v > bestv:
-                bestv = v
-                best = k
-        return nd.first + best
-
-    cdef float _mix(self, const Node* c, double pending) noexcept nogil:
-        """UCT's value term (1 - b) q + b qa of child c, with `pending` more lost visits."""
-        cdef double n = c.visits + pending, na, q, qa, beta, P = self.prm.prior_visits
-        q = (c.value + c.prior * P) / (n + P) if n + P > 0 else c.prior
-        if not self.prm.rave or c.amaf_visits == 0:
-            return <float>q
-        na = c.amaf_visits
-        qa = (c.amaf_value + c.prior * P) / (na + P)
-        beta = na / (na + n + n * na / self.prm.rave_equiv)
-        return <float>((1.0 - beta) * q + beta * qa)
-
     cdef int _descend(self, Worker* w) noexcept nogil:
         """Walk from the root to a leaf (lock held), counting the visit in flight on each node."""
         cdef int32_t ni = 0, child
         cdef int depth = 0
         w.path[0] = 0
         while depth < MAX_DEPTH and self.pool.nodes[ni].first >= 0 and self.pool.nodes[ni].nchildren > 0:
-            child = self._select(ni)        # before this descent counts at ni: N excludes it
+            child = _select(&self.prm, self.pool.nodes, ni)   # before this descent counts at ni: N excludes it
             self.pool.nodes[ni].pending += 1
             ni = child
             depth += 1
@@ -404,7 +385,7 @@ cdef class Search:
                 passes += 1
             else:
                 p = to_pad(b, m)
-                board_play(b, NULL, p, colour)
+                _replay_play(b, NULL, p, colour)
                 passes = 0
             if ko_rule != KO_SIMPLE and (p or ko_rule == KO_SITUATIONAL):
                 key = superko_key(ko_rule, b.hash, 3 - colour)
@@ -484,9 +465,10 @@ cdef class Search:
         cdef int64_t index
         cdef PlayoutOutcome out
         cdef double result
-        pthread_mutex_lock(&self.lock)
+        cdef bint shared = self.nthreads > 1      # one worker: nobody to exclude
+        if shared: pthread_mutex_lock(&self.lock)
         if not self._may_start():
-            pthread_mutex_unlock(&self.lock)
+            if shared: pthread_mutex_unlock(&self.lock)
             return False
         index = self.simulations
         self.simulations += 1
@@ -498,11 +480,11 @@ cdef class Search:
                   and (ni == 0 or leaf.visits >= self.prm.expand_after))
         if expand:
             leaf.first = EXPANDING
-        pthread_mutex_unlock(&self.lock)
+        if shared: pthread_mutex_unlock(&self.lock)
         self._replay(w)
         if expand:
             n = 0 if w.leaf_passes >= 2 else self._moves(w)
-            pthread_mutex_lock(&self.lock)
+            if shared: pthread_mutex_lock(&self.lock)
             leaf = &self.pool.nodes[ni]
             first = self._alloc(n) if n > 0 else 0
             if first < 0:
@@ -511,7 +493,7 @@ cdef class Search:
                 self._init_children(first, n, w)
                 leaf.first = first
                 leaf.nchildren = <int16_t>n
-            pthread_mutex_unlock(&self.lock)
+            if shared: pthread_mutex_unlock(&self.lock)
         playout_continue(w.scratch, &self.spec, playout_seed(self.seed, index), &out, w.moves,
                          w.owner if self.prm.ownership else NULL, w.leaf_colour, w.leaf_passes,
                          w.leaf_has_ko, w.leaf_ko_hash, w.leaf_last)
@@ -521,9 +503,11 @@ cdef class Search:
             for k in range(self.npoints):
                 w.owner_sum[k] += (w.owner[k] == BLACK) - (w.owner[k] == WHITE)
             w.owned += 1
-        pthread_mutex_lock(&self.lock)
-        self._backup_uct(w, result, out.turns)
-        pthread_mutex_unlock(&self.lock)
+        if self.prm.rave:
+            _first_colours(w, self.npoints, out.turns)     # the thread's own: before the lock
+        if shared: pthread_mutex_lock(&self.lock)
+        self._backup_uct(w, result)
+        if shared: pthread_mutex_unlock(&self.lock)
         return True
 
     cdef void _init_children(self, int32_t first, int n, Worker* w) noexcept nogil:
@@ -558,37 +542,44 @@ cdef class Search:
             if capture or escape:
                 c.amaf_visits = <int32_t>t
                 c.amaf_value = <float>(t * (0.9 if capture else 0.8))
-                c.mix = self._mix(c, 0.0)
+                c.mix = _mix(&self.prm, c, 0.0)
 
-    cdef void _backup_uct(self, Worker* w, double black, int turns) noexcept nogil:
-        """Add the playout's result (1 Black won, 0 White, 1/2 a tie) along w's path (lock held)."""
-        cdef int d, k, t, m, mover, tc
+    cdef void _backup_uct(self, Worker* w, double black) noexcept nogil:
+        """Add the playout's result (1 Black won, 0 White, 1/2 a tie) along w's path (lock held;
+        RAVE: w.first_colour filled by _first_colours). Every node whose statistics change gets its
+        cached value term (Node.mix) recomputed."""
+        cdef int d, k, mover, tc, nhits, n
         cdef Node* nd
         cdef Node* c
+        cdef Node* kids
         cdef uint8_t* fc = w.first_colour
-        cdef double res
-        if self.prm.rave:
-            memset(fc, 0, self.npoints + 1)
-            for t in range(turns - 1, -1, -1):     # backwards: the earliest play of a point wins
-                fc[w.moves[t]] = <uint8_t>(w.leaf_colour if t % 2 == 0 else 3 - w.leaf_colour)
-            fc[self.npoints] = 0
+        cdef const Params* prm = &self.prm
+        cdef float res
+        cdef int16_t hits[MAX_POINTS + 1]
         for d in range(w.depth, -1, -1):
             nd = &self.pool.nodes[w.path[d]]
             mover = self.root_colour if d % 2 == 1 else 3 - self.root_colour
             nd.visits += 1
             nd.pending -= 1
             nd.value += black if mover == BLACK else 1.0 - black
-            nd.mix = self._mix(nd, 0.0)
-            if self.prm.rave:
+            nd.mix = _mix(prm, nd, 0.0)
+            if prm.rave:
                 if nd.first >= 0:
                     tc = 3 - mover
-                    res = black if tc == BLACK else 1.0 - black
-                    for k in range(nd.nchildren):
-                        c = &self.pool.nodes[nd.first + k]
-                        if fc[c.move] == tc:
-                            c.amaf_visits += 1
-                            c.amaf_value += <float>res
-                            c.mix = -1.0            # stale: _select recomputes it if it needs it
+                    res = <float>(black if tc == BLACK else 1.0 - black)
+                    kids = &self.pool.nodes[nd.first]
+                    n = nd.nchildren
+                    # the hits listed without a branch (about half the children, at random),
+                    # then updated
+                    nhits = 0
+                    for k in range(n):
+                        hits[nhits] = <int16_t>k
+                        nhits += fc[kids[k].move] == tc
+                    for k in range(nhits):
+                        c = &kids[hits[k]]
+                        c.amaf_visits += 1
+                        c.amaf_value += res
+                        c.mix = _mix(prm, c, 0.0)
                 if d >= 1 and nd.move != self.npoints:
                     fc[nd.move] = <uint8_t>mover
 
@@ -926,6 +917,31 @@ cdef class Search:
                     return [point] + self._pv(root.first + k)
         return []
 
+    def _nodes(self):
+        """A copy of the nodes in use (index = pool index; node 0 the root) as a numpy structured
+        array with Node's fields, for tests and inspection. Not while a search runs."""
+        cdef Node n
+        cdef char* base = <char*>&n
+        fields = [("first", np.int32, <char*>&n.first - base),
+                  ("nchildren", np.int16, <char*>&n.nchildren - base),
+                  ("move", np.int16, <char*>&n.move - base),
+                  ("visits", np.int32, <char*>&n.visits - base),
+                  ("pending", np.int32, <char*>&n.pending - base),
+                  ("value", np.float64, <char*>&n.value - base),
+                  ("amaf_visits", np.int32, <char*>&n.amaf_visits - base),
+                  ("amaf_value", np.float32, <char*>&n.amaf_value - base),
+                  ("prior", np.float32, <char*>&n.prior - base),
+                  ("mix", np.float32, <char*>&n.mix - base)]
+        dt = np.dtype({"names": [f[0] for f in fields], "formats": [f[1] for f in fields],
+                       "offsets": [f[2] for f in fields], "itemsize": sizeof(Node)})
+        if not self.guard.acquire(blocking=False):
+            raise RuntimeError("this Search is searching in another thread")
+        try:
+            raw = bytes((<char*>self.pool.nodes)[:self.pool.used * sizeof(Node)])
+        finally:
+            self.guard.release()
+        return np.frombuffer(raw, dtype=dt).copy()
+
     def result(self):
         """The ``SearchResult`` of the tree as it stands (no search)."""
         return self._result(0.0)
@@ -947,6 +963,77 @@ cdef class Search:
     @property
     def threads(self):
         return self.nthreads
+
+
+cdef inline void _first_colours(Worker* w, int npoints, int turns) noexcept nogil:
+    """RAVE: w.first_colour[point] = the colour that played it first in the playout's w.moves
+    (0: nobody; a pass, index npoints, never counts)."""
+    cdef uint8_t* fc = w.first_colour
+    cdef int t
+    memset(fc, 0, npoints + 1)
+    for t in range(turns - 1, -1, -1):     # backwards: the earliest play of a point wins
+        fc[w.moves[t]] = <uint8_t>(w.leaf_colour if t % 2 == 0 else 3 - w.leaf_colour)
+    fc[npoints] = 0
+
+
+cdef inline float _mix(const Params* prm, const Node* c, double pending) noexcept nogil:
+    """UCT's value term (1 - b) q + b qa of child c, with `pending` more lost visits.
+
+    With q = a / u, qa = aa / ua and b = na / (na + g), g = n + n na / E, the term is
+    (g a ua + na aa u) / ((na + g) u ua): one division (the hot path of a RAVE search)."""
+    cdef double n = c.visits + pending, na, a, u, aa, ua, g, P = prm.prior_visits
+    u = n + P
+    if u <= 0:              # n = P = 0: q is the prior rate, and b = 1 when there are AMAF samples
+        if not prm.rave or c.amaf_visits == 0:
+            return c.prior
+        return <float>(c.amaf_value / <double>c.amaf_visits)
+    a = c.value + c.prior * P
+    if not prm.rave or c.amaf_visits == 0:
+        return <float>(a / u)
+    na = c.amaf_visits
+    aa = c.amaf_value + c.prior * P
+    ua = na + P
+    g = n + n * na * prm.inv_rave_equiv
+    return <float>((g * a * ua + na * aa * u) / ((na + g) * u * ua))
+
+
+cdef inline int32_t _select(const Params* prm, Node* nodes, int32_t ni) noexcept nogil:
+    """The child of node ni a descent follows (see the module docstring)."""
+    cdef Node* nd = &nodes[ni]
+    cdef Node* kids = &nodes[nd.first]
+    cdef Node* c
+    cdef int k, best = 0, vl = prm.virtual_loss
+    cdef int64_t nv
+    cdef double bestv = -1e300, v, n, q, logn, sq
+    cdef double cx = prm.exploration
+    if prm.puct:
+        sq = sqrt(<double>nd.visits + vl * nd.pending)
+        for k in range(nd.nchildren):
+            c = &kids[k]
+            n = c.visits + vl * c.pending
+            q = (c.value - vl * c.pending) / n if n > 0 else prm.fpu
+            v = q + cx * c.prior * sq / (1.0 + n)
+            if v > bestv:
+                bestv = v
+                best = k
+        return nd.first + best
+    logn = cx * sqrt(log(<double>nd.visits + vl * nd.pending + 1.0))
+    for k in range(nd.nchildren):
+        c = &kids[k]
+        # the value term is cached in c.mix (kept current by _backup_uct); visits in flight
+        # need it recomputed
+        if c.pending:
+            nv = c.visits + <int64_t>vl * c.pending
+            v = _mix(prm, c, <double>vl * c.pending)
+        else:
+            nv = c.visits
+            v = c.mix
+        if cx > 0:             # c sqrt(ln N) / sqrt(n + 1), the latter from a table
+            v += logn * (_ISQRT[nv] if nv < _ISQRT_N else 1.0 / sqrt(nv + 1.0))
+        if v > bestv:
+            bestv = v
+            best = k
+    return nd.first + best
 
 
 cdef inline void _node_init(Node* c, int move, double prior) noexcept nogil:
