@@ -50,8 +50,7 @@ backed up (negated at every other level). A terminal leaf is valued exactly (+1 
 loss). ``dirichlet=(alpha, eps)`` mixes Dir(alpha) noise into the root's priors once per root.
 
 **Threads.** UCT runs ``threads`` workers (OpenMP) that share the tree under one mutex (held
-for the descent and the backup, never for a playout; with glibc an adaptive one, which spins a
-short self-tuned while before it sleeps; one worker alone takes none).
+for the descent and the backup, never for a playout; no spinning; one worker alone takes none).
 Playout i of the search object's life draws from its own generator seeded by (seed, i), so with
 one thread a search is reproducible; with more, the interleaving (and so the tree) varies. PUCT
 collects on one thread.
@@ -103,27 +102,6 @@ ctypedef int (*_PlayFn)(BoardState* b, Journal* j, int p, int colour) noexcept n
 # board_play reached through a pointer in the replay, so that the playout's loop is the one call
 # site the compiler sees and inlines it there (as in fastgo.playouts)
 cdef _PlayFn _replay_play = board_play
-
-
-cdef extern from *:
-    """
-    /* glibc's adaptive mutex spins a short, self-tuned while before it sleeps: a descent or a
-       backup holds the tree's lock about a microsecond, less than a sleep and a wake-up */
-    static int fastgo_search_mutex_init(pthread_mutex_t* m) {
-    #ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
-        pthread_mutexattr_t a;
-        int r;
-        pthread_mutexattr_init(&a);
-        pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
-        r = pthread_mutex_init(m, &a);
-        pthread_mutexattr_destroy(&a);
-        return r;
-    #else
-        return pthread_mutex_init(m, NULL);
-    #endif
-    }
-    """
-    int _mutex_init "fastgo_search_mutex_init" (pthread_mutex_t* m) nogil
 
 
 cdef inline double _now() noexcept nogil:
@@ -216,7 +194,7 @@ cdef class Search:
         self.bcand = NULL
         self.bncand = NULL
         self.bcolour = NULL
-        _mutex_init(&self.lock)
+        pthread_mutex_init(&self.lock, NULL)
 
     def __dealloc__(self):
         cdef int t
