@@ -54,6 +54,38 @@ def test_visits_add_up_with_threads():
 
 
 
+@pytest.mark.parametrize("size, memory_nodes", [(5, 3000), (9, 1 << 20)])
+def test_shared_tree_counts_are_exact(size, memory_nodes):
+    # two workers share the tree without a lock: visits and visits in flight are atomic adds,
+    # starts are counted atomically against the limits, a leaf is expanded by one thread. So the
+    # limits hold exactly, nothing stays in flight, and no node has fewer visits than its
+    # children together (a lost update would break that); a small pool fills up mid-search.
+    b = fastgo.Board(size, rules="chinese")
+    s = Search(b, threads=2, seed=3, memory=memory_nodes * Search.bytes_per_node, expand_after=1)
+    r = s.search(visits=3000)
+    assert r.root_visits == 3000 and r.playouts == 3000
+    s.advance(r.best_move)
+    before = s.result().root_visits
+    r = s.search(visits=before + 2500)
+    assert r.root_visits == before + 2500 and r.playouts == 2500
+    r = s.search(playouts=1500)
+    assert r.root_visits == before + 4000 and r.playouts == 1500
+    t = s._nodes()
+    assert len(t) == s.nodes <= s.capacity and (t["pending"] == 0).all()
+    assert (t["amaf_visits"] >= 0).all() and (t["value"] >= 0).all() and (t["value"] <= t["visits"]).all()
+    inner = np.flatnonzero((t["first"] >= 0) & (t["nchildren"] > 0))
+    assert len(inner) > 10
+    for i in inner:
+        kids = t[t["first"][i]:t["first"][i] + t["nchildren"][i]]
+        assert (kids["move"] >= 0).all()
+        before_children = t["visits"][i] - kids["visits"].sum()
+        assert before_children >= 0
+        if s.nodes + size * size < s.capacity:    # the pool never filled
+            # its visits before it was expanded, and those in flight then, went to no child (with
+            # a full pool, leaves go on taking visits until advance() frees room)
+            assert before_children <= 1 + 8
+
+
 def uct_value_term(t, rave, P, E):
     """The module docstring's (1 - b) q + b qa of every node of a `Search._nodes()` table,
     in float64 as written there (q the prior rate when n + P = 0)."""

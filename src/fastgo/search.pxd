@@ -11,15 +11,6 @@ from fastgo.core cimport BoardState, HashSet
 from fastgo.playout cimport PlayoutSpec, PlayoutScratch
 
 
-cdef extern from "<pthread.h>" nogil:
-    ctypedef struct pthread_mutex_t:
-        pass
-    int pthread_mutex_init(pthread_mutex_t* m, void* attr)
-    int pthread_mutex_destroy(pthread_mutex_t* m)
-    int pthread_mutex_lock(pthread_mutex_t* m)
-    int pthread_mutex_unlock(pthread_mutex_t* m)
-
-
 cdef enum:
     NOT_EXPANDED = -1       # Node.first of a leaf
     EXPANDING = -2          # Node.first while one thread builds the children
@@ -92,10 +83,11 @@ cdef class Search:
     cdef int width, height, npoints, root_colour
     cdef Worker** workers
     cdef int nthreads
-    cdef pthread_mutex_t lock       # guards the pool and every node's counters
+    cdef bint shared                # UCT on more than one worker: the tree is shared lock-free
     cdef uint64_t seed
     cdef int64_t simulations        # simulations started over the search object's life
     cdef int64_t started            # simulations started in the current search() call
+    cdef int64_t budget             # UCT: simulations this call may start (-1: no count limit)
     cdef int64_t lim_playouts       # this call's limits: simulations (-1: none), root visits
     cdef int64_t lim_visits         # (-1: none), the clock (0: none) and the end of the slice
     cdef double deadline            # the workers run before Python looks for Ctrl-C
@@ -126,6 +118,7 @@ cdef class Search:
     cdef int _moves(self, Worker* w) noexcept nogil
     cdef int32_t _alloc(self, int n) noexcept nogil
     cdef bint _may_start(self) noexcept nogil
+    cdef bint _claim(self) noexcept nogil
     cdef bint _uct_simulation(self, Worker* w) noexcept nogil
     cdef void _init_children(self, int32_t first, int n, Worker* w) noexcept nogil
     cdef void _backup_uct(self, Worker* w, double black) noexcept nogil

@@ -49,11 +49,17 @@ values [B])``: values in [-1, 1] for the side to move. Each leaf is expanded wit
 backed up (negated at every other level). A terminal leaf is valued exactly (+1 win, 0 tie, -1
 loss). ``dirichlet=(alpha, eps)`` mixes Dir(alpha) noise into the root's priors once per root.
 
-**Threads.** UCT runs ``threads`` workers (OpenMP) that share the tree under one mutex (held
-for the descent and the backup, never for a playout; no spinning; one worker alone takes none).
-Playout i of the search object's life draws from its own generator seeded by (seed, i), so with
-one thread a search is reproducible; with more, the interleaving (and so the tree) varies. PUCT
-collects on one thread.
+**Threads.** UCT runs ``threads`` workers (OpenMP) that share the tree without a lock (as
+Fuego's lock-free search does; a waiting thread would sleep or spin, and the project allows no
+spinning): a simulation is started by an atomic add to the call's count (never more than the
+limits allow); a leaf is expanded by the one thread whose compare-and-swap marks it, which fills
+the children and then publishes ``first`` (release; a descent reads it with acquire); visits,
+visits in flight and values are atomic adds, so the counts are exact; AMAF samples and the
+cached value terms are plain stores, so two threads updating one child at the same instant may
+lose one AMAF sample (a heuristic estimate, never a count), and the value terms are recomputed
+from the statistics when the search returns. Playout i of the search object's life draws from
+its own generator seeded by (seed, i), so with one thread a search is reproducible; with more,
+the interleaving (and so the tree) varies. PUCT collects on one thread.
 
 Limits: ``search(visits=, playouts=, seconds=)`` stops at the first reached (root visits, this
 call's simulations, wall time); ``stop()`` from another thread ends it early. ``advance(move)``
@@ -99,6 +105,49 @@ for _i in range(_ISQRT_N):
 
 
 ctypedef int (*_PlayFn)(BoardState* b, Journal* j, int p, int colour) noexcept nogil
+cdef extern from *:
+    """
+    /* The shared tree's few synchronised operations (GCC and Clang builtins). Relaxed order for
+       counters; release/acquire for publishing a node's children. */
+    static inline void fastgo_add32(int32_t* p, int32_t v) {
+        __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+    }
+    static inline int64_t fastgo_fetch_add64(int64_t* p, int64_t v) {
+        return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+    }
+    static inline void fastgo_add_f64(double* p, double v) {
+        double old, sum;
+        __atomic_load(p, &old, __ATOMIC_RELAXED);
+        do { sum = old + v; }
+        while (!__atomic_compare_exchange(p, &old, &sum, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    }
+    static inline int32_t fastgo_load_acquire32(const int32_t* p) {
+        return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    }
+    static inline void fastgo_store_release32(int32_t* p, int32_t v) {
+        __atomic_store_n(p, v, __ATOMIC_RELEASE);
+    }
+    static inline int fastgo_cas32(int32_t* p, int32_t expected, int32_t desired) {
+        return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_ACQ_REL,
+                                           __ATOMIC_RELAXED);
+    }
+    /* n slots of a pool of `cap` whose first `*used` are taken: the first of them, or -1 */
+    static inline int64_t fastgo_reserve64(int64_t* used, int64_t n, int64_t cap) {
+        int64_t u = __atomic_load_n(used, __ATOMIC_RELAXED);
+        do { if (u + n > cap) return -1; }
+        while (!__atomic_compare_exchange_n(used, &u, u + n, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+        return u;
+    }
+    """
+    void fastgo_add32(int32_t* p, int32_t v) noexcept nogil
+    int64_t fastgo_fetch_add64(int64_t* p, int64_t v) noexcept nogil
+    void fastgo_add_f64(double* p, double v) noexcept nogil
+    int32_t fastgo_load_acquire32(const int32_t* p) noexcept nogil
+    void fastgo_store_release32(int32_t* p, int32_t v) noexcept nogil
+    bint fastgo_cas32(int32_t* p, int32_t expected, int32_t desired) noexcept nogil
+    int64_t fastgo_reserve64(int64_t* used, int64_t n, int64_t cap) noexcept nogil
+
+
 # board_play reached through a pointer in the replay, so that the playout's loop is the one call
 # site the compiler sees and inlines it there (as in fastgo.playouts)
 cdef _PlayFn _replay_play = board_play
@@ -194,7 +243,6 @@ cdef class Search:
         self.bcand = NULL
         self.bncand = NULL
         self.bcolour = NULL
-        pthread_mutex_init(&self.lock, NULL)
 
     def __dealloc__(self):
         cdef int t
@@ -211,7 +259,6 @@ cdef class Search:
         free(self.bcand)
         free(self.bncand)
         free(self.bcolour)
-        pthread_mutex_destroy(&self.lock)
 
     def __init__(self, board, *, evaluator=None, threads=None, seed=0, memory=256 * 2**20,
                  policy="uniform", rave=True, exploration=None, rave_equiv=2000.0,
@@ -279,6 +326,7 @@ cdef class Search:
             raise MemoryError()
         self.pool.cap = cap
         self.nthreads = nthreads
+        self.shared = nthreads > 1
         for t in range(nthreads):
             self.workers[t] = _worker_new(self.npoints, self.prm.max_moves)
             if self.workers[t] == NULL:
@@ -328,17 +376,27 @@ cdef class Search:
     # -- one descent ------------------------------------------------------------------------------
 
     cdef int _descend(self, Worker* w) noexcept nogil:
-        """Walk from the root to a leaf (lock held), counting the visit in flight on each node."""
+        """Walk from the root to a leaf, counting the visit in flight on each node. A node's
+        children are read only once its `first` is published (acquire)."""
+        cdef Node* nodes = self.pool.nodes
         cdef int32_t ni = 0, child
         cdef int depth = 0
+        cdef bint shared = self.shared
         w.path[0] = 0
-        while depth < MAX_DEPTH and self.pool.nodes[ni].first >= 0 and self.pool.nodes[ni].nchildren > 0:
-            child = _select(&self.prm, self.pool.nodes, ni)   # before this descent counts at ni: N excludes it
-            self.pool.nodes[ni].pending += 1
+        while (depth < MAX_DEPTH and fastgo_load_acquire32(&nodes[ni].first) >= 0
+               and nodes[ni].nchildren > 0):
+            child = _select(&self.prm, nodes, ni)   # before this descent counts at ni: N excludes it
+            if shared:
+                fastgo_add32(&nodes[ni].pending, 1)
+            else:
+                nodes[ni].pending += 1
             ni = child
             depth += 1
             w.path[depth] = ni
-        self.pool.nodes[ni].pending += 1
+        if shared:
+            fastgo_add32(&nodes[ni].pending, 1)
+        else:
+            nodes[ni].pending += 1
         w.depth = depth
         return depth
 
@@ -409,16 +467,23 @@ cdef class Search:
         return n + 1
 
     cdef int32_t _alloc(self, int n) noexcept nogil:
-        """n contiguous nodes from the pool (lock held), or -1 when it is full."""
-        cdef int64_t first = self.pool.used
-        if first + n > self.pool.cap:
+        """n contiguous nodes from the pool, or -1 when it is full."""
+        cdef int64_t first
+        if self.shared:
+            first = fastgo_reserve64(&self.pool.used, n, self.pool.cap)
+        else:
+            first = self.pool.used
+            if first + n > self.pool.cap:
+                first = -1
+            else:
+                self.pool.used += n
+        if first < 0:
             self.pool_full = True
-            return -1
-        self.pool.used += n
         return <int32_t>first
 
     cdef bint _may_start(self) noexcept nogil:
-        """Whether another simulation may start under this call's limits (lock held)."""
+        """Whether another simulation may start under this call's limits (PUCT; UCT between
+        slices, no worker running)."""
         cdef double t
         if self.stop_flag:
             return False
@@ -432,6 +497,24 @@ cdef class Search:
                 return False
         return True
 
+    cdef bint _claim(self) noexcept nogil:
+        """UCT: start another simulation if this call's limits allow it, counting it in
+        `started` (an atomic add: threads never start more than `budget`, the simulations
+        left to the playout and visit limits)."""
+        cdef double t
+        cdef int64_t k
+        if self.stop_flag:
+            return False
+        if self.deadline > 0 or self.slice_end > 0:
+            t = _now()
+            if (self.deadline > 0 and t >= self.deadline) or (self.slice_end > 0 and t >= self.slice_end):
+                return False
+        k = fastgo_fetch_add64(&self.started, 1)
+        if self.budget >= 0 and k >= self.budget:
+            fastgo_fetch_add64(&self.started, -1)
+            return False
+        return True
+
     # -- UCT --------------------------------------------------------------------------------------
 
     cdef bint _uct_simulation(self, Worker* w) noexcept nogil:
@@ -443,35 +526,26 @@ cdef class Search:
         cdef int64_t index
         cdef PlayoutOutcome out
         cdef double result
-        cdef bint shared = self.nthreads > 1      # one worker: nobody to exclude
-        if shared: pthread_mutex_lock(&self.lock)
-        if not self._may_start():
-            if shared: pthread_mutex_unlock(&self.lock)
+        if not self._claim():
             return False
-        index = self.simulations
-        self.simulations += 1
-        self.started += 1
+        index = fastgo_fetch_add64(&self.simulations, 1)
         self._descend(w)
         ni = w.path[w.depth]
         leaf = &self.pool.nodes[ni]
+        # one thread expands a leaf: the one whose compare-and-swap marks it EXPANDING
         expand = (leaf.first == NOT_EXPANDED and not self.pool_full and w.depth < MAX_DEPTH
-                  and (ni == 0 or leaf.visits >= self.prm.expand_after))
-        if expand:
-            leaf.first = EXPANDING
-        if shared: pthread_mutex_unlock(&self.lock)
+                  and (ni == 0 or leaf.visits >= self.prm.expand_after)
+                  and fastgo_cas32(&leaf.first, NOT_EXPANDED, EXPANDING))
         self._replay(w)
         if expand:
             n = 0 if w.leaf_passes >= 2 else self._moves(w)
-            if shared: pthread_mutex_lock(&self.lock)
-            leaf = &self.pool.nodes[ni]
             first = self._alloc(n) if n > 0 else 0
             if first < 0:
-                leaf.first = NOT_EXPANDED
+                fastgo_store_release32(&leaf.first, NOT_EXPANDED)
             else:
-                self._init_children(first, n, w)
-                leaf.first = first
+                self._init_children(first, n, w)    # nobody reads them before `first` is published
                 leaf.nchildren = <int16_t>n
-            if shared: pthread_mutex_unlock(&self.lock)
+                fastgo_store_release32(&leaf.first, first)
         playout_continue(w.scratch, &self.spec, playout_seed(self.seed, index), &out, w.moves,
                          w.owner if self.prm.ownership else NULL, w.leaf_colour, w.leaf_passes,
                          w.leaf_has_ko, w.leaf_ko_hash, w.leaf_last)
@@ -482,10 +556,8 @@ cdef class Search:
                 w.owner_sum[k] += (w.owner[k] == BLACK) - (w.owner[k] == WHITE)
             w.owned += 1
         if self.prm.rave:
-            _first_colours(w, self.npoints, out.turns)     # the thread's own: before the lock
-        if shared: pthread_mutex_lock(&self.lock)
+            _first_colours(w, self.npoints, out.turns)
         self._backup_uct(w, result)
-        if shared: pthread_mutex_unlock(&self.lock)
         return True
 
     cdef void _init_children(self, int32_t first, int n, Worker* w) noexcept nogil:
@@ -523,9 +595,10 @@ cdef class Search:
                 c.mix = _mix(&self.prm, c, 0.0)
 
     cdef void _backup_uct(self, Worker* w, double black) noexcept nogil:
-        """Add the playout's result (1 Black won, 0 White, 1/2 a tie) along w's path (lock held;
-        RAVE: w.first_colour filled by _first_colours). Every node whose statistics change gets its
-        cached value term (Node.mix) recomputed."""
+        """Add the playout's result (1 Black won, 0 White, 1/2 a tie) along w's path (RAVE:
+        w.first_colour filled by _first_colours). Every node whose statistics change gets its
+        cached value term (Node.mix) recomputed. Shared tree: visits, visits in flight and values
+        by atomic adds; AMAF samples and value terms by plain stores (see the module docstring)."""
         cdef int d, k, mover, tc, nhits, n
         cdef Node* nd
         cdef Node* c
@@ -533,13 +606,19 @@ cdef class Search:
         cdef uint8_t* fc = w.first_colour
         cdef const Params* prm = &self.prm
         cdef float res
+        cdef bint shared = self.shared
         cdef int16_t hits[MAX_POINTS + 1]
         for d in range(w.depth, -1, -1):
             nd = &self.pool.nodes[w.path[d]]
             mover = self.root_colour if d % 2 == 1 else 3 - self.root_colour
-            nd.visits += 1
-            nd.pending -= 1
-            nd.value += black if mover == BLACK else 1.0 - black
+            if shared:
+                fastgo_add32(&nd.visits, 1)
+                fastgo_add32(&nd.pending, -1)
+                fastgo_add_f64(&nd.value, black if mover == BLACK else 1.0 - black)
+            else:
+                nd.visits += 1
+                nd.pending -= 1
+                nd.value += black if mover == BLACK else 1.0 - black
             nd.mix = _mix(prm, nd, 0.0)
             if prm.rave:
                 if nd.first >= 0:
@@ -735,6 +814,7 @@ cdef class Search:
         if self.root_board.is_over:
             raise ValueError("the game is over: nothing to search")
         cdef int t, k
+        cdef int64_t i, left
         cdef int nthreads = self.nthreads
         cdef double t0
         if not self.guard.acquire(blocking=False):
@@ -744,6 +824,10 @@ cdef class Search:
             self.lim_playouts = lim_p
             self.started = 0
             self.stop_flag = 0
+            self.budget = lim_p
+            if lim_v >= 0:
+                left = max(0, lim_v - self.pool.nodes[0].visits - self.pool.nodes[0].pending)
+                self.budget = left if lim_p < 0 else min(lim_p, left)
             for t in range(nthreads):
                 memset(self.workers[t].owner_sum, 0, self.npoints * sizeof(int64_t))
                 self.workers[t].owned = 0
@@ -752,6 +836,7 @@ cdef class Search:
             if secs is not None and secs == 0:
                 self.deadline = -1.0
                 self.lim_playouts = 0
+                self.budget = 0
             while True:
                 self.slice_end = _now() + _SLICE
                 if self.prm.puct:
@@ -774,6 +859,10 @@ cdef class Search:
                 self.slice_end = 0
                 if not self._may_start():
                     break
+            if self.shared:
+                # threads may have stored a value term computed just before another's update
+                for i in range(self.pool.used):
+                    self.pool.nodes[i].mix = _mix(&self.prm, &self.pool.nodes[i], 0.0)
             return self._result(_now() - t0)
         finally:
             self.slice_end = 0
