@@ -7,7 +7,7 @@ Each game is a ``BoardState`` (allocated through ``board_bytes``/``board_clear``
 judgement ``Board`` uses, so a batch game and a ``Board`` under the same rules agree on every move.
 """
 
-from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
 from fastgo.core cimport BoardState, HashSet
 from fastgo.board cimport Board
 
@@ -50,6 +50,7 @@ cdef class BoardBatch:
                                     # commit and load_state while the game's memory is in cache,
                                     # so legal_mask is a copy and step's check one byte
     cdef int hard_words             # (npad + 63) // 64
+    cdef uint32_t s_inv             # core.stride_inverse of the boards' stride (core.public_of)
     cdef uint64_t* hard             # hard + i * hard_words: game i's hard points (core.judge_mask)
     cdef int16_t* spans             # superko rules: at spans + 2 * ((2 * i + c - 1) * (npoints + 1) + x),
                                     # the fewest and the most stones of the other colour in the

@@ -44,7 +44,6 @@ cdef enum:
 cdef enum:
     JOB_JUDGE = 0
     JOB_APPLY = 1
-    JOB_MASK = 2
     JOB_ENCODE = 3
     JOB_SCORE = 4
     JOB_RESET = 5
@@ -292,6 +291,7 @@ cdef class BoardBatch:
         self.games = <Game*>calloc(n, sizeof(Game))
         self.masks = <uint8_t*>malloc(<size_t>n * (self.npoints + 1))
         self.hard_words = (start.st.npad + 63) >> 6
+        self.s_inv = stride_inverse(start.st.stride)
         self.hard = <uint64_t*>calloc(n * self.hard_words, sizeof(uint64_t))
         self.spans = <int16_t*>malloc(<size_t>4 * n * (self.npoints + 1) * sizeof(int16_t))
         if (self.states == NULL or self.rings == NULL or self.games == NULL or self.masks == NULL
@@ -546,10 +546,10 @@ cdef class BoardBatch:
         cdef int nb[4]
         cdef uint8_t fresh[MAX_POINTS + 1]
         if p >= 0:
-            settle_point(b, p, self.ko_rule, out, hard)
+            settle_point(b, p, self.ko_rule, self.s_inv, out, hard)
             neighbours(nb, p, b.stride)
             for k in range(4):
-                settle_point(b, nb[k], self.ko_rule, out, hard)
+                settle_point(b, nb[k], self.ko_rule, self.s_inv, out, hard)
         judge_hard(b, self.to_move_of(i), self.ko_rule, self.suicide, &g.ko_hash, hashset_seen,
                    &g.seen, self.fresh(i), hard, out)
         if FASTGO_DEBUG:

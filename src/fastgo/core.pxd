@@ -1050,17 +1050,18 @@ cdef inline void judge_hard(const BoardState* b, int colour, int ko_rule, bint s
             out[public_of(p, s, s_inv)] = judge_quick(b, p, colour, ko_rule, suicide, ko_hash,
                                                       seen, memory, fresh) == LEGAL
 
-cdef inline void settle_point(const BoardState* b, int p, int ko_rule, uint8_t* out,
-                              uint64_t* hard) noexcept nogil:
+cdef inline void settle_point(const BoardState* b, int p, int ko_rule, uint32_t s_inv,
+                              uint8_t* out, uint64_t* hard) noexcept nogil:
     """Point p's entry in a kept mask and its hard bit, after a quiet play on or next to it:
-    a stone 0, an empty point 1 when it plays freely, else hard (its entry judge_hard's)."""
+    a stone 0, an empty point 1 when it plays freely, else hard (its entry judge_hard's).
+    s_inv: stride_inverse(b.stride)."""
     cdef uint64_t bit = <uint64_t>1 << (p & 63)
     cdef int colour = b.cell[p].color
     cdef bint free
     if colour == WALL:
         return
     free = colour == EMPTY and plays_freely(b, p, ko_rule)
-    out[from_pad(b, p)] = free
+    out[public_of(p, b.stride, s_inv)] = free
     if colour == EMPTY and not free:
         hard[p >> 6] |= bit
     else:
