@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import fastgo
-from fastgo import Board, BoardBatch, IllegalActionError
+from fastgo import Board, BoardBatch, IllegalActionError, random_actions
 
 KO_RULES = ("positional", "situational", "simple")
 SIZES = [(1, 1), (1, 2), (2, 1), (2, 2), (3, 2), (2, 3), (3, 3), (4, 3), (4, 4), (5, 5), (7, 4),
@@ -132,6 +132,45 @@ def test_illegal_step_changes_nothing():
         batch.step([0, 1, 26])             # out of range
     with pytest.raises(ValueError):
         batch.step([0.5, 1, 2])            # not integers
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_refused_steps_of_a_large_batch_change_nothing(threads):
+    # a batch large enough for the threaded step (judge and apply in one parallel region): a
+    # refusal in any game, or an action out of range in any integer dtype, changes no game
+    n = 300
+    batch = BoardBatch(n, 5, threads=threads, autoreset="disabled")
+    rng = np.random.default_rng(5)
+    for _ in range(6):
+        m = batch.legal_mask()
+        m[:, -1] = False                    # no passes: no game ends
+        batch.step(random_actions(m, int(rng.integers(1 << 30))))
+
+    def state():
+        return (batch.stones(), batch.hashes.copy(), batch.move_numbers.copy(), batch.legal_mask())
+
+    before = state()
+    good = random_actions(batch.legal_mask(), 7)
+    for bad_games in ([0], [n - 1], [17, 250]):
+        acts = good.copy()
+        for g in bad_games:
+            acts[g] = int(np.flatnonzero(~before[3][g])[0])     # an occupied point
+        with pytest.raises(IllegalActionError) as e:
+            batch.step(acts)
+        assert e.value.games == bad_games
+        for x, y in zip(before, state()):
+            assert np.array_equal(x, y)
+    for dtype, value in [(np.int64, 26), (np.int64, -1), (np.int64, 2**40), (np.int32, -7),
+                         (np.uint64, 2**63), (np.uint8, 200)]:
+        acts = good.astype(dtype)
+        acts[123] = value
+        with pytest.raises(ValueError, match="out of range") as e:
+            batch.step(acts)
+        assert not isinstance(e.value, IllegalActionError) and "[123]" in str(e.value)
+        for x, y in zip(before, state()):
+            assert np.array_equal(x, y)
+    batch.step(good.astype(np.int32))
+    assert (batch.move_numbers == before[2] + 1).all()
 
 
 def test_two_passes_and_autoreset_modes():

@@ -63,8 +63,7 @@ cdef class BoardBatch:
     cdef bint busy                  # a call that runs jobs or follows the games' pointers
                                     # is under way (it may have released the GIL): another
                                     # thread's call is refused (_enter)
-    # the job the parallel loop runs (see _work)
-    cdef int job
+    # the arguments of the parallel loop's jobs (see _work)
     cdef const int64_t* job_actions
     cdef uint8_t* job_flags
     cdef uint8_t* job_out
@@ -96,6 +95,7 @@ cdef class BoardBatch:
     cdef void tally(self, int64_t i) noexcept nogil
     cdef void refresh_mask(self, int64_t i) noexcept nogil
     cdef void prefetch_turn(self, int64_t i, int point) noexcept nogil
-    cdef void _work(self, int64_t i) noexcept nogil
+    cdef void _work(self, int job, int64_t i) noexcept nogil
     cdef void _run(self, int job) noexcept
+    cdef bint _run_step(self) noexcept
     cdef int _enter(self) except -1

@@ -12,7 +12,7 @@ from collections import namedtuple
 import numpy as np
 cimport numpy as cnp
 cimport cython
-from cython.parallel cimport prange
+from cython.parallel cimport prange, parallel
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t, INT16_MAX
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
@@ -39,6 +39,7 @@ cdef enum:
     MOVE_CAP = 6            # a refusal of the batch's own: the game hit max_moves
     STEP_RESET = 100        # next-step autoreset: this game restarts, its action is ignored
     STEP_OOM = 101          # no memory for the turn's records
+    STEP_RANGE = 102        # the action is no point and no pass
     CHUNK = 16              # games per OpenMP work item (dynamic schedule)
 
 cdef enum:
@@ -97,6 +98,19 @@ cdef extern from *:
                            float* own, float* other) noexcept nogil
     void fastgo_planes_f64(const uint8_t* col, int n, uint8_t me, uint8_t opp,
                            double* own, double* other) noexcept nogil
+
+
+cdef extern from *:
+    """
+    /* Every thread of the parallel region waits here for the others (Cython's prange loops end
+       without one: nowait). Bound to the enclosing region when called inside one. */
+    static inline void fastgo_barrier(void) {
+    #ifdef _OPENMP
+        #pragma omp barrier
+    #endif
+    }
+    """
+    void fastgo_barrier() noexcept nogil
 
 
 cdef inline void plane_pair(const uint8_t* col, int n, int me, plane_t* own,
@@ -428,13 +442,16 @@ cdef class BoardBatch:
 
     # -- the parallel loop ----------------------------------------------------------------------
 
-    cdef void _work(self, int64_t i) noexcept nogil:
-        """Game i's part of the current job."""
-        cdef int job = self.job, status, point
+    cdef void _work(self, int job, int64_t i) noexcept nogil:
+        """Game i's part of `job`."""
+        cdef int status, point
         cdef uint8_t* res
         cdef double m
         cdef size_t per
         if job == JOB_JUDGE:
+            if self.job_actions[i] < 0 or self.job_actions[i] > self.npoints:   # before the cast
+                self.job_flags[i] = STEP_RANGE
+                return
             point = <int>self.job_actions[i]
             if self.autoreset == AUTORESET_NEXT_STEP and (self.over(i) or self.capped(i)):
                 self.job_flags[i] = STEP_RESET
@@ -574,14 +591,39 @@ cdef class BoardBatch:
         schedule), or a plain loop on one thread or for a small batch."""
         cdef int64_t i, n = self.n
         cdef int t = self.threads
-        self.job = job
         if t > 1 and n >= 4 * CHUNK:
             for i in prange(n, nogil=True, num_threads=t, schedule="dynamic", chunksize=CHUNK):
-                self._work(i)
+                self._work(job, i)
         else:
             with nogil:
                 for i in range(n):
-                    self._work(i)
+                    self._work(job, i)
+
+    cdef bint _run_step(self) noexcept:
+        """step's two jobs in one parallel region (one wake-up of the threads a turn): every
+        game judged (JOB_JUDGE), then, after the loop's barrier, each thread checks that no game
+        was refused and only then applies (JOB_APPLY). Returns whether it applied."""
+        cdef int64_t i, n = self.n
+        cdef int t = self.threads
+        cdef bint ok = True
+        if t > 1 and n >= 4 * CHUNK:
+            with nogil, parallel(num_threads=t):
+                for i in prange(n, schedule="dynamic", chunksize=CHUNK):
+                    self._work(JOB_JUDGE, i)
+                fastgo_barrier()                        # every game judged
+                ok = _accepted(self.job_flags, n)
+                for i in prange(n, schedule="dynamic", chunksize=CHUNK):
+                    if ok:
+                        self._work(JOB_APPLY, i)
+            return _accepted(self.job_flags, n)
+        with nogil:
+            for i in range(n):
+                self._work(JOB_JUDGE, i)
+            if not _accepted(self.job_flags, n):
+                return False
+            for i in range(n):
+                self._work(JOB_APPLY, i)
+        return True
 
     # -- stepping ---------------------------------------------------------------------------------
 
@@ -599,24 +641,25 @@ cdef class BoardBatch:
             if a.dtype.kind not in "iu" or a.shape != (self.n,):
                 raise ValueError(f"actions must be an integer array of shape ({self.n},), got "
                                  f"{a.dtype} {a.shape}")
-            if self.n and (a.min() < 0 or a.max() > self.npoints):
-                bad = np.flatnonzero((a < 0) | (a > self.npoints))
-                raise ValueError(f"actions out of range 0..{self.npoints} in games "
-                                 f"{bad[:5].tolist()}: {a[bad[:5]].tolist()}")
-            acts = np.ascontiguousarray(a, dtype=np.int64)
+            if a.dtype != np.int64:
+                # range-checked before the cast, so that no value wraps into a valid one
+                if self.n and (a.min() < 0 or a.max() > self.npoints):
+                    _refuse_range(a, self.npoints)
+                a = a.astype(np.int64)
+            acts = np.ascontiguousarray(a)
             flags = np.empty(self.n, dtype=np.uint8)
             res = np.zeros((self.n, 4), dtype=np.uint8)
             self.job_actions = <const int64_t*>cnp.PyArray_DATA(acts)
             self.job_flags = <uint8_t*>cnp.PyArray_DATA(flags)
-            self._run(JOB_JUDGE)
-            refused = np.flatnonzero((flags != 0) & (flags != STEP_RESET))
-            if len(refused):
+            self.job_out = <uint8_t*>cnp.PyArray_DATA(res)
+            if not self._run_step():
+                if (flags == STEP_RANGE).any():
+                    _refuse_range(acts, self.npoints)
+                refused = np.flatnonzero((flags != 0) & (flags != STEP_RESET))
                 if (flags[refused] == STEP_OOM).any():
                     raise MemoryError("no memory for the next turn's records")
                 raise IllegalActionError(refused.tolist(), acts[refused].tolist(),
                                          [_REASONS[int(f)] for f in flags[refused]])
-            self.job_out = <uint8_t*>cnp.PyArray_DATA(res)
-            self._run(JOB_APPLY)
             return StepResult(res[:, 0].view(np.bool_), res[:, 1].view(np.bool_),
                               res[:, 2].view(np.int8), res[:, 3].view(np.bool_))
         finally:
@@ -897,6 +940,21 @@ cdef class BoardBatch:
     def __repr__(self):
         return (f"<fastgo.BoardBatch {self.n} games {self.width}x{self.height} "
                 f"ko={self.rules.ko} autoreset={self.autoreset}>")
+
+
+cdef inline bint _accepted(const uint8_t* flags, int64_t n) noexcept nogil:
+    """No game's judgement refused its action (flags: LEGAL, or STEP_RESET for a restart)."""
+    cdef int64_t i
+    cdef int bad = 0
+    for i in range(n):
+        bad |= flags[i] != LEGAL and flags[i] != STEP_RESET
+    return not bad
+
+
+def _refuse_range(a, npoints):
+    bad = np.flatnonzero((a < 0) | (a > npoints))
+    raise ValueError(f"actions out of range 0..{npoints} in games "
+                     f"{bad[:5].tolist()}: {a[bad[:5]].tolist()}")
 
 
 def _threads(value):
