@@ -17,6 +17,9 @@ cdef enum:
     MAX_DEPTH = 512         # a descent stops here (a leaf, never expanded)
 
 
+# With more than one UCT worker the nodes are shared without a lock (see fastgo.search): `first`
+# is published with a release store after the children are filled, visits, pending and value
+# change by atomic adds, the AMAF fields and `mix` by plain stores.
 ctypedef struct Node:
     int32_t first           # pool index of the first child; NOT_EXPANDED or EXPANDING
     int16_t nchildren       # number of children (moves allowed at this node, pass included)
