@@ -376,6 +376,7 @@ cdef inline void playout_continue(PlayoutScratch* s, const PlayoutSpec* g, uint6
     cdef int npoints = b.width * b.height
     cdef bint superko = g.ko_rule != KO_SIMPLE, heavy = g.policy == POLICY_HEAVY
     cdef uint64_t before
+    cdef uint32_t s_inv = stride_inverse(b.stride)
     cdef int owned[3]
     cdef int territory[3]
     cdef double black, white
@@ -392,7 +393,7 @@ cdef inline void playout_continue(PlayoutScratch* s, const PlayoutSpec* g, uint6
             passes += 1
         last = p
         if moves != NULL:
-            moves[turns] = <int16_t>(from_pad(b, p) if p else npoints)
+            moves[turns] = <int16_t>(public_of(p, b.stride, s_inv) if p else npoints)
         # a pass repeats the colouring: only a situational key can be new
         if superko and (p or g.ko_rule == KO_SITUATIONAL):
             local_add(s, superko_key(g.ko_rule, b.hash, 3 - colour))

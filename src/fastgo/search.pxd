@@ -37,6 +37,9 @@ ctypedef struct Node:
 
 ctypedef struct Pool:
     Node* nodes
+    int16_t* moves          # moves[i] == nodes[i].move: never written after the node is made,
+                            # so the AMAF backup scans a node's children's moves here, off the
+                            # cache lines other threads write
     int64_t cap             # nodes allocated
     int64_t used            # nodes handed out (node 0 is the root)
 

@@ -3,8 +3,8 @@
 
 ``Search(board, ...)`` holds a tree over `board`'s position (the board is copied, not changed):
 
-- **Node pool.** One array of ``Node``s (40 bytes each, ``Search.bytes_per_node``) allocated once
-  from the `memory` budget; a node's children are contiguous. When the pool is full, leaves stop
+- **Node pool.** One array of ``Node``s (40 bytes each, and 2 for a copy of the node's move in
+  an array beside it: ``Search.bytes_per_node``) allocated once from the `memory` budget; a node's children are contiguous. When the pool is full, leaves stop
   being expanded (the search goes on, evaluating them as leaves).
 - **No positions per node.** Every descent replays its moves from the root into the thread's own
   scratch board (``board_copy`` of the root, ``board_play`` per move), the superko memory of the
@@ -226,10 +226,11 @@ cdef class Search:
     max_moves: cap of turns per playout (default 3 x points, at least 1000).
     """
 
-    bytes_per_node = sizeof(Node)
+    bytes_per_node = sizeof(Node) + sizeof(int16_t)
 
     def __cinit__(self):
         self.pool.nodes = NULL
+        self.pool.moves = NULL
         self.root_state = NULL
         self.workers = NULL
         self.nthreads = 0
@@ -247,6 +248,7 @@ cdef class Search:
     def __dealloc__(self):
         cdef int t
         free(self.pool.nodes)
+        free(self.pool.moves)
         free(self.root_state)
         if self.workers != NULL:
             for t in range(self.nthreads):
@@ -281,10 +283,11 @@ cdef class Search:
             nthreads = 1
         self.seed = _int(seed, "seed", -2**1000, 2**1000) % 2**64
         memory = _int(memory, "memory", 0, 2**48)
-        cap = memory // sizeof(Node)
+        cap = memory // (sizeof(Node) + sizeof(int16_t))
         if cap < self.npoints + 2:
             raise ValueError(f"memory must hold at least {self.npoints + 2} nodes "
-                             f"({(self.npoints + 2) * sizeof(Node)} bytes), got {memory}")
+                             f"({(self.npoints + 2) * (sizeof(Node) + sizeof(int16_t))} bytes), "
+                             f"got {memory}")
         self.policy = policy
         policy_id = policy_code(policy)
         if not isinstance(rave, (bool, np.bool_)):
@@ -320,9 +323,11 @@ cdef class Search:
         self.root_board = bd.copy()
 
         self.pool.nodes = <Node*>malloc(<size_t>cap * sizeof(Node))
+        self.pool.moves = <int16_t*>malloc(<size_t>cap * sizeof(int16_t))
         self.root_state = <BoardState*>malloc(board_bytes(self.width, self.height))
         self.workers = <Worker**>calloc(nthreads, sizeof(Worker*))
-        if self.pool.nodes == NULL or self.root_state == NULL or self.workers == NULL:
+        if (self.pool.nodes == NULL or self.pool.moves == NULL or self.root_state == NULL
+                or self.workers == NULL):
             raise MemoryError()
         self.pool.cap = cap
         self.nthreads = nthreads
@@ -372,6 +377,7 @@ cdef class Search:
         self.pool.used = 1
         self.pool_full = False
         _node_init(&self.pool.nodes[0], -1, 0.5)
+        self.pool.moves[0] = -1
 
     # -- one descent ------------------------------------------------------------------------------
 
@@ -577,6 +583,7 @@ cdef class Search:
             c = &self.pool.nodes[first + k]
             m = w.cand[k]
             _node_init(c, m, 0.1 if m == self.npoints and w.leaf_passes == 0 else 0.5)
+            self.pool.moves[first + k] = <int16_t>m
             if m == self.npoints or t <= 0:
                 continue
             p = to_pad(b, m)
@@ -603,6 +610,8 @@ cdef class Search:
         cdef Node* nd
         cdef Node* c
         cdef Node* kids
+        cdef const int16_t* kmoves
+        cdef double r
         cdef uint8_t* fc = w.first_colour
         cdef const Params* prm = &self.prm
         cdef float res
@@ -611,27 +620,30 @@ cdef class Search:
         for d in range(w.depth, -1, -1):
             nd = &self.pool.nodes[w.path[d]]
             mover = self.root_colour if d % 2 == 1 else 3 - self.root_colour
+            r = black if mover == BLACK else 1.0 - black
             if shared:
                 fastgo_add32(&nd.visits, 1)
                 fastgo_add32(&nd.pending, -1)
-                fastgo_add_f64(&nd.value, black if mover == BLACK else 1.0 - black)
+                if r != 0:                  # a loss adds nothing: no compare-and-swap loop
+                    fastgo_add_f64(&nd.value, r)
             else:
                 nd.visits += 1
                 nd.pending -= 1
-                nd.value += black if mover == BLACK else 1.0 - black
+                nd.value += r
             nd.mix = _mix(prm, nd, 0.0)
             if prm.rave:
                 if nd.first >= 0:
                     tc = 3 - mover
                     res = <float>(black if tc == BLACK else 1.0 - black)
                     kids = &self.pool.nodes[nd.first]
+                    kmoves = &self.pool.moves[nd.first]
                     n = nd.nchildren
                     # the hits listed without a branch (about half the children, at random),
                     # then updated
                     nhits = 0
                     for k in range(n):
                         hits[nhits] = <int16_t>k
-                        nhits += fc[kids[k].move] == tc
+                        nhits += fc[kmoves[k]] == tc
                     for k in range(nhits):
                         c = &kids[hits[k]]
                         c.amaf_visits += 1
@@ -750,6 +762,7 @@ cdef class Search:
                         p = pr[cand[j]]
                         p = p if (isfinite(p) and p > 0) else 0.0
                         _node_init(c, cand[j], p / total if total > 0 else 1.0 / n)
+                        self.pool.moves[first + j] = cand[j]
                     leaf = &self.pool.nodes[path[self.bdepth[i]]]
                     leaf.first = first
                     leaf.nchildren = <int16_t>n
@@ -913,6 +926,8 @@ cdef class Search:
             free(old)
             self.pool.nodes = fresh
             self.pool.used = used
+            for i in range(used):
+                self.pool.moves[i] = fresh[i].move
             self.pool_full = False
         finally:
             self.guard.release()
