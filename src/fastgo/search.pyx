@@ -99,9 +99,11 @@ _SLICE = 0.1            # seconds the workers run between two looks for Ctrl-C a
 cdef enum:
     _ISQRT_N = 1 << 16
 cdef float _ISQRT[_ISQRT_N]          # 1 / sqrt(n + 1): UCT's exploration term without a division
+cdef double _SQRTLOG[_ISQRT_N]       # sqrt(ln(N + 1)): its parent part without a log and a sqrt
 cdef int _i
 for _i in range(_ISQRT_N):
     _ISQRT[_i] = <float>(1.0 / math.sqrt(_i + 1.0))
+    _SQRTLOG[_i] = sqrt(log(<double>_i + 1.0))      # libm's, as the formula computes it
 
 
 ctypedef int (*_PlayFn)(BoardState* b, Journal* j, int p, int colour) noexcept nogil
@@ -828,6 +830,7 @@ cdef class Search:
             raise ValueError("the game is over: nothing to search")
         cdef int t, k
         cdef int64_t i, left
+        cdef Node* nodes
         cdef int nthreads = self.nthreads
         cdef double t0
         if not self.guard.acquire(blocking=False):
@@ -874,8 +877,9 @@ cdef class Search:
                     break
             if self.shared:
                 # threads may have stored a value term computed just before another's update
-                for i in range(self.pool.used):
-                    self.pool.nodes[i].mix = _mix(&self.prm, &self.pool.nodes[i], 0.0)
+                nodes = self.pool.nodes
+                for i in prange(self.pool.used, nogil=True, num_threads=nthreads, schedule="static"):
+                    nodes[i].mix = _mix(&self.prm, &nodes[i], 0.0)
             return self._result(_now() - t0)
         finally:
             self.slice_end = 0
@@ -1099,7 +1103,8 @@ cdef inline int32_t _select(const Params* prm, Node* nodes, int32_t ni) noexcept
                 bestv = v
                 best = k
         return nd.first + best
-    logn = cx * sqrt(log(<double>nd.visits + vl * nd.pending + 1.0))
+    nv = nd.visits + <int64_t>vl * nd.pending
+    logn = cx * (_SQRTLOG[nv] if nv < _ISQRT_N else sqrt(log(<double>nv + 1.0)))
     for k in range(nd.nchildren):
         c = &kids[k]
         # the value term is cached in c.mix (kept current by _backup_uct); visits in flight
