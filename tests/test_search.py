@@ -86,6 +86,23 @@ def test_shared_tree_counts_are_exact(size, memory_nodes):
             assert before_children <= 1 + 8
 
 
+def test_held_back_root_samples_reach_the_tree():
+    # with threads, each worker adds up its AMAF samples of the root's children over up to 16
+    # simulations before writing them: all of them are in the tree when search() returns. Every
+    # simulation that goes below the root samples at least the child it went through (the
+    # root's mover played that move first), and nothing else adds samples (tactics=0)
+    b = fastgo.Board(9, rules="chinese")
+    for n in (2, 9, 24, 41):
+        s = Search(b, threads=2, seed=4, tactics=0)
+        s.search(playouts=n)
+        t = s._nodes()
+        kids = t[t["first"][0]:t["first"][0] + t["nchildren"][0]]
+        below = int(kids["visits"].sum())
+        assert below >= n - 2
+        assert kids["amaf_visits"].sum() >= below
+        assert ((kids["amaf_visits"] >= kids["visits"]) | (kids["move"] == 81)).all()
+
+
 def uct_value_term(t, rave, P, E):
     """The module docstring's (1 - b) q + b qa of every node of a `Search._nodes()` table,
     in float64 as written there (q the prior rate when n + P = 0)."""

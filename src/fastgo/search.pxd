@@ -15,6 +15,11 @@ cdef enum:
     NOT_EXPANDED = -1       # Node.first of a leaf
     EXPANDING = -2          # Node.first while one thread builds the children
     MAX_DEPTH = 512         # a descent stops here (a leaf, never expanded)
+    HOLD_LEVELS = 1         # shared tree: the AMAF samples of the children of the path's nodes
+    HOLD_SIMS = 16          # at depths below HOLD_LEVELS (the root: every thread's descents
+                            # share it) a worker adds up over at most this many simulations
+                            # before adding them to the tree (holding depth 1 too measured no
+                            # faster)
 
 
 # With more than one UCT worker the nodes are shared without a lock (see fastgo.search): `first`
@@ -77,6 +82,10 @@ ctypedef struct Worker:
     HashSet seen            # superko: the root game's keys and the replayed path's (judge_play)
     uint64_t path_keys[MAX_DEPTH]   # the keys the replay added to `seen`, removed after it
     int nkeys
+    int32_t* held_na[HOLD_LEVELS]   # points + 1 each: shared tree, AMAF samples held back of
+    float* held_aa[HOLD_LEVELS]     # the children of node held_node[d] (their summed outcomes),
+    int32_t held_node[HOLD_LEVELS]  # -1: none held,
+    int held_sims[HOLD_LEVELS]      # over this many simulations
 
 
 cdef class Search:
@@ -129,6 +138,7 @@ cdef class Search:
     cdef void _init_children(self, int32_t first, int n, Worker* w) noexcept nogil
     cdef void _backup_uct(self, Worker* w, double black) noexcept nogil
     cdef void _work(self, int t) noexcept nogil
+    cdef void _release(self, Worker* w, int d) noexcept nogil
     cdef double _terminal_value(self, Worker* w) noexcept nogil
     cdef void _backup_puct(self, const int32_t* path, int depth, double v, int colour) noexcept nogil
     cdef void _encode(self, Worker* w, float* out) noexcept nogil

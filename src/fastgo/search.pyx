@@ -652,6 +652,20 @@ cdef class Search:
                     for k in range(n):
                         hits[nhits] = <int16_t>k
                         nhits += fc[kmoves[k]] == tc
+                    if d < HOLD_LEVELS and shared:
+                        # the threads' descents share the top of the tree: each worker holds
+                        # its samples of those children back for up to HOLD_SIMS simulations,
+                        # so that the threads do not write the same cache lines at every backup
+                        if w.held_node[d] != w.path[d]:
+                            self._release(w, d)
+                            w.held_node[d] = w.path[d]
+                        for k in range(nhits):
+                            w.held_na[d][hits[k]] += 1
+                            w.held_aa[d][hits[k]] += res
+                        w.held_sims[d] += 1
+                        if w.held_sims[d] >= HOLD_SIMS:
+                            self._release(w, d)
+                        continue
                     for k in range(nhits):
                         c = &kids[hits[k]]
                         c.amaf_visits += 1
@@ -673,6 +687,30 @@ cdef class Search:
     cdef void _work(self, int t) noexcept nogil:
         while self._uct_simulation(self.workers[t]):
             pass
+        cdef int d
+        if self.shared:
+            for d in range(HOLD_LEVELS):
+                self._release(self.workers[t], d)
+                self.workers[t].held_node[d] = -1
+
+    cdef void _release(self, Worker* w, int d) noexcept nogil:
+        """Add the AMAF samples that w held back of node w.held_node[d]'s children to them."""
+        cdef Node* nd
+        cdef Node* c
+        cdef int k
+        cdef int32_t* na = w.held_na[d]
+        cdef float* aa = w.held_aa[d]
+        if w.held_sims[d] and w.held_node[d] >= 0:
+            nd = &self.pool.nodes[w.held_node[d]]
+            for k in range(nd.nchildren):
+                if na[k]:
+                    c = &self.pool.nodes[nd.first + k]
+                    c.amaf_visits += na[k]
+                    c.amaf_value += aa[k]
+                    c.mix = _mix(&self.prm, c, 0.0)
+                    na[k] = 0
+                    aa[k] = 0
+        w.held_sims[d] = 0
 
     # -- PUCT -------------------------------------------------------------------------------------
 
@@ -1178,8 +1216,15 @@ cdef Worker* _worker_new(int npoints, int max_moves) noexcept nogil:
     w.owner_sum = <int64_t*>calloc(npoints, sizeof(int64_t))
     w.first_colour = <uint8_t*>malloc(npoints + 1)
     w.cand = <int16_t*>malloc((npoints + 1) * sizeof(int16_t))
+    cdef int d
+    cdef bint held = True
+    for d in range(HOLD_LEVELS):
+        w.held_na[d] = <int32_t*>calloc(npoints + 1, sizeof(int32_t))
+        w.held_aa[d] = <float*>calloc(npoints + 1, sizeof(float))
+        w.held_node[d] = -1
+        held = held and w.held_na[d] != NULL and w.held_aa[d] != NULL
     if (w.scratch == NULL or w.moves == NULL or w.owner == NULL or w.owner_sum == NULL or
-            w.first_colour == NULL or w.cand == NULL):
+            w.first_colour == NULL or w.cand == NULL or not held):
         _worker_free(w)
         return NULL
     return w
@@ -1189,6 +1234,9 @@ cdef void _worker_free(Worker* w) noexcept nogil:
     if w != NULL:
         scratch_free(w.scratch)
         hashset_free(&w.seen)
+        for d in range(HOLD_LEVELS):
+            free(w.held_na[d])
+            free(w.held_aa[d])
         free(w.moves)
         free(w.owner)
         free(w.owner_sum)
