@@ -665,22 +665,22 @@ cdef class Search:
                         w.held_sims[d] += 1
                         if w.held_sims[d] >= HOLD_SIMS:
                             self._release(w, d)
-                        continue
-                    for k in range(nhits):
-                        c = &kids[hits[k]]
-                        c.amaf_visits += 1
-                        c.amaf_value += res
-                        xn[k] = c.visits
-                        xa[k] = c.value + c.prior * P
-                        xna[k] = c.amaf_visits
-                        xaa[k] = c.amaf_value + c.prior * P
-                    if P > 0:       # n + P > 0: every hit's term by _mix's last formula, at once
-                        _rave_terms(prm, nhits, xn, xa, xna, xaa, terms)
-                        for k in range(nhits):
-                            kids[hits[k]].mix = terms[k]
                     else:
                         for k in range(nhits):
-                            kids[hits[k]].mix = _mix(prm, &kids[hits[k]], 0.0)
+                            c = &kids[hits[k]]
+                            c.amaf_visits += 1
+                            c.amaf_value += res
+                            xn[k] = c.visits
+                            xa[k] = c.value + c.prior * P
+                            xna[k] = c.amaf_visits
+                            xaa[k] = c.amaf_value + c.prior * P
+                        if P > 0:   # n + P > 0: every hit's term by _mix's last formula, at once
+                            _rave_terms(prm, nhits, xn, xa, xna, xaa, terms)
+                            for k in range(nhits):
+                                kids[hits[k]].mix = terms[k]
+                        else:
+                            for k in range(nhits):
+                                kids[hits[k]].mix = _mix(prm, &kids[hits[k]], 0.0)
                 if d >= 1 and nd.move != self.npoints:
                     fc[nd.move] = <uint8_t>mover
 
