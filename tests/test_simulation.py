@@ -400,8 +400,11 @@ def test_cli_table_and_usage_errors(tmp_path):
 
 
 def test_cli_ctrl_c_leaves_a_resumable_run(tmp_path):
+    # 200 chunks (a few seconds on one thread), so that the interrupt sent when the first shard
+    # appears lands while the run goes on even on a busy machine (with 40 chunks the whole run
+    # could end first: exit 0)
     d = tmp_path / "run"
-    args = ["--games", "40000", "--size", "9", "--seed", "8", "--chunk", "1000", "--threads", "1",
+    args = ["--games", "200000", "--size", "9", "--seed", "8", "--chunk", "1000", "--threads", "1",
             "--out", str(d), "--no-progress", "--json"]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen([sys.executable, "-m", "fastgo", "simulate", *args],
@@ -421,14 +424,14 @@ def test_cli_ctrl_c_leaves_a_resumable_run(tmp_path):
     assert "--resume finishes the run" in err
     m = json.load(open(d / "manifest.json"))
     on_disk = sorted(n for n in os.listdir(d) if n.endswith(".npz"))
-    assert 1 <= len(on_disk) < 40 and not m["complete"]
+    assert 1 <= len(on_disk) < 200 and not m["complete"]
     # a shard renamed into place just before the interrupt may miss the manifest: resume reads it
     assert set(m["shards"]) <= set(on_disk) and len(on_disk) - len(m["shards"]) <= 1
     again = fastgo_cli(*args, "--resume")
     assert again.returncode == 0, again.stderr
     got = json.loads(again.stdout)
     assert got["timing"]["chunks_resumed"] == len(on_disk)
-    want = cluster.run(Simulation.new(40000, 9, seed=8, chunk=40000), threads=2).summary()
+    want = cluster.run(Simulation.new(200000, 9, seed=8, chunk=50000), threads=2).summary()
     for k in ("black_wins", "white_wins", "ties", "capped", "score_histogram", "length_histogram"):
         assert got[k] == json.loads(json.dumps(want[k]))
 
