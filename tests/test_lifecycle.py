@@ -75,6 +75,35 @@ def test_copy_without_undo_plays_and_judges_identically_but_cannot_undo_the_past
     c.check_consistency()
 
 
+@pytest.mark.parametrize("ko", ["positional", "situational", "simple"])
+def test_copies_grow_their_history_and_superko_table_like_the_original(ko):
+    # copy() puts the board, the turns and the superko table in one allocation; a copy's turns
+    # and table move out of it when they grow: copies of copies, at every stage, played on
+    # long after, must judge and record exactly like the original playing the same moves
+    rng = np.random.default_rng(3)
+    orig = fastgo.Board(5, ko=ko, suicide=True)
+    copies = []
+    for turn in range(120):
+        if turn % 7 == 0:
+            copies.append((orig.copy(), turn))
+            copies.append((copies[-1][0].copy(), turn))
+        if orig.is_over:
+            break
+        legal = np.flatnonzero(orig.legal_mask())
+        orig.play(int(rng.choice(legal)))
+    moves = list(orig.history)
+    for c, start in copies:
+        ref = fastgo.Board(5, ko=ko, suicide=True)
+        for m in moves[:start]:
+            ref.play(m)
+        for m in moves[start:]:
+            assert c.legal_mask().tolist() == ref.legal_mask().tolist()
+            c.play(m)
+            ref.play(m)
+        assert c == orig and list(c.history) == moves
+        c.undo(len(moves) - start)                  # the turns played on the copy undo
+        assert len(c.history) == start
+
 def test_legal_mask_out_array_is_filled_and_checked():
     b = fastgo.Board(5)
     b.play("C3")

@@ -407,8 +407,11 @@ def test_cli_ctrl_c_leaves_a_resumable_run(tmp_path):
     args = ["--games", "200000", "--size", "9", "--seed", "8", "--chunk", "1000", "--threads", "1",
             "--out", str(d), "--no-progress", "--json"]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
+    # the child takes Ctrl-C as Python does by default even when this run was started with SIGINT
+    # ignored (a shell's background job without job control), which the child would inherit
     proc = subprocess.Popen([sys.executable, "-m", "fastgo", "simulate", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not any(n.endswith(".npz") for n in

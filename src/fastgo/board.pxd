@@ -26,6 +26,8 @@ cdef class Board:
     cdef int32_t* seen         # superko memory: open addressing over the turns, slot = turn + 1
                                # (0 free), keyed by _turn_key; NULL under the simple ko rule
     cdef int64_t seen_cap      # slots of `seen`: a power of two, over twice the turns it holds
+    cdef bint turns_inline     # copy() puts `turns` and `seen` in st's one allocation: never
+    cdef bint seen_inline      # freed or resized there, moved out when they must grow
     cdef int first             # colour to move at the set-up
     cdef int ko_rule
     cdef bint suicide

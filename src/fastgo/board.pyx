@@ -157,6 +157,11 @@ cdef bint board_seen(const void* board, uint64_t key) noexcept nogil:
     return (<Board>board)._seen_contains(key)
 
 
+# Not tracked by the cyclic garbage collector: a Board's Python fields (its Rules, its set-up
+# array, the shared vertex table) never refer back to a Board, so it is never part of a cycle;
+# untracking cost a tree of kept boards a GC list update per copy() and full-GC passes over
+# every board.
+@cython.no_gc
 cdef class Board:
     """A game of Go: the board, whose turn it is, the history that ko and superko look back to.
 
@@ -194,8 +199,10 @@ cdef class Board:
     def __dealloc__(self):
         PyMem_Free(self.st)
         PyMem_Free(self.journal.entries)
-        PyMem_Free(self.turns)
-        PyMem_Free(self.seen)
+        if not self.turns_inline:
+            PyMem_Free(self.turns)
+        if not self.seen_inline:
+            PyMem_Free(self.seen)
 
     def __init__(self, width=9, height=None, *, rules=None, ko=None, suicide=None, scoring=None,
                  komi=None, handicap=0):
@@ -234,6 +241,8 @@ cdef class Board:
         """An empty w x h game under `rules` (a validated Rules), reusing the allocations."""
         cdef void* mem
         cdef int ko_rule = _KO_CODES[rules.ko]
+        if self.turns_inline or self.seen_inline:
+            raise RuntimeError("Board._reset on a copy")     # only new boards are reset
         if board_bytes(w, h) != board_bytes(self.st.width, self.st.height):
             mem = PyMem_Realloc(self.st, board_bytes(w, h))
             if mem == NULL:
@@ -297,7 +306,9 @@ cdef class Board:
             raise MemoryError()
         memset(mem, 0, cap * sizeof(int32_t))
         cdef bint held = self.seen != NULL
-        PyMem_Free(self.seen)
+        if not self.seen_inline:
+            PyMem_Free(self.seen)
+        self.seen_inline = False
         self.seen = mem
         self.seen_cap = cap
         if held:
@@ -404,11 +415,17 @@ cdef class Board:
         b.nturns = self.nturns
         b.undo_floor = self.undo_floor if undo else self.nturns
         b.cap_turns = self.nturns + 2
-        b.st = <BoardState*>PyMem_Malloc(nbytes)
-        b.turns = <Turn*>PyMem_Malloc(b.cap_turns * sizeof(Turn))
-        b.seen_cap = self.seen_cap
-        if self.seen != NULL:
-            b.seen = <int32_t*>PyMem_Malloc(self.seen_cap * sizeof(int32_t))
+        b.seen_cap = self.seen_cap if self.seen != NULL else 0
+        # one allocation: the board (a multiple of 8 bytes), then the turns, then the superko table
+        cdef size_t tbytes = <size_t>b.cap_turns * sizeof(Turn)
+        cdef char* block = <char*>PyMem_Malloc(nbytes + tbytes + <size_t>b.seen_cap * sizeof(int32_t))
+        if block != NULL:
+            b.st = <BoardState*>block
+            b.turns = <Turn*>(block + nbytes)
+            b.turns_inline = True
+            if self.seen != NULL:
+                b.seen = <int32_t*>(block + nbytes + tbytes)
+                b.seen_inline = True
         # without undo the journal starts empty and is allocated by the first play (_reserve)
         if undo and self.journal.n:
             b.journal.cap = self.journal.n
@@ -464,10 +481,16 @@ cdef class Board:
             self.journal.cap = cap
         if self.nturns + 2 > self.cap_turns:
             cap = 2 * self.cap_turns
-            mem = PyMem_Realloc(self.turns, cap * sizeof(Turn))
+            if self.turns_inline:           # in copy()'s block: moved out
+                mem = PyMem_Malloc(cap * sizeof(Turn))
+                if mem != NULL:
+                    memcpy(mem, self.turns, self.cap_turns * sizeof(Turn))
+            else:
+                mem = PyMem_Realloc(self.turns, cap * sizeof(Turn))
             if mem == NULL:
                 raise MemoryError()
             self.turns = <Turn*>mem
+            self.turns_inline = False
             self.cap_turns = cap
         if self.ko_rule != KO_SIMPLE:
             self._seen_reserve(self.nturns + 2)
