@@ -104,6 +104,33 @@ def test_copies_grow_their_history_and_superko_table_like_the_original(ko):
         c.undo(len(moves) - start)                  # the turns played on the copy undo
         assert len(c.history) == start
 
+def test_recycled_copy_blocks_hold_their_own_boards():
+    # copies' allocations are recycled per size class when boards are freed: boards of several
+    # sizes and game lengths, copied, dropped and copied again in a shuffled order, stay equal
+    # to their originals and consistent, and play on independently
+    rng = np.random.default_rng(11)
+    originals = []
+    for size in (3, 5, 9, 13, 19):
+        b = fastgo.Board(size)
+        for _ in range(int(rng.integers(0, 3 * size))):
+            legal = np.flatnonzero(b.legal_mask()[:-1])
+            if len(legal) == 0:
+                break
+            b.play(int(rng.choice(legal)))
+        originals.append(b)
+    kept = []
+    for step in range(3000):
+        o = originals[int(rng.integers(len(originals)))]
+        kept.append((o, o.copy()))
+        if len(kept) > 50:
+            kept.pop(int(rng.integers(len(kept))))
+    for o, c in kept:
+        assert c == o and c.history == o.history
+        c.check_consistency()
+        c.play("pass")
+        assert c != o
+
+
 def test_legal_mask_out_array_is_filled_and_checked():
     b = fastgo.Board(5)
     b.play("C3")

@@ -28,6 +28,7 @@ cdef class Board:
     cdef int64_t seen_cap      # slots of `seen`: a power of two, over twice the turns it holds
     cdef bint turns_inline     # copy() puts `turns` and `seen` in st's one allocation: never
     cdef bint seen_inline      # freed or resized there, moved out when they must grow
+    cdef int block_class       # copy()'s allocation: its size class (_block_get), 0 for none
     cdef int first             # colour to move at the set-up
     cdef int ko_rule
     cdef bint suicide

@@ -161,6 +161,44 @@ cdef bint board_seen(const void* board, uint64_t key) noexcept nogil:
 # array, the shared vertex table) never refer back to a Board, so it is never part of a cycle;
 # untracking cost a tree of kept boards a GC list update per copy() and full-GC passes over
 # every board.
+# copy()'s allocations, recycled: a Board freed puts its block on a list of its size class (sizes
+# rounded up to _BLOCK_UNIT), from which the next copy() of that class takes it. A tree of kept
+# boards frees and copies boards all the time; through malloc each free touched the chunk's
+# neighbours at a random place in memory, and the new copy landed on cold memory.
+cdef enum:
+    _BLOCK_UNIT = 256           # bytes of a size class step
+    _BLOCK_CLASSES = 256        # classes 1..255: blocks up to 64 KiB (larger ones are not kept)
+    _BLOCK_KEEP = 64            # blocks kept per class at most
+cdef void* _block_free[_BLOCK_CLASSES]      # per class, a list linked through each block's first word
+cdef int _block_count[_BLOCK_CLASSES]
+
+
+cdef inline void* _block_get(size_t nbytes, int* cls) noexcept:
+    """A block of at least nbytes (GIL held): a kept one of its class, or a new one."""
+    cdef size_t c = (nbytes + _BLOCK_UNIT - 1) // _BLOCK_UNIT
+    cdef void* blk
+    if c >= _BLOCK_CLASSES:
+        cls[0] = 0
+        return PyMem_Malloc(nbytes)
+    cls[0] = <int>c
+    blk = _block_free[c]
+    if blk != NULL:
+        _block_free[c] = (<void**>blk)[0]
+        _block_count[c] -= 1
+        return blk
+    return PyMem_Malloc(c * _BLOCK_UNIT)
+
+
+cdef inline void _block_put(void* blk, int cls) noexcept:
+    """Give back a block of class cls (0: a plain allocation) (GIL held)."""
+    if cls == 0 or _block_count[cls] >= _BLOCK_KEEP:
+        PyMem_Free(blk)
+        return
+    (<void**>blk)[0] = _block_free[cls]
+    _block_free[cls] = blk
+    _block_count[cls] += 1
+
+
 @cython.no_gc
 cdef class Board:
     """A game of Go: the board, whose turn it is, the history that ko and superko look back to.
@@ -197,7 +235,10 @@ cdef class Board:
         self._start()
 
     def __dealloc__(self):
-        PyMem_Free(self.st)
+        if self.st != NULL and self.block_class:
+            _block_put(self.st, self.block_class)
+        else:
+            PyMem_Free(self.st)
         PyMem_Free(self.journal.entries)
         if not self.turns_inline:
             PyMem_Free(self.turns)
@@ -241,7 +282,7 @@ cdef class Board:
         """An empty w x h game under `rules` (a validated Rules), reusing the allocations."""
         cdef void* mem
         cdef int ko_rule = _KO_CODES[rules.ko]
-        if self.turns_inline or self.seen_inline:
+        if self.turns_inline or self.seen_inline or self.block_class:
             raise RuntimeError("Board._reset on a copy")     # only new boards are reset
         if board_bytes(w, h) != board_bytes(self.st.width, self.st.height):
             mem = PyMem_Realloc(self.st, board_bytes(w, h))
@@ -402,7 +443,11 @@ cdef class Board:
         grows with the game (about 100 bytes a turn), the rest of a copy does not (a 9x9 copy
         takes about 2 KB, a 19x19 one after 200 turns about 10 KB). ``copy.copy`` and
         ``copy.deepcopy`` copy the journal too."""
-        cdef Board b = type(self).__new__(type(self), _BARE)
+        cdef Board b
+        if type(self) is Board:
+            b = Board.__new__(Board, _BARE)     # Cython calls the type's tp_new directly
+        else:
+            b = type(self).__new__(type(self), _BARE)
         cdef size_t nbytes = board_bytes(self.st.width, self.st.height)
         b.rules = self.rules
         b.setup = self.setup
@@ -418,7 +463,8 @@ cdef class Board:
         b.seen_cap = self.seen_cap if self.seen != NULL else 0
         # one allocation: the board (a multiple of 8 bytes), then the turns, then the superko table
         cdef size_t tbytes = <size_t>b.cap_turns * sizeof(Turn)
-        cdef char* block = <char*>PyMem_Malloc(nbytes + tbytes + <size_t>b.seen_cap * sizeof(int32_t))
+        cdef char* block = <char*>_block_get(nbytes + tbytes + <size_t>b.seen_cap * sizeof(int32_t),
+                                             &b.block_class)
         if block != NULL:
             b.st = <BoardState*>block
             b.turns = <Turn*>(block + nbytes)
