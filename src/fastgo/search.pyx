@@ -1121,7 +1121,7 @@ cdef inline float _mix(const Params* prm, const Node* c, double pending) noexcep
 
     With q = a / u, qa = aa / ua and b = na / (na + g), g = n + n na / E, the term is
     (g a ua + na aa u) / ((na + g) u ua): one division (the hot path of a RAVE search)."""
-    cdef double n = c.visits + pending, na, a, u, aa, ua, g, P = prm.prior_visits
+    cdef double n = c.visits + pending, na, a, u, aa, P = prm.prior_visits
     u = n + P
     if u <= 0:              # n = P = 0: q is the prior rate, and b = 1 when there are AMAF samples
         if not prm.rave or c.amaf_visits == 0:
@@ -1132,23 +1132,25 @@ cdef inline float _mix(const Params* prm, const Node* c, double pending) noexcep
         return <float>(a / u)
     na = c.amaf_visits
     aa = c.amaf_value + c.prior * P
-    ua = na + P
-    g = n + n * na * prm.inv_rave_equiv
+    return _rave_term(n, a, na, aa, P, prm.inv_rave_equiv)
+
+
+cdef inline float _rave_term(double n, double a, double na, double aa, double P,
+                             double iE) noexcept nogil:
+    """_mix's formula for a child with AMAF samples and n + P > 0 (one division)."""
+    cdef double u = n + P, ua = na + P, g = n + n * na * iE
     return <float>((g * a * ua + na * aa * u) / ((na + g) * u * ua))
 
 
 cdef inline void _rave_terms(const Params* prm, int m, const double* n, const double* a,
                              const double* na, const double* aa, float* out) noexcept nogil:
-    """_mix's last formula for m children with AMAF samples and n + P > 0 (n visits, a and aa
-    the sums with the prior's P visits added, na AMAF samples): the same operations in the same
-    order, in one loop without branches the compiler vectorizes (the divisions two at a time)."""
+    """_rave_term for m children with AMAF samples and n + P > 0 (n visits, a and aa the sums
+    with the prior's P visits added, na AMAF samples), in one loop without branches the compiler
+    vectorizes (the divisions two at a time)."""
     cdef int k
-    cdef double P = prm.prior_visits, iE = prm.inv_rave_equiv, u, ua, g
+    cdef double P = prm.prior_visits, iE = prm.inv_rave_equiv
     for k in range(m):
-        u = n[k] + P
-        ua = na[k] + P
-        g = n[k] + n[k] * na[k] * iE
-        out[k] = <float>((g * a[k] * ua + na[k] * aa[k] * u) / ((na[k] + g) * u * ua))
+        out[k] = _rave_term(n[k], a[k], na[k], aa[k], P, iE)
 
 
 cdef inline int32_t _select(const Params* prm, Node* nodes, int32_t ni) noexcept nogil:
