@@ -920,24 +920,38 @@ cdef inline bint plays_freely(const BoardState* b, int p, int ko_rule) noexcept 
     """plays_freely_by for the empty point p."""
     return plays_freely_by(nbr_counts(b)[p], b.cell[p].ever, ko_rule)
 
-cdef inline int retakes_ko(const BoardState* b, int p, int colour, const uint64_t* ko_hash) noexcept nogil:
-    """KO when the capturing play of `colour` at p recreates *ko_hash, the colouring before the
-    opponent's last turn (NULL: no turn yet), else LEGAL. Only a single-stone capture can: that
-    turn must have captured exactly our stone at p and this one takes exactly its stone back,
-    so only then is a hash formed."""
+cdef inline int captured_by(const BoardState* b, int p, int colour, int* taken) noexcept nogil:
+    """How many opponent stones a play of `colour` at the empty point p captures (0 when none;
+    without an opponent's neighbour, one read). taken: the head of a captured chain (the stone
+    itself when a single stone is captured), left as it was when none is."""
     cdef int heads[4]
-    cdef int n, k, h, captured = 0, taken = 0, opp = 3 - colour
-    if ko_hash == NULL:
-        return LEGAL
+    cdef int n, k, h, captured = 0, opp = 3 - colour
+    if not (nbr_counts(b)[p] & nbr_of(opp)):
+        return 0
     n = distinct_neighbour_chains(b, p, heads)
     for k in range(n):
         h = heads[k]
         if b.cell[h].color == opp and takes_last_liberty(b, p, h):
             captured += chain_sizes(b)[h]
-            taken = h           # a single stone is its own head
-    if captured == 1 and (b.hash ^ zkey(colour, p) ^ zkey(opp, taken)) == ko_hash[0]:
-        return KO
-    return LEGAL
+            taken[0] = h
+    return captured
+
+cdef inline bint is_ko_retake(const BoardState* b, int p, int colour, int captured, int taken,
+                              const uint64_t* ko_hash) noexcept nogil:
+    """The capturing play of `colour` at p (capturing `captured` stones, `taken` among them)
+    recreates *ko_hash, the colouring before the opponent's last turn (NULL: no turn yet). Only
+    a single-stone capture can: that turn must have captured exactly our stone at p and this one
+    takes exactly its stone back, so only then is a hash formed."""
+    return (ko_hash != NULL and captured == 1 and
+            (b.hash ^ zkey(colour, p) ^ zkey(3 - colour, taken)) == ko_hash[0])
+
+cdef inline int retakes_ko(const BoardState* b, int p, int colour, const uint64_t* ko_hash) noexcept nogil:
+    """KO when the capturing play of `colour` at p recreates *ko_hash (is_ko_retake), else LEGAL."""
+    cdef int taken = 0, captured
+    if ko_hash == NULL:
+        return LEGAL
+    captured = captured_by(b, p, colour, &taken)
+    return KO if is_ko_retake(b, p, colour, captured, taken, ko_hash) else LEGAL
 
 # What a caller may know of its superko memory that spares look-ups (judge_quick's `fresh`):
 cdef enum:

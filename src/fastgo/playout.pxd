@@ -173,9 +173,17 @@ cdef inline bint simple_ko_allows(const BoardState* b, int p, int colour, bint s
                                   bint has_ko, uint64_t ko_hash) noexcept nogil:
     """playout_allows under simple ko for a point p with no empty neighbour that is not the
     mover's eye: the rules' judgement (core.judge_quick), less the suicide of a lone stone (no
-    own chain next to p), which would leave the colouring as it was."""
-    return judge_quick(b, p, colour, KO_SIMPLE, suicide and (nbr_counts(b)[p] & nbr_of(colour)) != 0,
-                       &ko_hash if has_ko else NULL, NULL, NULL, 0) == LEGAL
+    own chain next to p), which would leave the colouring as it was. Next to an own stone the
+    play is no retake (a retake refills a point walled in by the opponent: see
+    core.plays_freely_by) and, with suicide allowed, is legal (a suicide there clears an own
+    chain too: the colouring changes). Walled in by the opponent it is allowed exactly when it
+    captures and is no retake."""
+    cdef int taken = 0, captured
+    if nbr_counts(b)[p] & nbr_of(colour):
+        return suicide or judge_quick(b, p, colour, KO_SIMPLE, False, NULL, NULL, NULL, 0) == LEGAL
+    captured = captured_by(b, p, colour, &taken)
+    return captured > 0 and not is_ko_retake(b, p, colour, captured, taken,
+                                             &ko_hash if has_ko else NULL)
 
 cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, int colour,
                                 bint has_ko, uint64_t ko_hash) noexcept nogil:
