@@ -978,6 +978,11 @@ cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule,
         survives = True         # the stone keeps a liberty
         if fresh == QUIET_FRESH | CAPTURE_FRESH:
             return LEGAL        # and repeats nothing
+    elif ko_rule == KO_SIMPLE and suicide and (nb & nbr_of(colour)):
+        # next to an own stone: no retake (see plays_freely_by); a suicide is allowed and
+        # clears own stones that stood before the opponent's last turn too (a turn never adds
+        # the other side's stones), so it cannot recreate that colouring
+        return LEGAL
     neighbours(n4, p, b.stride)
     for k in range(4):
         # a chain met twice is judged twice, and walls (head 0) too, without a branch: random
