@@ -381,3 +381,50 @@ def test_kept_masks_follow_copies_loads_and_resets(ko):
                     expected[:] = False
                 assert np.array_equal(mask[i], expected), (ko, t, i)
             b.step(fastgo.random_actions(mask, seed, threads=1))
+
+
+def test_thread_choice_follows_the_measured_costs():
+    # step runs on one thread or on `threads`, whichever a game's turn costs less on (measured;
+    # made-up timings here), and tries the other again after 16 steps, then after twice as long
+    # each time a try confirms the choice. Two steps a try.
+    batch = BoardBatch(1024, 9, threads=2)
+    assert batch._adaptation() == (2, 0.0, 0.0, 16)
+
+    def feed(one, many, steps):
+        for _ in range(steps):
+            t = batch._adaptation()[0]
+            batch._feed(t > 1, (many if t > 1 else one) * 1024)
+
+    feed(one=500e-9, many=700e-9, steps=16)         # two threads slower: a busy machine
+    assert batch._adaptation()[0] == 1              # the try of one thread begins
+    feed(one=500e-9, many=700e-9, steps=2)
+    used, one, many, next_try = batch._adaptation()
+    assert (used, next_try) == (1, 16) and one == pytest.approx(500e-9) and many == pytest.approx(700e-9)
+    feed(one=500e-9, many=700e-9, steps=16 + 2)     # the try of two threads confirms: gap 32
+    assert batch._adaptation()[0::3] == (1, 32)
+    feed(one=500e-9, many=300e-9, steps=32 + 2)     # the machine frees up
+    assert batch._adaptation()[0::3] == (2, 16)
+    batch.threads = 2                               # a new setting starts afresh
+    assert batch._adaptation() == (2, 0.0, 0.0, 16)
+    for small in (BoardBatch(8, 9, threads=2), BoardBatch(1024, 9, threads=1)):
+        small._feed(True, 1.0)                      # nothing to choose: never measured
+        assert small._adaptation()[1:3] == (0.0, 0.0)
+
+
+def test_thread_choice_changes_no_result():
+    # Games stepped while the choice switches between one thread and two (driven by made-up
+    # timings) end exactly as on one thread.
+    a = BoardBatch(512, 7, threads=1, max_moves=80)
+    b = BoardBatch(512, 7, threads=2, max_moves=80)
+    mask = np.empty((512, 50), dtype=bool)
+    used = set()
+    for t in range(120):
+        used.add(b._adaptation()[0])
+        a.legal_mask(out=mask)
+        acts = random_actions(mask, t, threads=1)
+        assert (b.legal_mask() == mask).all()
+        b._feed(b._adaptation()[0] > 1, 1.0 if (t // 7) % 2 else 1e-6)
+        ra, rb = a.step(acts), b.step(acts)
+        assert (a.hashes == b.hashes).all()
+        assert all((x == y).all() for x, y in zip(ra, rb))
+    assert used == {1, 2}

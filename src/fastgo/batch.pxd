@@ -38,7 +38,16 @@ cdef class BoardBatch:
     cdef double komi
     cdef int64_t max_moves          # turn cap (truncation); 0: none
     cdef int autoreset              # AUTORESET_* code
-    cdef int threads
+    cdef int threads                # the most threads a call uses
+    # step's choice between one thread and `threads` (see _observe): the measured seconds a
+    # game's turn costs on one thread [0] and on `threads` [1] (moving averages; 0: unmeasured),
+    # the setting in use, steps until the other one is tried again, the gap between tries, and
+    # the steps left in a try
+    cdef double step_cost[2]
+    cdef bint use_many
+    cdef int64_t probe_in
+    cdef int64_t probe_gap
+    cdef int probing
     cdef size_t sbytes              # bytes from one game's BoardState to the next
     cdef char* states               # n BoardStates
     cdef Game* games
@@ -97,5 +106,8 @@ cdef class BoardBatch:
     cdef void prefetch_turn(self, int64_t i, int point) noexcept nogil
     cdef void _work(self, int job, int64_t i) noexcept nogil
     cdef void _run(self, int job) noexcept
-    cdef bint _run_step(self) noexcept
+    cdef bint _run_step(self, int t) noexcept
+    cdef void _observe(self, bint many, double seconds) noexcept
+    cdef void _adapt_reset(self) noexcept
+    cdef int _threads_now(self) noexcept
     cdef int _enter(self) except -1

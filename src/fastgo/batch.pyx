@@ -8,6 +8,7 @@ for the definitions of the encodings.
 """
 
 from collections import namedtuple
+from time import perf_counter
 
 import numpy as np
 cimport numpy as cnp
@@ -41,6 +42,10 @@ cdef enum:
     STEP_OOM = 101          # no memory for the turn's records
     STEP_RANGE = 102        # the action is no point and no pass
     CHUNK = 16              # games per OpenMP work item (dynamic schedule)
+    PROBE_MIN_GAP = 16      # steps between tries of the other thread setting (_observe), at first
+    PROBE_MAX_GAP = 512     # and at most, after tries that confirmed the choice
+    PROBE_STEPS = 2         # steps a try lasts
+    RANDOM_PARALLEL_BYTES = 1 << 17     # random_actions: the smallest mask it runs on threads
 
 cdef enum:
     JOB_JUDGE = 0
@@ -279,6 +284,7 @@ cdef class BoardBatch:
         if autoreset not in _AUTORESET:
             raise ValueError(f"autoreset must be one of {AUTORESET_NAMES}, not {autoreset!r}")
         self.threads = _threads(threads)
+        self._adapt_reset()
         self._allocate(n, start, cap, _AUTORESET[autoreset])
 
     def _allocate(self, int64_t n, Board start, int64_t cap, int autoreset):
@@ -590,7 +596,7 @@ cdef class BoardBatch:
         """Run `job` on every game: OpenMP threads taking CHUNK games at a time (dynamic
         schedule), or a plain loop on one thread or for a small batch."""
         cdef int64_t i, n = self.n
-        cdef int t = self.threads
+        cdef int t = self._threads_now()
         if t > 1 and n >= 4 * CHUNK:
             for i in prange(n, nogil=True, num_threads=t, schedule="dynamic", chunksize=CHUNK):
                 self._work(job, i)
@@ -599,12 +605,12 @@ cdef class BoardBatch:
                 for i in range(n):
                     self._work(job, i)
 
-    cdef bint _run_step(self) noexcept:
+    cdef bint _run_step(self, int t) noexcept:
         """step's two jobs in one parallel region (one wake-up of the threads a turn): every
         game judged (JOB_JUDGE), then, after the loop's barrier, each thread checks that no game
-        was refused and only then applies (JOB_APPLY). Returns whether it applied."""
+        was refused and only then applies (JOB_APPLY), on t threads. Returns whether it
+        applied."""
         cdef int64_t i, n = self.n
-        cdef int t = self.threads
         cdef bint ok = True
         if t > 1 and n >= 4 * CHUNK:
             with nogil, parallel(num_threads=t):
@@ -624,6 +630,62 @@ cdef class BoardBatch:
             for i in range(n):
                 self._work(JOB_APPLY, i)
         return True
+
+    # -- one thread or many -----------------------------------------------------------------------
+    # A step is short (a few hundred microseconds for a thousand games), and its threads meet at
+    # its end: when another job holds a core, the thread that shares it is descheduled for
+    # milliseconds at a time and every step waits for it, so two threads ran slower than one.
+    # The batch measures what a game's turn costs on one thread and on `threads`, uses the
+    # cheaper, and tries the other again now and then (after 16 steps, then twice as long each
+    # time the try confirms the choice, up to 512): the choice follows the machine's load.
+    # Results never depend on it (every game is stepped alone).
+
+    cdef void _adapt_reset(self) noexcept:
+        self.step_cost[0] = self.step_cost[1] = 0
+        self.use_many = True
+        self.probe_gap = PROBE_MIN_GAP
+        self.probe_in = PROBE_MIN_GAP
+        self.probing = 0
+
+    cdef int _threads_now(self) noexcept:
+        """The threads the next job runs on: `threads`, or one while one is cheaper (or tried)."""
+        return self.threads if self.use_many != (self.probing > 0) else 1
+
+    cdef void _observe(self, bint many, double seconds) noexcept:
+        """A step on `threads` (many) or on one thread took `seconds`: update its cost, and
+        start, end or schedule a try of the other setting."""
+        cdef double per = seconds / self.n
+        cdef bint best
+        if self.threads < 2 or self.n < 4 * CHUNK:
+            return
+        if self.step_cost[many] == 0:
+            self.step_cost[many] = per
+        else:
+            self.step_cost[many] += 0.25 * (per - self.step_cost[many])
+        if self.probing:
+            self.probing -= 1
+            if self.probing == 0:
+                best = self.step_cost[1] <= self.step_cost[0]
+                if best == self.use_many:
+                    self.probe_gap = min(2 * self.probe_gap, PROBE_MAX_GAP)
+                else:
+                    self.probe_gap = PROBE_MIN_GAP
+                self.use_many = best
+                self.probe_in = self.probe_gap
+        else:
+            self.probe_in -= 1
+            if self.probe_in <= 0:
+                self.probing = PROBE_STEPS
+                self.step_cost[not self.use_many] = 0        # measured afresh by the try
+
+    def _adaptation(self):
+        """(threads in use for the next step, cost a game on one thread, on `threads`, steps to
+        the next try): the state of the choice, for tests."""
+        return self._threads_now(), self.step_cost[0], self.step_cost[1], self.probe_in
+
+    def _feed(self, bint many, double seconds):
+        """Tell the choice that a step took `seconds` (tests drive it with made-up timings)."""
+        self._observe(many, seconds)
 
     # -- stepping ---------------------------------------------------------------------------------
 
@@ -652,7 +714,12 @@ cdef class BoardBatch:
             self.job_actions = <const int64_t*>cnp.PyArray_DATA(acts)
             self.job_flags = <uint8_t*>cnp.PyArray_DATA(flags)
             self.job_out = <uint8_t*>cnp.PyArray_DATA(res)
-            if not self._run_step():
+            t = self._threads_now()
+            began = perf_counter()
+            applied = self._run_step(t)
+            if applied:
+                self._observe(t > 1, perf_counter() - began)
+            if not applied:
                 if (flags == STEP_RANGE).any():
                     _refuse_range(acts, self.npoints)
                 refused = np.flatnonzero((flags != 0) & (flags != STEP_RESET))
@@ -835,6 +902,7 @@ cdef class BoardBatch:
     @threads.setter
     def threads(self, value):
         self.threads = _threads(value)
+        self._adapt_reset()
 
     @property
     def state_bytes(self):
@@ -911,6 +979,7 @@ cdef class BoardBatch:
         self._enter()
         try:
             c.threads = self.threads
+            c._adapt_reset()
             c._allocate(self.n, self.start, self.max_moves, self.autoreset)
             c.loaded = dict(self.loaded)
             memcpy(c.rings, self.rings, self.ring_bytes * self.n)
@@ -1056,7 +1125,9 @@ def random_actions(mask, seed=0, out=None, threads=None):
     out = _check_out(out, (n,), np.int64)
     cdef const uint8_t* mk = <const uint8_t*>cnp.PyArray_DATA(m)
     cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
-    if nt > 1 and n >= 4 * CHUNK * 4:
+    # threads only for a mask worth waking them for: a 9x9 mask of 1024 rows takes about 37 us
+    # on one thread, 35 on two (and far longer when another job holds a core); 19x19's, 79 / 57
+    if nt > 1 and n * P >= RANDOM_PARALLEL_BYTES:
         for i in prange(n, nogil=True, num_threads=nt, schedule="static"):
             o[i] = random_action(mk + i * P, P, s, i)
     else:
