@@ -228,8 +228,10 @@ cdef class BoardBatch:
     ``autoreset`` follows Gymnasium's vector conventions: ``"next-step"`` (a game that ended
     restarts at the next ``step``, whose action for it is ignored), ``"same-step"`` (a game
     restarts in the step that ends it, after its result is recorded), ``"disabled"`` (ended
-    games stay ended; stepping them is refused until ``reset``). ``threads``: the cores ``step``,
-    ``legal_mask`` and ``encode`` use (default: all).
+    games stay ended; stepping them is refused until ``reset``). ``threads``: the most cores ``step``,
+    ``encode`` and ``reset`` use (default: all); ``step`` measures what a turn costs on one
+    thread and on ``threads`` and runs on the cheaper (another job holding a core makes one
+    thread the faster), trying the other now and then. Results never depend on it.
 
     Actions are points ``row * width + col`` (pass = ``width * height``), one per game.
 
