@@ -169,23 +169,22 @@ cdef enum:
     _BLOCK_UNIT = 256           # bytes of a size class step
     _BLOCK_CLASSES = 256        # classes 1..255: blocks up to 64 KiB (larger ones are not kept)
     _BLOCK_KEEP = 64            # blocks kept per class at most
-cdef void* _block_free[_BLOCK_CLASSES]      # per class, a list linked through each block's first word
+# per class, a stack of kept blocks: the pointers live here, so giving a block back does not
+# touch its memory (a dropped board's block is cold: a random place among the boards alive)
+cdef void* _block_kept[_BLOCK_CLASSES][_BLOCK_KEEP]
 cdef int _block_count[_BLOCK_CLASSES]
 
 
 cdef inline void* _block_get(size_t nbytes, int* cls) noexcept:
     """A block of at least nbytes (GIL held): a kept one of its class, or a new one."""
     cdef size_t c = (nbytes + _BLOCK_UNIT - 1) // _BLOCK_UNIT
-    cdef void* blk
     if c >= _BLOCK_CLASSES:
         cls[0] = 0
         return PyMem_Malloc(nbytes)
     cls[0] = <int>c
-    blk = _block_free[c]
-    if blk != NULL:
-        _block_free[c] = (<void**>blk)[0]
+    if _block_count[c]:
         _block_count[c] -= 1
-        return blk
+        return _block_kept[c][_block_count[c]]
     return PyMem_Malloc(c * _BLOCK_UNIT)
 
 
@@ -194,8 +193,7 @@ cdef inline void _block_put(void* blk, int cls) noexcept:
     if cls == 0 or _block_count[cls] >= _BLOCK_KEEP:
         PyMem_Free(blk)
         return
-    (<void**>blk)[0] = _block_free[cls]
-    _block_free[cls] = blk
+    _block_kept[cls][_block_count[cls]] = blk
     _block_count[cls] += 1
 
 
