@@ -64,15 +64,23 @@ def _write_atomic(path, data):
 def npz_bytes(arrays):
     """A deflated .npz of `arrays` whose bytes depend on the arrays alone."""
     buf = io.BytesIO()
-    # level 1: deflate at its fastest keeps up with the kernel (level 6 took twice its time)
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+    z = zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED)
+    try:
         for name in sorted(arrays):
             member = io.BytesIO()
             np.lib.format.write_array(member, np.asarray(arrays[name]), allow_pickle=False)
             info = zipfile.ZipInfo(name + ".npy", date_time=_EPOCH)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
+            # level 1: deflate at its fastest keeps up with the kernel (level 6 took twice its time)
             z.writestr(info, member.getvalue(), compresslevel=1)
+        z.close()
+    except BaseException:
+        # Ctrl-C inside a member's close leaves the archive marked as being written: closing it
+        # (a with statement's exit, or the garbage collector) would raise ValueError in place of
+        # the interrupt. The half-built bytes are dropped, so the archive is let go unclosed.
+        z.fp = None
+        raise
     return buf.getvalue()
 
 
