@@ -656,14 +656,15 @@ cdef class BoardBatch:
     cdef void _observe(self, bint many, double seconds) noexcept:
         """A step on `threads` (many) or on one thread took `seconds`: update its cost, and
         start, end or schedule a try of the other setting."""
-        cdef double per = seconds / self.n
+        cdef double per
         cdef bint best
         if self.threads < 2 or self.n < 4 * CHUNK:
             return
+        per = seconds / self.n
         if self.step_cost[many] == 0:
             self.step_cost[many] = per
-        else:
-            self.step_cost[many] += 0.25 * (per - self.step_cost[many])
+        else:       # a try's steps weigh alike (its two: their mean), the setting in use's decay
+            self.step_cost[many] += (0.5 if self.probing else 0.25) * (per - self.step_cost[many])
         if self.probing:
             self.probing -= 1
             if self.probing == 0:
