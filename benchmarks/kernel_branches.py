@@ -15,16 +15,13 @@ import argparse
 import collections
 import os
 import re
-import subprocess
-import sys
 import tempfile
+
+from kernel_instructions import CHILD, valgrind
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CFILE = os.path.join(ROOT, "build", "cython", "src", "fastgo", "playout.c")
-CHILD = ("import sys, numpy as np, fastgo; n, size, ko = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3];"
-         "r = fastgo.playouts(fastgo.Board(size), n, seed=3, threads=1, ko=ko);"
-         "print('moves', int(np.sum(r.lengths)))")
 
 
 def source_map(cfile):
@@ -46,13 +43,10 @@ def main():
     ap.add_argument("--games", type=int, default=600)
     ap.add_argument("--top", type=int, default=20)
     a = ap.parse_args()
-    env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cachegrind.out")
-        r = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--branch-sim=yes",
-                            f"--cachegrind-out-file={out}", sys.executable, "-c", CHILD,
-                            str(a.games), str(a.size), a.ko],
-                           capture_output=True, text=True, env=env, check=True)
+        r = valgrind(["--tool=cachegrind", "--cache-sim=no", "--branch-sim=yes",
+                      f"--cachegrind-out-file={out}"], CHILD, [a.games, a.size, a.ko])
         moves = int(re.search(r"moves (\d+)", r.stdout).group(1))
         mapping = source_map(CFILE)
         counts = collections.defaultdict(lambda: [0] * 5)       # Ir Bc Bcm Bi Bim

@@ -21,16 +21,22 @@ CHILD = ("import sys, numpy as np, fastgo; n, size, ko = int(sys.argv[1]), int(s
          "print('moves', int(np.sum(r.lengths)))")
 
 
+def valgrind(options, child, args):
+    """Run `python -c child *args` under valgrind with `options` (the tool and its output file),
+    one thread, fixed hash seed; returns the completed process (stdout, stderr: valgrind's
+    summary)."""
+    env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    return subprocess.run(["valgrind", *options, sys.executable, "-c", child, *map(str, args)],
+                          capture_output=True, text=True, env=env, check=True)
+
+
 def callgrind(function, child, args, keep=None):
     """Run `python -c child *args` under callgrind collecting only inside the C `function`;
     returns (instructions collected, the child's stdout). `keep`: a path to copy the output to."""
-    env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "callgrind.out")
-        r = subprocess.run(["valgrind", "--tool=callgrind", f"--toggle-collect={function}",
-                            f"--callgrind-out-file={out}", sys.executable, "-c", child,
-                            *map(str, args)],
-                           capture_output=True, text=True, env=env, check=True)
+        r = valgrind(["--tool=callgrind", f"--toggle-collect={function}",
+                      f"--callgrind-out-file={out}"], child, args)
         if keep:
             shutil.copy(out, keep)
     return int(re.search(r"Collected : (\d+)", r.stderr).group(1)), r.stdout
