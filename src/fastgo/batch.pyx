@@ -719,10 +719,9 @@ cdef class BoardBatch:
             self.job_out = <uint8_t*>cnp.PyArray_DATA(res)
             t = self._threads_now()
             began = perf_counter()
-            applied = self._run_step(t)
-            if applied:
+            if self._run_step(t):
                 self._observe(t > 1, perf_counter() - began)
-            if not applied:
+            else:
                 if (flags == STEP_RANGE).any():
                     _refuse_range(acts, self.npoints)
                 refused = np.flatnonzero((flags != 0) & (flags != STEP_RESET))

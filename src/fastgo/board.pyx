@@ -233,10 +233,8 @@ cdef class Board:
         self._start()
 
     def __dealloc__(self):
-        if self.st != NULL and self.block_class:
-            _block_put(self.st, self.block_class)
-        else:
-            PyMem_Free(self.st)
+        if self.st != NULL:
+            _block_put(self.st, self.block_class)       # class 0: a plain allocation, freed
         PyMem_Free(self.journal.entries)
         if not self.turns_inline:
             PyMem_Free(self.turns)
