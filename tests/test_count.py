@@ -9,6 +9,7 @@ only with FASTGO_SLOW=1 (seconds to a minute), 11x11 and 12x12 with FASTGO_SLOW=
 
 import itertools
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -222,6 +224,115 @@ def test_threads_agree_on_a_multi_limb_count():
     assert a > 2 ** 128
     assert a == _sweep(2, 60, 2).count == _sweep(2, 60, 3).count
     assert count_legal_positions(60, 2) == a
+
+
+# ---------------------------------------------------------------------------------------------
+# The sweep's step on packed keys against a plain one on labelled cells.
+
+def ref_decode(key, f):
+    """Key -> list of cells: 0 empty, (colour, None) a stone whose chain has a liberty,
+    (colour, label) a stone of the chain `label` without one. Codes 3..10: 3 + 4 * (colour - 1)
+    + kind (0 the chain's only cell, 1 its first, 2 a middle one, 3 its last); nested chains."""
+    cells, stack, nxt = [], [], 0
+    for i in range(f):
+        v = (key >> (4 * i)) & 15
+        if v < 3:
+            cells.append((v, None) if v else 0)
+            continue
+        colour, kind = 1 + (v - 3) // 4, (v - 3) % 4
+        if kind in (0, 1):
+            label, nxt = nxt, nxt + 1
+            if kind == 1:
+                stack.append(label)
+        else:
+            label = stack[-1] if kind == 2 else stack.pop()
+        cells.append((colour, label))
+    return cells
+
+
+def ref_encode(cells):
+    """The smaller key of the cells and of their colour swap."""
+    keys = []
+    for swap in (False, True):
+        key = 0
+        for i, cell in enumerate(cells):
+            if cell == 0:
+                continue
+            colour, label = cell
+            colour = 3 - colour if swap else colour
+            if label is None:
+                code = colour
+            else:
+                where = [j for j, o in enumerate(cells) if o != 0 and o[1] == label]
+                kind = 0 if len(where) == 1 else 1 if i == where[0] else 3 if i == where[-1] else 2
+                code = 3 + 4 * (colour - 1) + kind
+            key |= code << (4 * i)
+        keys.append(key)
+    return min(keys)
+
+
+def ref_successors(key, f, r, c, last_row):
+    """Colour point (r, c) empty, black, white on the frontier of `key` (cell c: the point
+    above, off the board on row 0; cell c - 1: the point to the left); the keys of the legal
+    outcomes, written from the rule: every chain must reach an empty point."""
+    out = []
+    for colour in (0, 1, 2):
+        g = ref_decode(key, f)
+        up = g[c] if r > 0 else None
+        left = g[c - 1] if c > 0 else None
+
+        def free(label):            # the chain gains a liberty: it needs no label any more
+            for j, o in enumerate(g):
+                if o != 0 and o[1] == label and label is not None:
+                    g[j] = (o[0], None)
+
+        if colour == 0:
+            for o in (up, left):
+                if o:
+                    free(o[1])
+            g[c] = 0
+        else:
+            same = [o for o in (up, left) if o and o[0] == colour]
+            if up and up[0] != colour and up[1] is not None and \
+                    all(o == 0 or o[1] != up[1] for j, o in enumerate(g) if j != c):
+                continue            # the opponent's chain above loses its last frontier cell
+            if 0 in (up, left) or any(o[1] is None for o in same):
+                for o in same:
+                    free(o[1])
+                g[c] = (colour, None)
+            else:
+                label = same[0][1] if same else "new"
+                for o in same[1:]:
+                    for j, x in enumerate(g):
+                        if x != 0 and x[1] == o[1]:
+                            g[j] = (colour, label)
+                g[c] = (colour, label)
+        if last_row:
+            # the points left of c are done: a chain without a liberty must go on at c or right
+            if any(o != 0 and o[1] is not None and
+                   all(x == 0 or x[1] != o[1] for x in g[c:]) for o in g[:c]):
+                continue
+            g[:c] = [0] * c
+        out.append(ref_encode(g))
+    return out
+
+
+def test_successors_match_the_labelled_reference():
+    from fastgo.count import _successors
+    rng = random.Random(7)
+    # every state of small sweeps; a sample of each point's states on wide frontiers
+    for f, length, keep in [(3, 3, None), (4, 4, None), (4, 5, None), (5, 4, None),
+                            (12, 4, 300), (13, 5, 300), (16, 4, 300), (16, 7, 200)]:
+        states = {0}
+        for r in range(length):
+            for c in range(f):
+                nxt = set()
+                for key in sorted(states):
+                    want = ref_successors(key, f, r, c, r == length - 1)
+                    assert _successors(key, f, r, c, r == length - 1) == want, (f, r, c, hex(key))
+                    nxt.update(want)
+                states = nxt if keep is None or len(nxt) <= keep else \
+                    set(rng.sample(sorted(nxt), keep))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -75,14 +75,18 @@ cdef extern from *:
     static uint64_t fastgo_ztable[1];
     #endif
 
-    /* the lowest set bit of a nonzero word */
+    /* the lowest (ctz) and highest (clz: leading zeros) set bit of a nonzero word */
     #ifdef _MSC_VER
     #include <intrin.h>
     static __inline int fastgo_ctz64(unsigned __int64 x) {
         unsigned long i; _BitScanForward64(&i, x); return (int)i;
     }
+    static __inline int fastgo_clz64(unsigned __int64 x) {
+        unsigned long i; _BitScanReverse64(&i, x); return 63 - (int)i;
+    }
     #else
     #define fastgo_ctz64(x) __builtin_ctzll(x)
+    #define fastgo_clz64(x) __builtin_clzll(x)
     #endif
 
     /* a hint to bring the cache line at p in for writing; nothing where the compiler has none */
@@ -97,6 +101,7 @@ cdef extern from *:
     const bint FASTGO_ZTABLE
     const uint64_t* fastgo_ztable
     int ctz64 "fastgo_ctz64" (uint64_t x) noexcept nogil
+    int clz64 "fastgo_clz64" (uint64_t x) noexcept nogil
     void prefetch "fastgo_prefetch" (const void* p) noexcept nogil
 
 cdef enum:

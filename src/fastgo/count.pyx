@@ -28,7 +28,7 @@ from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
-from fastgo.core cimport prefetch
+from fastgo.core cimport clz64, ctz64, prefetch
 
 cdef extern from *:
     """
@@ -90,9 +90,6 @@ cdef enum:
     OPEN = 1            # ... its first of several
     MIDDLE = 2          # ... neither first nor last
     CLOSE = 3           # ... its last
-    LAB = 3             # frontier codes >= LAB: a stone whose chain has no liberty yet,
-                        # LAB + 2 * label + colour - 1 (labels 0..15 and FRESH)
-    FRESH = 16          # label of a new chain (decode numbers the others 0..15)
     OFF = 255           # no neighbour there (board edge)
     EST_BATCH = 1 << 18 # boards per nogil batch of an estimate (signals are checked between)
     PARALLEL_STATES = 1 << 14   # fewer source states than this: one thread sweeps the point
@@ -149,16 +146,17 @@ def _sides(width, height, int max_short, int max_long, what):
 # f cells). Before point (r, c) the frontier holds, for each column, its most recent point: row r
 # for columns < c, row r - 1 for the others. Every state of the frontier maps to the number of
 # colourings of the points swept so far that reach it and in which every chain already cut off
-# from the unswept points has a liberty. A frontier cell is coded
-#     0 empty, 1 black stone whose chain has a liberty, 2 the same for white,
-#     LAB + 2 * label + (colour - 1): a stone whose chain has no liberty yet.
-# Chains that have a liberty need no label: joining one gives the whole chain a liberty and
-# nothing else. The state key packs a cell in 4 bits (Tromp and Farnebaeck's idea of naming
-# chains by their shape, not by labels): 0, 1, 2 as above, and a labelled stone as its colour and
-# its place in its chain's cells (the only one, first, middle, last), which is enough because
-# chains never cross on the frontier; so 16 cells fit a 64-bit key. A state and its colour swap
-# (which have the same count) share one entry keyed by the smaller code, which halves the table.
-# Counts are exact unsigned integers of `limbs` 64-bit words, enough for 3^(w*h).
+# from the unswept points has a liberty. The state key packs a frontier cell in 4 bits:
+#     0 empty, 1 a black stone whose chain has a liberty, 2 the same for white,
+#     KEY_LAB + 4 * (colour - 1) + kind (3..10): a stone whose chain has no liberty yet.
+# Chains that have a liberty need no name: joining one gives the whole chain a liberty and
+# nothing else. A chain without one is named by its shape, not by a label (Tromp and
+# Farnebaeck's idea): the kind says whether the cell is the chain's only cell on the frontier, its
+# first, a middle one or its last, which is enough because chains never cross on the frontier
+# (they nest like brackets); so 16 cells fit a 64-bit key, and the sweep computes successors on
+# the key itself, several cells at once. A state and its colour swap (which have the same count)
+# share one entry keyed by the smaller code, which halves the table. Counts are exact unsigned
+# integers of `limbs` 64-bit words, enough for 3^(w*h).
 
 ctypedef struct Table:
     uint64_t* slots     # cap slots of 1 + limbs words: the key (NO_KEY: free), then the count,
@@ -250,155 +248,157 @@ cdef int table_add(Table* t, uint64_t key, uint64_t h, const uint64_t* val) noex
     return 0
 
 
-cdef inline int colour_of(int code) noexcept nogil:
-    return code if code < LAB else ((code - LAB) & 1) + 1
+# Frontier operations on the key itself, 4 bits a cell, several cells at once (SWAR). A mask of
+# cells has the bit 4 * i set for cell i ("nibble ones"); times 15 it covers the cells' codes.
+
+cdef uint64_t NIB1 = 0x1111111111111111     # every cell's lowest bit
+cdef uint64_t NIB5 = 0x5555555555555555     # 5 in every cell: code + 5 has bit 3 set exactly
+                                            # for the labelled codes 3..10, and then its two
+                                            # low bits are the kind ((code - 3) & 3)
+
+cdef inline int cell_of(uint64_t key, int i) noexcept nogil:
+    return <int>((key >> (CELL_BITS * i)) & CELL_MASK)
 
 
-cdef inline void give_liberty(uint8_t* g, int f, int code) noexcept nogil:
-    """The chain labelled `code` has gained a liberty: its cells lose the label."""
-    cdef int i, col = colour_of(code)
-    for i in range(f):
-        if g[i] == code:
-            g[i] = <uint8_t>col
+cdef inline int code_colour(int code) noexcept nogil:
+    """BLACK (1) or WHITE (2) of a stone's code, 0 for an empty cell."""
+    return code if code < KEY_LAB else 1 + (code >= KEY_LAB + 4)
 
 
-cdef inline bint code_in(const uint8_t* g, int start, int stop, int skip, int code) noexcept nogil:
+cdef inline uint64_t colour_swap(uint64_t key) noexcept nogil:
+    """The key of the same frontier with black and white exchanged: 1 <-> 2, and a labelled
+    code moves 4 up (black) or down (white), keeping its kind; 0 stays."""
+    cdef uint64_t t = key + NIB5
+    cdef uint64_t lab = (t >> 3) & NIB1
+    cdef uint64_t white = (t >> 2) & lab                     # codes 7..10: t's bit 2 as well
+    cdef uint64_t stone = (key | (key >> 1) | (key >> 2) | (key >> 3)) & NIB1
+    return ((key + ((lab & ~white) << 2)) - (white << 2)) ^ ((stone & ~lab) * 3)
+
+
+cdef inline uint64_t canonical(uint64_t key) noexcept nogil:
+    """A frontier and its colour swap have the same count: one entry, the smaller key."""
+    cdef uint64_t s = colour_swap(key)
+    return key if key < s else s
+
+
+cdef inline uint64_t chain_cells(uint64_t key, int i) noexcept nogil:
+    """The cells (nibble ones) of the chain of the labelled cell i. A chain's cells are nested
+    like brackets (chains never cross on the frontier): its first cell OPENs, its last CLOSEs.
+    The level of every OPEN, MIDDLE and CLOSE cell (opens up to it, less closes before it) is
+    its chain's nesting depth; the chain is the cells of that level from the OPEN at or before
+    i to the CLOSE at or after it."""
+    cdef uint64_t t = key + NIB5
+    cdef uint64_t lab = (t >> 3) & NIB1
+    cdef uint64_t b0 = t & NIB1, b1 = (t >> 1) & NIB1
+    cdef uint64_t opens = lab & b0 & ~b1, closes = lab & b0 & b1, single = lab & ~b0 & ~b1
+    cdef uint64_t bit = <uint64_t>1 << (CELL_BITS * i)
+    cdef uint64_t level, x, same, below, above, lo, hi
+    if single & bit:
+        return bit
+    # prefix sums in every cell at once (at most 8 opens: no carry between cells); every close
+    # before a cell has its open before it too, so the difference borrows nowhere
+    level = opens * NIB1 - (closes << 4) * NIB1
+    x = level ^ (((level >> (CELL_BITS * i)) & CELL_MASK) * NIB1)
+    same = (lab & ~single) & ~((x | (x >> 1) | (x >> 2) | (x >> 3)) & NIB1)
+    below = same & opens & ((bit << 1) - 1)
+    lo = <uint64_t>1 << (63 - clz64(below))
+    above = same & closes & ~(bit - 1)
+    hi = above & (~above + 1)
+    return same & ~(lo - 1) & ((hi << 1) - 1)
+
+
+cdef inline uint64_t set_cells(uint64_t key, uint64_t cells, int code) noexcept nogil:
+    return (key & ~(cells * CELL_MASK)) | (cells * <uint64_t>code)
+
+
+cdef inline uint64_t relabel(uint64_t key, uint64_t cells, int colour) noexcept nogil:
+    """The cells (nibble ones, at least one) become one chain of `colour` without a liberty:
+    SINGLE for one cell, else OPEN, MIDDLE..., CLOSE."""
+    cdef int base = KEY_LAB + 4 * (colour - 1)
+    if (cells & (cells - 1)) == 0:
+        return set_cells(key, cells, base + SINGLE)
+    key = set_cells(key, cells, base + MIDDLE)
+    return key - (cells & (~cells + 1)) + (<uint64_t>1 << (63 - clz64(cells) & ~3))
+
+
+cdef inline bint finish(uint64_t* key, int c, bint last_row) noexcept nogil:
+    """After colouring point c: on the last row the points left of c have no unswept
+    neighbour, so a chain without a liberty must keep a cell at c or right of it (else the
+    colouring is not legal: False), and those cells are forgotten (set empty)."""
+    cdef uint64_t k = key[0], left, t, lab, b0, b1, opens, cells
     cdef int i
-    for i in range(start, stop):
-        if i != skip and g[i] == code:
-            return True
-    return False
-
-
-cdef inline bint place(uint8_t* g, int f, int r, int c, int colour, bint last_row) noexcept nogil:
-    """Colour point (r, c) in frontier g (in place). False when that leaves a chain without a
-    liberty that can no longer gain one (the colouring is then not a legal position)."""
-    cdef int up = g[c] if r > 0 else OFF
-    cdef int left = g[c - 1] if c > 0 else OFF
-    cdef bint lib, up_same, left_same
-    cdef int i, code
-    if colour == 0:
-        # an empty point is a liberty of the stones above and to the left
-        if up != OFF and up >= LAB:
-            give_liberty(g, f, up)
-        if c > 0 and g[c - 1] >= LAB:           # re-read: it may have been the same chain
-            give_liberty(g, f, g[c - 1])
-        g[c] = 0
-    else:
-        lib = up == 0 or left == 0
-        up_same = up != OFF and up != 0 and colour_of(up) == colour
-        left_same = left != OFF and left != 0 and colour_of(left) == colour
-        if (up_same and up < LAB) or (left_same and left < LAB):
-            lib = True                          # joins a chain that has a liberty
-        if up != OFF and up >= LAB and not up_same and not code_in(g, 0, f, c, up):
-            # an opponent stone above leaves the frontier, and with it the last stone of a chain
-            # without a liberty: nothing can give that chain one any more
-            return False
-        if lib:
-            if up_same and up >= LAB:
-                give_liberty(g, f, up)
-            if left_same and g[c - 1] >= LAB:
-                give_liberty(g, f, g[c - 1])
-            g[c] = <uint8_t>colour
-        else:
-            if up_same:
-                code = up
-                if left_same and left != up:    # the new stone joins two chains
-                    for i in range(f):
-                        if g[i] == left:
-                            g[i] = <uint8_t>up
-            elif left_same:
-                code = left
-            else:
-                code = LAB + 2 * FRESH + colour - 1
-            g[c] = <uint8_t>code
-    if last_row:
-        # on the last row the points left of c have no unswept neighbour: a chain without a
-        # liberty must still have a stone at c or right of it, and the others are forgotten
-        for i in range(c):
-            if g[i] >= LAB and not code_in(g, c, f, -1, g[i]):
-                return False
-        for i in range(c):
-            g[i] = 0
+    if not last_row or c == 0:
+        return True
+    left = NIB1 & ((<uint64_t>1 << (CELL_BITS * c)) - 1)
+    t = k + NIB5
+    lab = (t >> 3) & NIB1 & left
+    b0 = t & NIB1
+    b1 = (t >> 1) & NIB1
+    if lab & ~(b0 ^ b1):                # a SINGLE or CLOSE left of c: a chain that ends there
+        return False
+    opens = lab & b0 & ~b1
+    while opens:                        # chains running on past c: their cells from c on
+        i = ctz64(opens) >> 2
+        cells = chain_cells(k, i) & ~left
+        key[0] = relabel(key[0], cells, code_colour(cell_of(k, i)))
+        opens &= opens - 1
+    key[0] &= ~(left * CELL_MASK)
     return True
-
-
-cdef inline uint64_t canonical(const uint8_t* g, int f) noexcept nogil:
-    """The key of frontier g (see KEY_LAB): the smaller of the codes of g and of its colour swap.
-    A labelled cell is coded by its colour and its place in its chain's run of cells (single,
-    first, middle, last), which names the chain without a label."""
-    cdef uint8_t first[MAXF + 1]
-    cdef uint8_t last[MAXF + 1]
-    cdef int i, v, lab, kind, col
-    cdef uint64_t key = 0, skey = 0, code, scode
-    memset(first, 0xFF, sizeof(first))
-    for i in range(f):
-        v = g[i]
-        if v >= LAB:
-            lab = (v - LAB) >> 1
-            if first[lab] == 0xFF:
-                first[lab] = <uint8_t>i
-            last[lab] = <uint8_t>i
-    for i in range(f):
-        v = g[i]
-        if v < LAB:
-            code = v
-            scode = (3 - v) if v else 0
-        else:
-            lab = (v - LAB) >> 1
-            col = (v - LAB) & 1
-            if first[lab] == i:
-                kind = SINGLE if last[lab] == i else OPEN
-            else:
-                kind = CLOSE if last[lab] == i else MIDDLE
-            code = KEY_LAB + 4 * col + kind
-            scode = KEY_LAB + 4 * (col ^ 1) + kind
-        key |= code << (CELL_BITS * i)
-        skey |= scode << (CELL_BITS * i)
-    return key if key < skey else skey
-
-
-cdef inline void decode(uint64_t key, int f, uint8_t* g) noexcept nogil:
-    """The frontier of a key, labelling chains 0, 1, ... in the order they open. Chains cannot
-    cross on the frontier (two chains joined through the swept region would have to meet), so a
-    middle or last cell belongs to the innermost chain still open: a stack."""
-    cdef uint8_t stack[MAXF]
-    cdef int i, v, lab = 0, sp = 0, nxt = 0
-    for i in range(f):
-        v = (key >> (CELL_BITS * i)) & CELL_MASK
-        if v < KEY_LAB:
-            g[i] = <uint8_t>v
-            continue
-        v -= KEY_LAB
-        if (v & 3) == SINGLE:
-            lab = nxt
-            nxt += 1
-        elif (v & 3) == OPEN:
-            lab = nxt
-            nxt += 1
-            stack[sp] = <uint8_t>lab
-            sp += 1
-        elif (v & 3) == MIDDLE:
-            lab = stack[sp - 1]
-        else:
-            sp -= 1
-            lab = stack[sp]
-        g[i] = <uint8_t>(LAB + 2 * lab + (v >> 2))
 
 
 cdef inline int successors(uint64_t key, int f, int r, int c, bint last_row,
                            uint64_t* out) noexcept nogil:
-    """The keys reached by colouring point (r, c) empty, black, white; returns how many."""
-    cdef uint8_t base[MAXF]
-    cdef uint8_t g[MAXF]
+    """The keys reached by colouring point (r, c) empty, black, white; returns how many (a
+    colouring that leaves a chain no way to a liberty is not a legal position and is left out).
+    Cell c holds the point above, cell c - 1 the point to the left. An empty point gives both
+    their chains a liberty. A stone joins the chains of its colour above and to the left; the
+    joined chain has a liberty when one of them had one or the point touches an empty one. The
+    point above leaves the frontier: an opponent's chain without a liberty that has no other
+    cell there can never gain one."""
+    cdef int up = cell_of(key, c) if r > 0 else OFF
+    cdef int left = cell_of(key, c - 1) if c > 0 else OFF
+    cdef int up_col = 0 if up == OFF else code_colour(up)
+    cdef int left_col = 0 if left == OFF else code_colour(left)
+    cdef bint up_lab = up != OFF and up >= KEY_LAB, left_lab = left != OFF and left >= KEY_LAB
+    cdef bint up_same, left_same, lib
+    cdef uint64_t bit = <uint64_t>1 << (CELL_BITS * c)
+    cdef uint64_t up_cells = chain_cells(key, c) if up_lab else 0
+    cdef uint64_t left_cells = chain_cells(key, c - 1) if left_lab else 0
+    cdef uint64_t k, cells
     cdef int colour, n = 0
-    if f > MAXF:
-        f = MAXF        # never true (callers check); tells the C compiler the arrays suffice
-    decode(key, f, base)
-    for colour in range(3):
-        memcpy(g, base, f)
-        if place(g, f, r, c, colour, last_row):
-            out[n] = canonical(g, f)
+    # empty: a liberty of the chains above and to the left
+    k = key
+    if up_lab:
+        k = set_cells(k, up_cells, up_col)
+    if left_lab:
+        k = set_cells(k, left_cells, left_col)
+    k &= ~(bit * CELL_MASK)
+    if finish(&k, c, last_row):
+        out[n] = canonical(k)
+        n += 1
+    for colour in range(1, 3):
+        k = key
+        up_same = up_col == colour
+        left_same = left_col == colour
+        if up_lab and not up_same:
+            # the opponent's stone above leaves the frontier: its chain keeps its other cells,
+            # and with none left it can never gain a liberty
+            if up_cells == bit:
+                continue
+            k = relabel(k, up_cells & ~bit, up_col)
+        lib = up == 0 or left == 0 or (up_same and not up_lab) or (left_same and not left_lab)
+        cells = bit
+        if up_same:
+            cells |= up_cells
+        if left_same:
+            cells |= left_cells
+        if lib:                         # joins chains with a liberty or touches an empty point
+            k = set_cells(k, cells, colour)
+        elif not up_same or (left_same and (left_cells & up_cells) == 0):
+            k = relabel(k, cells, colour)   # a new chain, one joined on the left or a merger
+        # (else it extends the chain above in place: same cells, same codes)
+        if finish(&k, c, last_row):
+            out[n] = canonical(k)
             n += 1
     return n
 
@@ -1190,3 +1190,15 @@ def estimate_legal_fraction(width, height, samples, *, seed=0, confidence=0.95, 
         PyErr_CheckSignals()
     low, high = wilson_interval(legal, n, confidence)
     return LegalFractionEstimate(w, h, n, int(legal), legal / n, low, high, confidence, s)
+
+
+def _successors(key, f, r, c, last_row):
+    """The keys the sweep reaches from border state `key` by colouring point (r, c) of a
+    frontier of f cells (empty, black, white; a refused colouring is left out): the hook the
+    tests check the key arithmetic through."""
+    cdef uint64_t out[3]
+    cdef int n
+    if not (1 <= f <= MAX_FRONTIER and 0 <= c < f and r >= 0):
+        raise ValueError(f"_successors: f={f}, r={r}, c={c} out of range")
+    n = successors(key, f, r, c, bool(last_row), out)
+    return [out[i] for i in range(n)]
