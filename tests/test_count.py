@@ -8,6 +8,7 @@ only with FASTGO_SLOW=1 (seconds to a minute), 11x11 and 12x12 with FASTGO_SLOW=
 """
 
 import itertools
+import json
 import os
 import random
 import signal
@@ -25,7 +26,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import fastgo
-from fastgo.count import (MAX_BRUTE_POINTS, MAX_FRONTIER, MAX_SWEEP_THREADS, _sweep,
+from fastgo.count import (MAX_BRUTE_POINTS, MAX_FRONTIER, MAX_SWEEP_THREADS, PRIMES, _sweep,
                           count_legal_positions, count_legal_positions_brute,
                           count_legal_positions_stats, default_threads, estimate_legal_fraction,
                           legal_position_mask, wilson_interval)
@@ -860,6 +861,22 @@ def test_cli_count_output(capsys):
     assert "peak RSS" in out
 
 
+def test_cli_count_in_modular_passes(capsys):
+    # 7x7 exact needs two words a count (3^49 > 2^64); allowed less memory than that, the CLI
+    # counts modulo 2^64 and then modulo a prime, and prints the published count
+    from fastgo.cli import main
+    from fastgo.count import sweep_memory
+    assert sweep_memory(7, 7, 1) < 0.0004 * 2 ** 30 < sweep_memory(7, 7)
+    assert main(["count", "7", "7", "--max-memory", "0.0004"]) == 0
+    out = capsys.readouterr().out
+    assert f"legal positions on 7x7: {SQUARE[6]:,}\n" in out
+    assert "counted modulo 2^64, then modulo primes below 2^63 in 1 more pass(es)" in out
+    assert " s on 1 thread(s) in 2 passes;" in out
+    with pytest.raises(SystemExit):
+        main(["count", "7", "7", "--max-memory", "0"])
+    assert "--max-memory must be a positive number of GiB" in capsys.readouterr().err
+
+
 def test_cli_prints_counts_of_any_length(capsys):
     # Python refuses int -> text beyond sys.get_int_max_str_digits() (4300 by default; a 10 x 1000
     # count has about 4600 digits): lower the limit to the minimum, 640, and print a 930-digit count
@@ -1060,8 +1077,9 @@ def test_checkpoint_and_resume(tmp_path):
     assert resumed.count == whole.count == _sweep(7, 8, 1).count
     assert (resumed.peak_states, resumed.total_states, resumed.final_states) == \
         (whole.peak_states, whole.total_states, whole.final_states)
-    # another board in the same directory is refused by name
-    with pytest.raises(ValueError, match="checkpoint of a 7x8 sweep, not of 6x8"):
+    # another board in the same directory is refused by name (the finished count left its result)
+    assert json.loads((tmp_path / "result.json").read_text())["count"] == str(whole.count)
+    with pytest.raises(ValueError, match="result of a 7x8 sweep, not of 6x8"):
         count_legal_positions_stats(8, 6, checkpoint=tmp_path)
 
 
@@ -1097,17 +1115,106 @@ def test_memory_estimate_and_refusal():
     s = count_legal_positions_stats(9, 9)
     # the estimate sizes both tables for the peak; the sweep's own tables never exceed it
     assert s.table_bytes <= sweep_memory(9, 9) <= 4 * s.table_bytes
+    # 14x14 exact (5 words a count) needs more than this 24 GiB machine; 3 words fit
     assert sweep_memory(13, 13) < 16 * 2 ** 30 < sweep_memory(14, 14)
-    with pytest.raises(MemoryError, match=r"9x9 does not fit: its exact count needs about 0\.0 "
-                                          r"GiB of state tables, and 0\.0 GiB is"):
+    assert sweep_memory(14, 14, 3) < 16 * 2 ** 30
+    with pytest.raises(MemoryError, match=r"9x9 does not fit: even counts of one 64-bit word need "
+                                          r"about 5\.7 MiB of state tables \(exact counts 11\.5 "
+                                          r"MiB\), and 0\.0 MiB are allowed"):
         count_legal_positions_stats(9, 9, max_bytes=1000)
+
+
+def is_prime(n):
+    """Miller-Rabin with the first 12 primes as bases: exact below 3.3e24."""
+    bases = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
+    if n < 2 or any(n % p == 0 for p in bases):
+        return n in bases
+    d, r = n - 1, 0
+    while d % 2 == 0:
+        d, r = d // 2, r + 1
+    for a in bases:
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(r - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def test_modular_primes_and_crt():
+    from fastgo.count import PRIMES, _crt
+    assert len(set(PRIMES)) == len(PRIMES) and all(is_prime(p) and p < 2 ** 63 for p in PRIMES)
+    rng = random.Random(3)
+    moduli = [2 ** 64, PRIMES[0], PRIMES[1], 7]
+    for _ in range(200):
+        x = rng.randrange(2 ** 64 * PRIMES[0] * PRIMES[1] * 7)
+        assert _crt([x % m for m in moduli], moduli) == x
+
+
+@pytest.mark.parametrize("n,threads", [(8, 1), (9, 1), (9, 2)])
+def test_counts_in_modular_passes(n, threads):
+    # a memory limit below the exact counts' makes the sweep run modulo 2^64 or 2^128 and then
+    # modulo primes, joined by the Chinese remainder theorem: the published counts
+    from fastgo.count import sweep_memory
+    exact = count_legal_positions_stats(n, n)
+    for limbs in range(1, exact.limbs):
+        s = count_legal_positions_stats(n, n, threads=threads,
+                                        max_bytes=sweep_memory(n, n, limbs))
+        assert s.count == SQUARE[n - 1] and s.limbs == limbs and s.passes >= 2
+        assert 2 ** (64 * limbs) * max(PRIMES) ** (limbs * (s.passes - 1)) > 3 ** (n * n)
+        assert (s.peak_states, s.total_states, s.final_states) == \
+            (exact.peak_states, exact.total_states, exact.final_states)
+        assert s.table_bytes <= sweep_memory(n, n, limbs)
+
+
+def test_sweep_counts_modulo(tmp_path):
+    # one pass on its own: the count modulo 2^64, and modulo each of two primes
+    from fastgo.count import PRIMES
+    assert _sweep(9, 9, 1, limbs=1).count == SQUARE[8] % 2 ** 64
+    assert _sweep(9, 9, 2, limbs=2, primes=PRIMES[2:4]).count == \
+        (SQUARE[8] % PRIMES[2], SQUARE[8] % PRIMES[3])
+    with pytest.raises(ValueError):
+        _sweep(9, 9, 1, limbs=2, primes=PRIMES[:1])
+    with pytest.raises(ValueError):
+        _sweep(9, 9, 1, limbs=1, primes=(2 ** 63 + 1,))
+
+
+def test_modular_passes_checkpoint_and_resume(tmp_path):
+    # stopped in the second pass and resumed: the first pass is not redone, the count is exact
+    from fastgo.count import sweep_memory
+    limit = sweep_memory(8, 9, 1)
+    seen = []
+
+    def stop(p):
+        seen.append((p.sweep, p.sweeps, p.row, p.col))
+        if p.sweep == 1 and p.row == 3:
+            raise Stop
+    with pytest.raises(Stop):
+        count_legal_positions_stats(9, 8, checkpoint=tmp_path, progress=stop, max_bytes=limit)
+    plan = json.loads((tmp_path / "plan.json").read_text())
+    assert len(plan["passes"]) == seen[0][1] == 2      # modulo 2^64, then one prime
+    assert sorted(os.listdir(tmp_path)) == ["pass0", "pass1", "plan.json"]
+    assert {p[:2] for p in seen} == {(0, 2), (1, 2)}
+    assert "result.json" in os.listdir(tmp_path / "pass0")
+    assert "result.json" not in os.listdir(tmp_path / "pass1")
+    again = []
+    # a resumed count keeps its plan even when more memory is allowed now
+    s = count_legal_positions_stats(9, 8, checkpoint=tmp_path, progress=lambda p: again.append(
+        (p.sweep, p.row)))
+    assert again[0] == (1, 3) and again[-1][0] == 1
+    assert s.count == count_legal_positions(9, 8) and s.passes == 2 and s.limbs == 1
 
 
 def test_cli_refuses_a_board_that_does_not_fit():
     r = subprocess.run([sys.executable, "-m", "fastgo", "count", "16", "16"], env=_child_env(),
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 1 and r.stdout == ""
-    assert r.stderr.startswith("fastgo count: 16x16 does not fit: its exact count needs about ")
+    assert r.stderr.startswith("fastgo count: 16x16 does not fit: even counts of one 64-bit "
+                               "word need about ")
 
 
 def test_cli_checkpoint_progress_and_resume(tmp_path, capsys):

@@ -101,6 +101,8 @@ def _count(args):
         raise ValueError("--seed and --confidence apply to --estimate N only")
     if (args.checkpoint or args.resume) and (args.estimate is not None or args.brute or args.games):
         raise ValueError("--checkpoint and --resume apply to the exact count only")
+    if args.max_memory is not None and (args.estimate is not None or args.brute or args.games):
+        raise ValueError("--max-memory applies to the exact count only")
     if args.rules_name != "tromp-taylor" and not args.games:
         raise ValueError("--rules applies to --games only")
     if args.estimate is not None:
@@ -140,11 +142,16 @@ def _count(args):
         raise ValueError(f"board size {w}x{h} out of range for the exact count: its shorter side "
                          f"may be at most {fc.MAX_FRONTIER}; estimate the fraction of legal "
                          f"positions with --estimate N")
-    if args.resume is not None and not os.path.exists(os.path.join(args.resume, "sweep.json")):
-        raise ValueError(f"--resume {args.resume}: no checkpoint there (sweep.json); start the "
-                         f"count with --checkpoint {args.resume}")
+    if args.resume is not None and not any(os.path.exists(os.path.join(args.resume, name))
+                                           for name in ("sweep.json", "plan.json")):
+        raise ValueError(f"--resume {args.resume}: no checkpoint there (sweep.json or plan.json); "
+                         f"start the count with --checkpoint {args.resume}")
+    if args.max_memory is not None and not args.max_memory > 0:
+        raise ValueError(f"--max-memory must be a positive number of GiB, got {args.max_memory}")
     s = fc.count_legal_positions_stats(w, h, threads=1 if args.threads is None else args.threads,
                                        checkpoint=args.checkpoint or args.resume,
+                                       max_bytes=None if args.max_memory is None else
+                                       int(args.max_memory * 2 ** 30),
                                        progress=_progress_bar(sys.stderr))
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     rss /= 2 ** 20 if sys.platform == "darwin" else 2 ** 10        # bytes there, KiB on Linux
@@ -153,7 +160,12 @@ def _count(args):
     print(f"transfer-matrix sweep along the {s.frontier}-point side, {w * h} points: border states "
           f"peak {s.peak_states:,}, summed over the points {s.total_states:,} (a state and its "
           f"colour swap counted once)")
-    print(f"{s.seconds:.3f} s on {s.threads} thread(s); state tables at most "
+    if s.passes > 1:
+        print(f"counted modulo 2^{64 * s.limbs}, then modulo primes below 2^63 in {s.passes - 1} "
+              f"more pass(es) (exact counts do not fit in memory), joined by the Chinese "
+              f"remainder theorem")
+    passes = f" in {s.passes} passes" if s.passes > 1 else ""
+    print(f"{s.seconds:.3f} s on {s.threads} thread(s){passes}; state tables at most "
           f"{s.table_bytes / 2 ** 20:.1f} MiB; process peak RSS {rss:.0f} MiB")
     return 0
 
@@ -174,8 +186,9 @@ def _progress_bar(out):
             return
         bar = "#" * (20 * done // total) + "." * (20 - 20 * done // total)
         eta = "?" if p.eta is None else clock(p.eta)
-        line = (f"[{bar}] row {p.row + 1}/{p.rows} point {p.col + 1}/{p.cols}, {p.states:,} "
-                f"states, {clock(p.seconds)} elapsed, ETA {eta}")
+        sweep = f"pass {p.sweep + 1}/{p.sweeps} " if p.sweeps > 1 else ""
+        line = (f"[{bar}] {sweep}row {p.row + 1}/{p.rows} point {p.col + 1}/{p.cols}, "
+                f"{p.states:,} states, {clock(p.seconds)} elapsed, ETA {eta}")
         print(("\r" + line + "\033[K") if tty else line, end="" if tty else "\n", file=out,
               flush=True)
         if tty and done == total:
@@ -337,6 +350,10 @@ def main(argv=None):
                      help="count the complete games on the empty board instead (tiny boards)")
     count.add_argument("--rules", dest="rules_name", default="tromp-taylor",
                        help="rules preset of --games (default tromp-taylor: positional superko)")
+    count.add_argument("--max-memory", type=float, metavar="GIB", default=None,
+                       help="GiB the exact count's state tables may take (default: 85%% of the "
+                       "memory available); when exact counts do not fit, the board is swept "
+                       "several times with counts modulo 2^64k and primes")
     where = count.add_mutually_exclusive_group()
     where.add_argument("--checkpoint", metavar="DIR", default=None,
                        help="save the exact count's border states to DIR after every row, and "

@@ -14,6 +14,8 @@ MAX_SWEEP_THREADS: int
 MAX_THREADS: int
 PEAK_STATES: Dict[int, int]
 GROWTH: float
+TABLE_LOAD: float
+PRIMES: Tuple[int, ...]
 CHECKPOINT_FORMAT: str
 
 class CountStats(NamedTuple):
@@ -28,6 +30,7 @@ class CountStats(NamedTuple):
     limbs: int
     threads: int
     seconds: float
+    passes: int = 1
 
 class SweepProgress(NamedTuple):
     row: int
@@ -37,6 +40,8 @@ class SweepProgress(NamedTuple):
     states: int
     seconds: float
     eta: Optional[float]
+    sweep: int = 0
+    sweeps: int = 1
 
 class LegalFractionEstimate(NamedTuple):
     width: int
@@ -56,7 +61,7 @@ def count_legal_positions_stats(width: int, height: int, *, threads: Optional[in
                                 checkpoint: Union[str, os.PathLike, None] = None,
                                 progress: Optional[Callable[[SweepProgress], object]] = None,
                                 max_bytes: Optional[int] = None) -> CountStats: ...
-def sweep_memory(width: int, height: int) -> int: ...
+def sweep_memory(width: int, height: int, limbs: Optional[int] = None) -> int: ...
 def available_memory() -> int: ...
 def count_legal_positions_brute(width: int, height: int, *,
                                 threads: Optional[int] = ...) -> int: ...

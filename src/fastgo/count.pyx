@@ -25,7 +25,7 @@ one thread (OpenMP's thread pool does not survive fork()).
 cimport cython
 from cython.parallel cimport parallel, prange
 from cpython.exc cimport PyErr_CheckSignals
-from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
 from fastgo.core cimport clz64, ctz64, prefetch
@@ -46,8 +46,20 @@ cdef extern from *:
     #endif
         return p;
     }
+    /* the high word of a * b: a hash times a table's size gives a slot index below it, so a
+       table can have any size */
+    #include <stdint.h>
+    #if defined(__SIZEOF_INT128__)
+    static inline uint64_t fastgo_mulhi(uint64_t a, uint64_t b) {
+        return (uint64_t)(((unsigned __int128)a * b) >> 64);
+    }
+    #elif defined(_MSC_VER)
+    #include <intrin.h>
+    #define fastgo_mulhi(a, b) __umulh((a), (b))
+    #endif
     """
     void* fastgo_table_alloc(size_t n) noexcept nogil
+    uint64_t mulhi "fastgo_mulhi" (uint64_t a, uint64_t b) noexcept nogil
 
 import json
 import math
@@ -158,29 +170,59 @@ def _sides(width, height, int max_short, int max_long, what):
 # share one entry keyed by the smaller code, which halves the table. Counts are exact unsigned
 # integers of `limbs` 64-bit words, enough for 3^(w*h).
 
+#
+# Counts modulo. When exact counts do not fit in memory, the sweep runs several times, each pass
+# counting modulo something smaller: 2^(64 * limbs) (the same arithmetic, the carry out of the
+# top word dropped), or a residue per word modulo primes below 2^63; the Chinese remainder
+# theorem joins the passes' residues into the exact count (count_legal_positions_stats).
+#
+# Tables. A point's successors go into a hash table (linear probing, any size: the slot index is
+# the high word of hash * size); once the point is done the table is packed (its states moved to
+# the front, the rest given back) and is the next point's source, which is only read in order.
+
 ctypedef struct Table:
     uint64_t* slots     # cap slots of 1 + limbs words: the key (NO_KEY: free), then the count,
                         # least significant word first; one slot is one cache miss, not two
-    int64_t cap         # a power of two
+    int64_t cap         # slots (a packed table: cap == used, no free slot)
     int64_t used
     int limbs
     int stride          # 1 + limbs
+    const uint64_t* primes  # NULL: a count is one number in limbs words, modulo 2^(64 * limbs);
+                            # else word j is a residue modulo primes[j] (each below 2^63)
 
 
-cdef int table_init(Table* t, int64_t cap, int limbs) noexcept nogil:
-    """An empty table of `cap` slots (a power of two). Returns -1 when out of memory."""
+cdef int table_init(Table* t, int64_t cap, int limbs, const uint64_t* primes) noexcept nogil:
+    """An empty table of `cap` slots. Returns -1 when out of memory."""
     cdef int64_t i
     t.stride = 1 + limbs
     t.slots = <uint64_t*>fastgo_table_alloc(<size_t>cap * t.stride * sizeof(uint64_t))
     t.cap = cap
     t.used = 0
     t.limbs = limbs
+    t.primes = primes
     if t.slots == NULL:
         t.cap = 0
         return -1
     for i in range(cap):
         t.slots[i * t.stride] = NO_KEY
     return 0
+
+
+cdef void table_pack(Table* t) noexcept nogil:
+    """Move the used slots to the front and give the rest of the memory back: the table becomes
+    a list of states (cap == used), read in order as the next point's source."""
+    cdef int64_t i, n = 0
+    cdef uint64_t* smaller
+    for i in range(t.cap):
+        if t.slots[i * t.stride] != NO_KEY:
+            if n != i:
+                memcpy(t.slots + n * t.stride, t.slots + i * t.stride,
+                       t.stride * sizeof(uint64_t))
+            n += 1
+    smaller = <uint64_t*>realloc(t.slots, <size_t>max(n, 1) * t.stride * sizeof(uint64_t))
+    if smaller != NULL:                 # else the block keeps its size: still correct
+        t.slots = smaller
+    t.cap = n
 
 
 cdef void table_free(Table* t) noexcept nogil:
@@ -202,42 +244,51 @@ cdef inline int64_t table_bytes(const Table* t) noexcept nogil:
     return t.cap * t.stride * <int64_t>sizeof(uint64_t)
 
 
-cdef inline void add_limbs(uint64_t* a, const uint64_t* b, int limbs) noexcept nogil:
-    """a += b; the caller sized the numbers so that the sum fits."""
+cdef inline void add_counts(uint64_t* a, const uint64_t* b, int limbs,
+                            const uint64_t* primes) noexcept nogil:
+    """a += b: modulo 2^(64 * limbs) (the carry out of the top word is dropped), or word by
+    word modulo primes[j]."""
     cdef uint64_t carry = 0, s, t
     cdef int j
-    for j in range(limbs):
-        s = a[j] + b[j]
-        t = s + carry
-        carry = (s < b[j]) | (t < carry)
-        a[j] = t
+    if primes == NULL:
+        for j in range(limbs):
+            s = a[j] + b[j]
+            t = s + carry
+            carry = (s < b[j]) | (t < carry)
+            a[j] = t
+    else:
+        for j in range(limbs):
+            s = a[j] + b[j]             # both below primes[j] < 2^63: no overflow
+            a[j] = s - primes[j] if s >= primes[j] else s
 
 
 cdef inline void table_put(Table* t, uint64_t key, uint64_t h, const uint64_t* val) noexcept nogil:
     """Add val to the count of key (h = mix64(key)); the table has a free slot."""
-    cdef int64_t mask = t.cap - 1
-    cdef int64_t i = <int64_t>(h & <uint64_t>mask)
+    cdef int64_t i = <int64_t>mulhi(h, <uint64_t>t.cap)
     cdef uint64_t* slot
     while True:
         slot = t.slots + i * t.stride
         if slot[0] == key:
-            add_limbs(slot + 1, val, t.limbs)
+            add_counts(slot + 1, val, t.limbs, t.primes)
             return
         if slot[0] == NO_KEY:
             slot[0] = key
             memcpy(slot + 1, val, t.limbs * sizeof(uint64_t))
             t.used += 1
             return
-        i = (i + 1) & mask
+        i += 1
+        if i == t.cap:
+            i = 0
 
 
 cdef int table_add(Table* t, uint64_t key, uint64_t h, const uint64_t* val) noexcept nogil:
-    """Add val to the count of key, doubling the table first when it would pass 70% full
-    (linear probing slows down sharply beyond). Returns -1 when out of memory."""
+    """Add val to the count of key, doubling the table first when it would pass 85% full
+    (linear probing slows down sharply beyond; tables are sized for about 75%). Returns -1
+    when out of memory."""
     cdef Table bigger
     cdef int64_t i
-    if (t.used + 1) * 10 > t.cap * 7:
-        if table_init(&bigger, 2 * t.cap, t.limbs) != 0:
+    if (t.used + 1) * 20 > t.cap * 17:
+        if table_init(&bigger, 2 * t.cap, t.limbs, t.primes) != 0:
             return -1
         for i in range(t.cap):
             if slot_key(t, i) != NO_KEY:
@@ -403,10 +454,16 @@ cdef inline int successors(uint64_t key, int f, int r, int c, bint last_row,
     return n
 
 
+cdef inline int part_of(uint64_t h, int nparts) noexcept nogil:
+    """The table (of nparts) a successor with hash h goes to: from the hash's low bits, which
+    the slot index (its high word times the size) hardly depends on."""
+    return <int>(<uint32_t>h % <uint32_t>nparts)
+
+
 cdef int expand(const Table* src, int nsrc, Table* dst, int part, int nparts, int f, int r,
                 int c, bint last_row) noexcept nogil:
-    """Sweep point (r, c) for the successors that belong to table `part` of `nparts` (picked by
-    hash bits that the slot index does not use). Successors go in batches: the batch's slots are
+    """Sweep point (r, c) for the successors that belong to table `part` of `nparts`
+    (part_of). Successors go in batches: the batch's slots are
     prefetched first, so the random accesses into dst overlap instead of waiting one by one.
     Returns -1 when out of memory."""
     cdef uint64_t out[3]
@@ -425,12 +482,12 @@ cdef int expand(const Table* src, int nsrc, Table* dst, int part, int nparts, in
                 n = successors(key, f, r, c, last_row, out)
                 for k in range(n):
                     h = mix64(out[k])
-                    if nparts > 1 and <int>((h >> 56) % <uint64_t>nparts) != part:
+                    if nparts > 1 and part_of(h, nparts) != part:
                         continue
                     keys[nb] = out[k]
                     hashes[nb] = h
                     vals[nb] = slot_val(&src[s], i)
-                    prefetch(dst.slots + <int64_t>(h & <uint64_t>(dst.cap - 1)) * dst.stride)
+                    prefetch(dst.slots + <int64_t>mulhi(h, <uint64_t>dst.cap) * dst.stride)
                     nb += 1
                 if nb < EXPAND_BATCH:
                     continue
@@ -477,7 +534,7 @@ cdef int scatter(const Table* src, int64_t start, int64_t stop, Buffer* out, int
             continue
         n = successors(slot_key(src, i), f, r, c, last_row, succ)
         for k in range(n):
-            if buffer_push(&out[<int>((mix64(succ[k]) >> 56) % <uint64_t>nparts)], succ[k],
+            if buffer_push(&out[part_of(mix64(succ[k]), nparts)], succ[k],
                            slot_val(src, i)) != 0:
                 return -1
     return 0
@@ -542,55 +599,102 @@ cdef int sweep_point(const Table* src, int nsrc, Table* dst, int nt, int f, int 
 
 CountStats = namedtuple("CountStats", ["count", "width", "height", "frontier", "peak_states",
                                        "total_states", "final_states", "table_bytes", "limbs",
-                                       "threads", "seconds"])
+                                       "threads", "seconds", "passes"], defaults=(1,))
 CountStats.__doc__ = """The exact count of legal positions and what the sweep took.
 
 count: the number of legal positions; frontier: the cells of the sweep's border (the shorter
 side); peak_states: the most border states held at once (colour-swapped pairs counted once);
-total_states: the states summed over all points swept (the work); final_states: states after the
-last point; table_bytes: the most memory the state tables held at once; limbs: 64-bit words per
-count; seconds: wall time of the sweep (summed over the runs of a resumed count)."""
+total_states: the states summed over all points swept (the work of one pass); final_states:
+states after the last point; table_bytes: the most memory the state tables held at once; limbs:
+64-bit words per count (in the first pass); seconds: wall time of the sweeps (summed over the
+runs of a resumed count); passes: how many times the board was swept (1: exact counts; more:
+counts modulo 2^(64 * limbs) and modulo primes below 2^63, joined by the Chinese remainder
+theorem, when exact counts do not fit in memory)."""
 
 SweepProgress = namedtuple("SweepProgress", ["row", "col", "rows", "cols", "states", "seconds",
-                                             "eta"])
-SweepProgress.__doc__ = """Where a sweep stands, passed to its ``progress`` callback after every
-point: point (row, col) of rows x cols is done, `states` border states are held, `seconds` have
-passed (earlier runs of a resumed count included), and `eta` more seconds are expected (None
-until a row has been timed): the last whole row's time per point times the points left (an
-underestimate while the states still grow, in the first rows)."""
+                                             "eta", "sweep", "sweeps"], defaults=(0, 1))
+SweepProgress.__doc__ = """Where a count stands, passed to its ``progress`` callback after every
+point: point (row, col) of rows x cols of pass `sweep` (0-based) of `sweeps` is done, `states`
+border states are held, `seconds` have passed (earlier passes and earlier runs of a resumed count
+included), and `eta` more seconds are expected (None until a row has been timed): the last whole
+row's time per point times the points left, the passes still to come taken as long as this one
+(an underestimate while the states still grow, in the first rows)."""
 
 #: Peak border states of the sweep of an n x n board by frontier width n, measured with this
-#: code (11 and 12: the CLI runs of benchmarks/RESULTS.md, the same state space); wider frontiers are extrapolated by GROWTH per cell.
+#: code (11 to 13: the CLI runs of benchmarks/RESULTS.md, the same state space); wider frontiers
+#: are extrapolated by GROWTH per cell.
 PEAK_STATES = {1: 2, 2: 9, 3: 43, 4: 159, 5: 587, 6: 2_279, 7: 9_319, 8: 38_151, 9: 156_499,
-               10: 650_621, 11: 2_735_947, 12: 11_611_394}
+               10: 650_621, 11: 2_735_947, 12: 11_611_394, 13: 49_762_947}
 GROWTH = 4.3
+#: A destination table is sized for its expected states at this load (it grows past 85%).
+TABLE_LOAD = 0.75
+#: The largest primes below 2^63, the moduli of the modular passes (a sum of two residues
+#: stays below 2^64).
+PRIMES = (2 ** 63 - 25, 2 ** 63 - 165, 2 ** 63 - 259, 2 ** 63 - 301, 2 ** 63 - 375,
+          2 ** 63 - 387, 2 ** 63 - 391, 2 ** 63 - 409)
 
 CHECKPOINT_FORMAT = "fastgo-sweep-1"    # the key encoding and file layout; bump when either changes
 cdef int64_t CHUNK = 1 << 16            # states per read or write of a checkpoint file
 
 
 def _limbs(int f, int length):
-    """64-bit words per count: enough for 3^(f * length)."""
+    """64-bit words per exact count: enough for 3^(f * length)."""
     return ((<object>3) ** (f * length)).bit_length() // 64 + 1
 
 
-def _table_cap(states, parts=1):
-    """The slots of a destination table for a point whose source holds `states`: room for 1.5x
-    the states at under 70% load, split `parts` ways (a power of two)."""
-    cap = 16
-    while cap * 7 < states * 15 // parts:
-        cap *= 2
-    return cap
+def _peak_states(int f):
+    return PEAK_STATES.get(f) or int(PEAK_STATES[13] * GROWTH ** (f - 13))
 
 
-def sweep_memory(width, height):
-    """The estimated peak memory (bytes) of the state tables of the exact count of a
-    ``width x height`` board: a source and a destination table sized for the peak border states
-    (``PEAK_STATES``, extrapolated beyond 12 cells), each slot a key and the count's limbs."""
+def sweep_memory(width, height, limbs=None):
+    """The estimated peak memory (bytes) of the state tables of the count of a ``width x
+    height`` board with counts of `limbs` 64-bit words (default: exact counts): the peak border
+    states (``PEAK_STATES``, extrapolated beyond 13 cells) once packed (a point's source) and
+    once in a hash table sized for them with 5% to spare at ``TABLE_LOAD`` (its
+    destination), each a key and the count's words."""
     w, h = _sides(width, height, MAX_FRONTIER, MAX_LENGTH, "the exact count")
     f, length = min(w, h), max(w, h)
-    peak = PEAK_STATES.get(f) or int(PEAK_STATES[12] * GROWTH ** (f - 12))
-    return 2 * _table_cap(peak) * 8 * (1 + _limbs(f, length))
+    if limbs is None:
+        limbs = _limbs(f, length)
+    return int(_peak_states(f) * (1 + 1.05 / TABLE_LOAD)) * 8 * (1 + limbs)
+
+
+def _plan(int f, int length, limit):
+    """The passes of a count within `limit` bytes of tables: [(limbs, primes or None)]. Exact
+    counts in one pass when they fit; else the widest counts that fit, first modulo
+    2^(64 * limbs), then modulo as many of PRIMES (limbs of them a pass) as it takes for the
+    moduli's product to pass 3^(f * length), above any count."""
+    exact = _limbs(f, length)
+    if sweep_memory(f, length, exact) <= limit:
+        return [(exact, None)]
+    limbs = exact - 1
+    while limbs > 0 and sweep_memory(f, length, limbs) > limit:
+        limbs -= 1
+    if limbs == 0:
+        return None
+    bound = (<object>3) ** (f * length)
+    plan = [(limbs, None)]
+    modulus = (<object>1) << (64 * limbs)
+    used = 0
+    while modulus <= bound:
+        primes = []
+        while modulus <= bound and len(primes) < limbs:
+            if used == len(PRIMES):
+                return None
+            primes.append(PRIMES[used])
+            modulus *= PRIMES[used]
+            used += 1
+        plan.append((len(primes), tuple(primes)))
+    return plan
+
+
+def _crt(residues, moduli):
+    """The number below the product of the (pairwise coprime) moduli with these residues."""
+    x, m = 0, 1
+    for r, q in zip(residues, moduli):
+        x += m * ((r - x) * pow(m, -1, q) % q)
+        m *= q
+    return x
 
 
 def available_memory():
@@ -611,19 +715,77 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
     """``count_legal_positions`` with the figures of the sweep, as a ``CountStats``.
 
     ``checkpoint``: a directory; after every row the border states are saved there (one file of
-    keys and counts, and ``sweep.json``), and a count started again with the same directory
-    resumes after the last saved row. ``progress``: called with a ``SweepProgress`` after every
-    point. ``max_bytes``: refuse (``MemoryError``, naming the estimate) a board whose tables
-    ``sweep_memory`` estimates above it; default: the memory available now."""
+    keys and counts, and ``sweep.json``; with several passes, one subdirectory a pass and
+    ``plan.json``), and a count started again with the same directory resumes after the last
+    saved row. ``progress``: called with a ``SweepProgress`` after every point. ``max_bytes``:
+    the memory the state tables may take (default: 85% of the memory available now). When exact
+    counts (``sweep_memory``) would not fit, the board is swept several times with narrower
+    counts (modulo 2^(64 * limbs), then modulo primes), joined exactly by the Chinese remainder
+    theorem; when not even one word a count fits, ``MemoryError`` names the estimate."""
     w, h = _sides(width, height, MAX_FRONTIER, MAX_LENGTH, "the exact count")
-    need = sweep_memory(w, h)
-    limit = available_memory() if max_bytes is None else _index(max_bytes, "max_bytes")
-    if need > limit:
-        raise MemoryError(f"{w}x{h} does not fit: its exact count needs about "
-                          f"{need / 2 ** 30:.1f} GiB of state tables, and {limit / 2 ** 30:.1f} "
-                          f"GiB {'is' if max_bytes is not None else 'are available'}")
-    s = _sweep(min(w, h), max(w, h), _threads(threads, SWEEP_THREADS_MAX), checkpoint, progress)
-    return s._replace(width=w, height=h)
+    f, length = min(w, h), max(w, h)
+    nt = _threads(threads, SWEEP_THREADS_MAX)
+    limit = int(0.85 * available_memory()) if max_bytes is None else _index(max_bytes, "max_bytes")
+    plan = None
+    if checkpoint is not None:
+        checkpoint = os.fspath(checkpoint)
+        path = os.path.join(checkpoint, "plan.json")
+        if os.path.exists(path):        # a resumed count keeps the passes it started with
+            with open(path) as fh:
+                plan = [(limbs, None if primes is None else tuple(primes))
+                        for limbs, primes in json.load(fh)["passes"]]
+    if plan is None:
+        plan = _plan(f, length, limit)
+    if plan is None:
+        raise MemoryError(f"{w}x{h} does not fit: even counts of one 64-bit word need about "
+                          f"{_gib(sweep_memory(w, h, 1))} of state tables (exact counts "
+                          f"{_gib(sweep_memory(w, h))}), and "
+                          f"{_gib(limit)} {'are allowed' if max_bytes is not None else 'available'}")
+    budget = sweep_memory(w, h, plan[0][0])
+    if len(plan) > 1 and checkpoint is not None:
+        os.makedirs(checkpoint, exist_ok=True)
+        _write_json(os.path.join(checkpoint, "plan.json"),
+                    dict(format=CHECKPOINT_FORMAT, width=w, height=h,
+                         passes=[[limbs, None if primes is None else list(primes)]
+                                 for limbs, primes in plan]))
+    passes, before = [], 0.0
+    for i, (limbs, primes) in enumerate(plan):
+        where = checkpoint if checkpoint is None or len(plan) == 1 else \
+            os.path.join(checkpoint, f"pass{i}")
+        report = None
+        if progress is not None:
+            def report(p, before=before, i=i):
+                done = p.seconds + before
+                eta = None if p.eta is None else \
+                    p.eta + (len(plan) - 1 - i) * (p.seconds + p.eta)
+                progress(p._replace(seconds=done, eta=eta, sweep=i, sweeps=len(plan)))
+        s = _sweep(f, length, nt, where, report, limbs, primes, budget)
+        passes.append(s)
+        before += s.seconds
+    if len(plan) == 1:
+        count = passes[0].count
+    else:
+        residues, moduli = [passes[0].count], [(<object>1) << (64 * plan[0][0])]
+        for s, (limbs, primes) in zip(passes[1:], plan[1:]):
+            residues.extend(s.count)
+            moduli.extend(primes)
+        count = _crt(residues, moduli)
+    first = passes[0]
+    return first._replace(count=count, width=w, height=h, seconds=before, passes=len(plan),
+                          table_bytes=max(s.table_bytes for s in passes))
+
+
+def _gib(n):
+    return f"{n / 2 ** 30:.1f} GiB" if n >= 2 ** 30 else f"{n / 2 ** 20:.1f} MiB"
+
+
+def _write_json(path, data):
+    """Write a JSON file whole or not at all (a temporary file renamed into place)."""
+    with open(path + ".tmp", "w") as fh:
+        json.dump(data, fh, indent=1)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(path + ".tmp", path)
 
 
 cdef int64_t collect(const Table* tabs, int ntabs, int64_t* pos, uint64_t* out,
@@ -667,19 +829,24 @@ cdef _save(const Table* tabs, int ntabs, directory, dict meta):
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(path + ".tmp", path)
-    meta = dict(meta, states=int(states), file=name)
-    with open(os.path.join(directory, "sweep.json.tmp"), "w") as fh:
-        json.dump(meta, fh, indent=1)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(os.path.join(directory, "sweep.json.tmp"), os.path.join(directory, "sweep.json"))
+    _write_json(os.path.join(directory, "sweep.json"), dict(meta, states=int(states), file=name))
     for other in os.listdir(directory):
         if other.startswith("states-row") and other != name:
             os.remove(os.path.join(directory, other))
 
 
-def _load_meta(directory, int f, int length, int limbs):
-    """The checkpoint in `directory` for this board, or None when there is none."""
+def _same_sweep(path, what, meta, int f, int length, int limbs, primes):
+    """Refuse the checkpoint or result at `path` when it belongs to another board or pass."""
+    if (meta["frontier"], meta["length"]) != (f, length):
+        raise ValueError(f"{path} is the {what} of a {meta['frontier']}x{meta['length']} "
+                         f"sweep, not of {f}x{length}")
+    if (meta["limbs"], meta.get("primes")) != (limbs, None if primes is None else list(primes)):
+        raise ValueError(f"{path} counts with {meta['limbs']} words modulo "
+                         f"{meta.get('primes') or 'a power of two'}, not as this pass does")
+
+
+def _load_meta(directory, int f, int length, int limbs, primes):
+    """The checkpoint in `directory` for this board and pass, or None when there is none."""
     path = os.path.join(directory, "sweep.json")
     if not os.path.exists(path):
         return None
@@ -688,9 +855,7 @@ def _load_meta(directory, int f, int length, int limbs):
     if meta.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f"{path} is not a checkpoint of this version of fastgo's sweep "
                          f"(format {meta.get('format')!r}, expected {CHECKPOINT_FORMAT!r})")
-    if (meta["frontier"], meta["length"], meta["limbs"]) != (f, length, limbs):
-        raise ValueError(f"{path} is the checkpoint of a {meta['frontier']}x{meta['length']} "
-                         f"sweep, not of {f}x{length}")
+    _same_sweep(path, "checkpoint", meta, f, length, limbs, primes)
     size = os.path.getsize(os.path.join(directory, meta["file"]))
     if size != meta["states"] * 8 * (1 + limbs):
         raise ValueError(f"{os.path.join(directory, meta['file'])} holds {size} bytes, not the "
@@ -699,35 +864,45 @@ def _load_meta(directory, int f, int length, int limbs):
 
 
 cdef _load(Table* t, directory, dict meta):
-    """Read the states of a checkpoint into the empty table t (sized for them)."""
-    cdef int64_t n, k, left = meta["states"]
+    """Read the states of a checkpoint into t, a packed table of exactly that many slots."""
+    cdef int64_t n, left = meta["states"]
     cdef int stride = t.stride
-    buf = np.empty(CHUNK * stride, dtype=np.uint64)
-    cdef uint64_t[::1] view = buf
     with open(os.path.join(directory, meta["file"]), "rb") as fh:
         while left > 0:
             n = min(left, CHUNK)
-            if fh.readinto(buf[:n * stride].data) != n * stride * 8:
+            view = memoryview(<char[:n * stride * 8]><char*>(t.slots + t.used * stride))
+            if fh.readinto(view) != n * stride * 8:
                 raise ValueError(f"{meta['file']} ends early")
-            with nogil:
-                for k in range(n):
-                    table_put(t, view[k * stride], mix64(view[k * stride]), &view[k * stride + 1])
+            t.used += n
             left -= n
 
 
-def _sweep(int f, int length, int nt, checkpoint=None, progress=None):
+def _sweep(int f, int length, int nt, checkpoint=None, progress=None, limbs=None, primes=None,
+           budget=None):
     """Sweep a board of `length` rows of `f` points on nt threads, whichever side is shorter
-    (the tests use it to sweep along the longer side); a CountStats with width f. With a
-    checkpoint directory, save the states after every row and resume from the last saved row."""
-    if not (1 <= f <= MAX_FRONTIER and 1 <= length <= MAX_LENGTH and 1 <= nt <= MAX_SWEEP_THREADS):
-        raise ValueError(f"_sweep({f}, {length}, {nt}) out of range")
+    (the tests use it to sweep along the longer side); a CountStats with width f. Counts have
+    `limbs` words (default: exact) modulo 2^(64 * limbs), or with `primes` (limbs of them) a
+    residue modulo each; the count is then that residue (a tuple for primes). `budget`: bytes
+    the tables may take (a destination table gets up to twice the room its expected states
+    need within it). With a checkpoint directory, save the states after every row and resume
+    from the last saved row; a finished pass leaves its result there (result.json)."""
+    if limbs is None:
+        limbs = _limbs(f, length)
+    if not (1 <= f <= MAX_FRONTIER and 1 <= length <= MAX_LENGTH and 1 <= nt <= MAX_SWEEP_THREADS
+            and 1 <= limbs <= 64 and (primes is None or len(primes) == limbs)):
+        raise ValueError(f"_sweep({f}, {length}, {nt}, limbs={limbs}) out of range")
+    moduli = None if primes is None else np.array(primes, dtype=np.uint64)
+    if moduli is not None and not np.all((moduli > 1) & (moduli < 2 ** 63)):
+        raise ValueError("_sweep: the primes must lie in 2..2^63-1")
+    cdef const uint64_t[::1] mod_view = moduli
+    cdef const uint64_t* cprimes = NULL if moduli is None else &mod_view[0]
     cdef int w = f, h = length
-    cdef int limbs = _limbs(f, length)
+    cdef int climbs = limbs
     cdef Table* src = <Table*>malloc(nt * sizeof(Table))
     cdef Table* dst = <Table*>malloc(nt * sizeof(Table))
     cdef Table* tmp
     cdef int nsrc = 1, t, r, c, failed, parts, first_row = 0
-    cdef int64_t states, cap, peak = 1, total = 0, peak_bytes = 0, nbytes
+    cdef int64_t states, cap, peak = 1, total = 0, peak_bytes = 0, nbytes, slot = 8 * (1 + limbs)
     cdef uint64_t[::1] one
     cdef bint last_row
     cdef int64_t i, final
@@ -744,24 +919,37 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None):
     if checkpoint is not None:
         checkpoint = os.fspath(checkpoint)
         os.makedirs(checkpoint, exist_ok=True)
-        meta = _load_meta(checkpoint, f, length, limbs)
+        done = os.path.join(checkpoint, "result.json")
+        if os.path.exists(done):        # this pass finished in an earlier run
+            free(src)
+            free(dst)
+            with open(done) as fh:
+                d = json.load(fh)
+            _same_sweep(done, "result", d, f, length, limbs, primes)
+            count = int(d["count"]) if primes is None else tuple(int(x) for x in d["count"])
+            return CountStats(count, f, length, f, d["peak_states"], d["total_states"],
+                              d["final_states"], d["table_bytes"], limbs, nt, d["seconds"])
+        meta = _load_meta(checkpoint, f, length, limbs, primes)
     earlier = 0.0 if meta is None else meta["seconds"]
+    # growth[c]: states after point c over states before it, in the last row swept; at most 3
+    # on row 0 (nothing is refused there), about 1.2-1.7 on row 1 (measured to 13 cells)
+    growth = [3.0 if meta is None else 2.0] * f
     t0 = time.perf_counter()
     row_start = t0
     per_point = None
     try:
         if meta is None:
             # the start: one state, every column's "point above" off the board, count 1
-            if table_init(&src[0], 16, limbs) != 0:
+            if table_init(&src[0], 1, climbs, cprimes) != 0:
                 raise MemoryError()
             start = np.zeros(limbs, dtype=np.uint64)
-            start[0] = 1
+            start[:1 if primes is None else limbs] = 1      # 1, or 1 modulo every prime
             one = start
             table_put(&src[0], 0, mix64(0), &one[0])
         else:
             first_row = meta["rows_done"]
             peak, total, peak_bytes = meta["peak_states"], meta["total_states"], meta["table_bytes"]
-            if table_init(&src[0], _table_cap(meta["states"]), limbs) != 0:
+            if table_init(&src[0], max(1, meta["states"]), climbs, cprimes) != 0:
                 raise MemoryError(f"out of memory: a table of {meta['states']:,} states to "
                                   f"resume {w}x{h}")
             _load(&src[0], checkpoint, meta)
@@ -773,9 +961,13 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None):
                     states += src[t].used
                 # threads pay off only on big steps (each one reads every source state)
                 parts = nt if states >= PARALLEL_STATES else 1
-                cap = _table_cap(states, parts)
+                # room for the states the last row's growth at this column expects, 5% more
+                # at TABLE_LOAD, and up to twice that where the budget leaves room
+                need = int(states * growth[c] * 1.05 / TABLE_LOAD) + 16
+                room = need * 2 if budget is None else budget // slot - states
+                cap = max(need, min(2 * need, room - 16 * parts)) // parts + 16
                 for t in range(parts):
-                    if table_init(&dst[t], cap, limbs) != 0:
+                    if table_init(&dst[t], cap, climbs, cprimes) != 0:
                         raise MemoryError(f"out of memory: a table of {cap:,} states for point "
                                           f"({r}, {c}) of {w}x{h}")
                 with nogil:
@@ -783,17 +975,24 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None):
                 if failed:
                     raise MemoryError(f"out of memory sweeping point ({r}, {c}) of {w}x{h}")
                 nbytes = 0
-                states = 0
                 for t in range(nsrc):
                     nbytes += table_bytes(&src[t])
+                    table_free(&src[t])
                 for t in range(parts):
                     nbytes += table_bytes(&dst[t])
-                    states += dst[t].used
                 peak_bytes = max(peak_bytes, nbytes)
-                peak = max(peak, states)
-                total += states
-                for t in range(nsrc):
-                    table_free(&src[t])
+                with nogil:
+                    for t in range(parts):
+                        table_pack(&dst[t])
+                new_states = 0
+                for t in range(parts):
+                    new_states += dst[t].used
+                if r > 0 and states > 0:
+                    growth[c] = new_states / states
+                elif r == 0:
+                    growth[c] = 2.0
+                peak = max(peak, new_states)
+                total += new_states
                 tmp = src
                 src = dst
                 dst = tmp
@@ -805,15 +1004,16 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None):
                     row_start = now
                 if progress is not None:
                     left = (length - 1 - r) * f + f - 1 - c
-                    progress(SweepProgress(r, c, length, f, int(states), earlier + now - t0,
+                    progress(SweepProgress(r, c, length, f, int(new_states), earlier + now - t0,
                                            None if per_point is None else per_point * left))
             if checkpoint is not None and not last_row:
                 _save(src, nsrc, checkpoint, dict(
                     format=CHECKPOINT_FORMAT, frontier=f, length=length, limbs=limbs,
+                    primes=None if primes is None else list(primes),
                     rows_done=r + 1, peak_states=int(peak), total_states=int(total),
                     table_bytes=int(peak_bytes), seconds=earlier + now - t0))
         # legal: no chain is left without a liberty
-        count = 0
+        sums = [0] * limbs
         final = 0
         for t in range(nsrc):
             for i in range(src[t].cap):
@@ -823,10 +1023,21 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None):
                 final += 1
                 if _has_label(key, f):
                     continue
-                for j in range(limbs):      # (a Python int shift: the count has many limbs)
-                    count += (<object>slot_val(&src[t], i)[j]) << (64 * j)
-        return CountStats(count, f, length, f, peak, total, final, peak_bytes, limbs, nt,
-                          earlier + time.perf_counter() - t0)
+                for j in range(limbs):
+                    sums[j] += slot_val(&src[t], i)[j]
+        if primes is None:              # (a Python int shift: the count has many limbs)
+            count = sum(x << (64 * j) for j, x in enumerate(sums)) % ((<object>1) << (64 * limbs))
+        else:
+            count = tuple(x % q for x, q in zip(sums, primes))
+        seconds = earlier + time.perf_counter() - t0
+        if checkpoint is not None:
+            _write_json(os.path.join(checkpoint, "result.json"), dict(
+                frontier=f, length=length, limbs=limbs,
+                primes=None if primes is None else list(primes),
+                count=str(count) if primes is None else [str(x) for x in count],
+                peak_states=int(peak), total_states=int(total), final_states=int(final),
+                table_bytes=int(peak_bytes), seconds=seconds))
+        return CountStats(count, f, length, f, peak, total, final, peak_bytes, limbs, nt, seconds)
     finally:
         for t in range(nt):
             table_free(&src[t])
