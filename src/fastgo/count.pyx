@@ -541,13 +541,18 @@ cdef int scatter(const Table* src, int64_t start, int64_t stop, Buffer* out, int
 
 
 cdef int gather(Buffer* bufs, int part, int nparts, Table* dst) noexcept nogil:
-    """Add every successor bound for table `part` (from every worker's buffer) into it."""
+    """Add every successor bound for table `part` (from every worker's buffer) into it. The slot
+    of the successor EXPAND_BATCH places ahead is prefetched, so that the random accesses
+    overlap instead of waiting one by one."""
     cdef int t
     cdef int64_t i
     cdef Buffer* b
     for t in range(nparts):
         b = &bufs[t * nparts + part]
         for i in range(b.n):
+            if i + EXPAND_BATCH < b.n:
+                prefetch(dst.slots + <int64_t>mulhi(mix64(b.items[i + EXPAND_BATCH].key),
+                                                    <uint64_t>dst.cap) * dst.stride)
             if table_add(dst, b.items[i].key, mix64(b.items[i].key), b.items[i].val) != 0:
                 return -1
         b.n = 0
