@@ -351,7 +351,7 @@ def main(argv=None):
     count.add_argument("--rules", dest="rules_name", default="tromp-taylor",
                        help="rules preset of --games (default tromp-taylor: positional superko)")
     count.add_argument("--max-memory", type=float, metavar="GIB", default=None,
-                       help="GiB the exact count's state tables may take (default: 85%% of the "
+                       help="GiB the exact count's state tables may take (default: 75%% of the "
                        "memory available); when exact counts do not fit, the board is swept "
                        "several times with counts modulo 2^64k and primes")
     where = count.add_mutually_exclusive_group()

@@ -723,14 +723,14 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
     keys and counts, and ``sweep.json``; with several passes, one subdirectory a pass and
     ``plan.json``), and a count started again with the same directory resumes after the last
     saved row. ``progress``: called with a ``SweepProgress`` after every point. ``max_bytes``:
-    the memory the state tables may take (default: 85% of the memory available now). When exact
+    the memory the state tables may take (default: 75% of the memory available now). When exact
     counts (``sweep_memory``) would not fit, the board is swept several times with narrower
     counts (modulo 2^(64 * limbs), then modulo primes), joined exactly by the Chinese remainder
     theorem; when not even one word a count fits, ``MemoryError`` names the estimate."""
     w, h = _sides(width, height, MAX_FRONTIER, MAX_LENGTH, "the exact count")
     f, length = min(w, h), max(w, h)
     nt = _threads(threads, SWEEP_THREADS_MAX)
-    limit = int(0.85 * available_memory()) if max_bytes is None else _index(max_bytes, "max_bytes")
+    limit = int(0.75 * available_memory()) if max_bytes is None else _index(max_bytes, "max_bytes")
     plan = None
     if checkpoint is not None:
         checkpoint = os.fspath(checkpoint)
