@@ -730,7 +730,13 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
     w, h = _sides(width, height, MAX_FRONTIER, MAX_LENGTH, "the exact count")
     f, length = min(w, h), max(w, h)
     nt = _threads(threads, SWEEP_THREADS_MAX)
-    limit = int(0.75 * available_memory()) if max_bytes is None else _index(max_bytes, "max_bytes")
+    if max_bytes is None:
+        available = available_memory()
+        limit = int(0.75 * available)
+        allowed = f"{_gib(limit)} may be used (75% of the {_gib(available)} available)"
+    else:
+        limit = _index(max_bytes, "max_bytes")
+        allowed = f"{_gib(limit)} are allowed"
     plan = None
     if checkpoint is not None:
         checkpoint = os.fspath(checkpoint)
@@ -744,8 +750,7 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
     if plan is None:
         raise MemoryError(f"{w}x{h} does not fit: even counts of one 64-bit word need about "
                           f"{_gib(sweep_memory(w, h, 1))} of state tables (exact counts "
-                          f"{_gib(sweep_memory(w, h))}), and "
-                          f"{_gib(limit)} {'are allowed' if max_bytes is not None else 'available'}")
+                          f"{_gib(sweep_memory(w, h))}), and {allowed}")
     budget = sweep_memory(w, h, plan[0][0])
     if len(plan) > 1 and checkpoint is not None:
         os.makedirs(checkpoint, exist_ok=True)
