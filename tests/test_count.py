@@ -872,9 +872,10 @@ def test_cli_count_in_modular_passes(capsys):
     assert f"legal positions on 7x7: {SQUARE[6]:,}\n" in out
     assert "counted modulo 2^64, then modulo primes below 2^63 in 1 more pass(es)" in out
     assert " s on 1 thread(s) in 2 passes;" in out
-    with pytest.raises(SystemExit):
-        main(["count", "7", "7", "--max-memory", "0"])
-    assert "--max-memory must be a positive number of GiB" in capsys.readouterr().err
+    for bad in ("0", "inf", "nan", "-1"):
+        with pytest.raises(SystemExit):
+            main(["count", "7", "7", "--max-memory", bad])
+        assert "--max-memory must be a positive number of GiB" in capsys.readouterr().err
 
 
 def test_cli_prints_counts_of_any_length(capsys):
@@ -959,17 +960,17 @@ import sys
 from fastgo.cli import main
 from fastgo.count import count_legal_positions
 try:
-    count_legal_positions(11, 11)
+    count_legal_positions(12, 12)
 except MemoryError as e:
     print("MemoryError:", e)
 print(count_legal_positions(5, 5))          # the module still works
-sys.exit(main(["count", "11", "11"]))
+sys.exit(main(["count", "12", "12"]))
 """
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS as Linux has it")
 def test_out_of_memory_is_an_exception():
-    # 11x11 needs 640 MiB of state tables: under a 400 MiB address-space limit a malloc of the
+    # 12x12 needs 1.1 GiB of state tables: under a 400 MiB address-space limit a malloc of the
     # sweep fails after a few seconds, which must give a MemoryError (the CLI: a message and
     # exit status 1), never a crash
     def limit():
@@ -999,7 +1000,7 @@ def test_a_confidence_whose_quantile_is_infinite_is_refused_by_name():
 
 
 # ---------------------------------------------------------------------------------------------
-# Frontiers past 12 cells, today's 5-bit keys, checkpoints, progress and the memory estimate.
+# Frontiers past 12 cells, checkpoints, progress and the memory estimate.
 
 @pytest.mark.parametrize("f", [13, 14, 15, 16])
 def test_wide_frontier_one_row(f):
@@ -1115,7 +1116,7 @@ def test_memory_estimate_and_refusal():
     s = count_legal_positions_stats(9, 9)
     # the estimate sizes both tables for the peak; the sweep's own tables never exceed it
     assert s.table_bytes <= sweep_memory(9, 9) <= 4 * s.table_bytes
-    # 14x14 exact (5 words a count) needs more than this 24 GiB machine; 3 words fit
+    # 14x14 exact (5 words a count) needs more than 16 GiB; 3 words fit
     assert sweep_memory(13, 13) < 16 * 2 ** 30 < sweep_memory(14, 14)
     assert sweep_memory(14, 14, 3) < 16 * 2 ** 30
     with pytest.raises(MemoryError, match=r"9x9 does not fit: even counts of one 64-bit word need "
@@ -1171,6 +1172,16 @@ def test_counts_in_modular_passes(n, threads):
         assert s.table_bytes <= sweep_memory(n, n, limbs)
 
 
+def test_long_board_in_many_modular_passes():
+    # 3 x 1000 needs 75 words a count: exact in one pass, and again in one word a pass (modulo
+    # 2^64, then 75 primes below 2^63, more than the tabled PRIMES), equal
+    from fastgo.count import _limbs, sweep_memory
+    exact = count_legal_positions_stats(3, 1000)
+    assert exact.limbs == _limbs(3, 1000) == 75 and exact.passes == 1
+    s = count_legal_positions_stats(3, 1000, max_bytes=sweep_memory(3, 1000, 1))
+    assert s.count == exact.count and s.passes > len(PRIMES) + 1
+
+
 def test_sweep_counts_modulo(tmp_path):
     # one pass on its own: the count modulo 2^64, and modulo each of two primes
     from fastgo.count import PRIMES
@@ -1207,6 +1218,27 @@ def test_modular_passes_checkpoint_and_resume(tmp_path):
         (p.sweep, p.row)))
     assert again[0] == (1, 3) and again[-1][0] == 1
     assert s.count == count_legal_positions(9, 8) and s.passes == 2 and s.limbs == 1
+    # a finished pass leaves its result and no states file
+    assert sorted(os.listdir(tmp_path / "pass1")) == ["result.json", "sweep.json"]
+    # another board is refused by name
+    with pytest.raises(ValueError, match="plan.json is the checkpoint of a 9x8 count, not of 2x70"):
+        count_legal_positions_stats(2, 70, checkpoint=tmp_path)
+
+
+def test_exact_checkpoint_resumes_exact_with_less_memory(tmp_path):
+    # the memory allowed when resuming would choose modular passes: the exact checkpoint is
+    # resumed as it was started, not begun again
+    from fastgo.count import sweep_memory
+    with pytest.raises(Stop):
+        count_legal_positions_stats(7, 6, checkpoint=tmp_path, progress=lambda p: (
+            _ for _ in ()).throw(Stop) if p.row == 3 else None)
+    rows = []
+    s = count_legal_positions_stats(7, 6, checkpoint=tmp_path, max_bytes=sweep_memory(7, 6, 1),
+                                    progress=lambda p: rows.append((p.sweep, p.row)))
+    assert rows[0] == (0, 3) and s.passes == 1 and s.count == count_legal_positions(6, 7)
+    assert "pass0" not in os.listdir(tmp_path)
+    with pytest.raises(ValueError, match="max_bytes must be at least 0"):
+        count_legal_positions_stats(5, 5, max_bytes=-1)
 
 
 def test_cli_refuses_a_board_that_does_not_fit():

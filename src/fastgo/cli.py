@@ -143,10 +143,12 @@ def _count(args):
                          f"may be at most {fc.MAX_FRONTIER}; estimate the fraction of legal "
                          f"positions with --estimate N")
     if args.resume is not None and not any(os.path.exists(os.path.join(args.resume, name))
-                                           for name in ("sweep.json", "plan.json")):
-        raise ValueError(f"--resume {args.resume}: no checkpoint there (sweep.json or plan.json); "
+                                           for name in ("sweep.json", "plan.json",
+                                                        "result.json")):
+        raise ValueError(f"--resume {args.resume}: no checkpoint there (sweep.json, plan.json or "
+                         f"result.json); "
                          f"start the count with --checkpoint {args.resume}")
-    if args.max_memory is not None and not args.max_memory > 0:
+    if args.max_memory is not None and not 0 < args.max_memory < float("inf"):
         raise ValueError(f"--max-memory must be a positive number of GiB, got {args.max_memory}")
     s = fc.count_legal_positions_stats(w, h, threads=1 if args.threads is None else args.threads,
                                        checkpoint=args.checkpoint or args.resume,

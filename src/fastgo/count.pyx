@@ -6,9 +6,11 @@ horizontal and vertical neighbours) touches at least one empty point. Ko, histor
 it is play no part.
 
 - ``count_legal_positions(width, height)``: the exact count, by a transfer-matrix sweep (border-
-  state dynamic programming) in C with exact multi-limb integer counts; ``..._stats`` adds the
-  sweep's figures, a checkpoint directory to resume from and a progress callback, and refuses
-  a board whose tables (``sweep_memory``) would not fit in memory.
+  state dynamic programming) in C with exact multi-limb integer counts, or passes modulo
+  2^(64 * limbs) and primes joined by the Chinese remainder theorem where those do not fit in
+  memory; ``..._stats`` adds the sweep's figures, a checkpoint directory to resume from and a
+  progress callback, and refuses a board whose tables (``sweep_memory``) would not fit even
+  with one word a count.
 - ``count_legal_positions_brute(width, height)``: every one of the 3^(w*h) colourings tested with
   bitboards (up to 20 points), the independent check of the sweep.
 - ``legal_position_mask(boards)``: the test over a stack of boards ``[n, height, width]``.
@@ -94,7 +96,6 @@ MAX_THREADS = 1024
 MAX_SAMPLES = 10 ** 12
 
 cdef enum:
-    MAXF = 16           # = MAX_FRONTIER
     CELL_BITS = 4       # a cell of a state key
     CELL_MASK = 15
     KEY_LAB = 3         # key codes 3..10: KEY_LAB + 4 * (colour - 1) + SINGLE/OPEN/MIDDLE/CLOSE
@@ -460,12 +461,11 @@ cdef inline int part_of(uint64_t h, int nparts) noexcept nogil:
     return <int>(<uint32_t>h % <uint32_t>nparts)
 
 
-cdef int expand(const Table* src, int nsrc, Table* dst, int part, int nparts, int f, int r,
-                int c, bint last_row) noexcept nogil:
-    """Sweep point (r, c) for the successors that belong to table `part` of `nparts`
-    (part_of). Successors go in batches: the batch's slots are
-    prefetched first, so the random accesses into dst overlap instead of waiting one by one.
-    Returns -1 when out of memory."""
+cdef int expand(const Table* src, int nsrc, Table* dst, int f, int r, int c,
+                bint last_row) noexcept nogil:
+    """Sweep point (r, c) on one thread into the one table dst. Successors go in batches: the
+    batch's slots are prefetched first, so the random accesses into dst overlap instead of
+    waiting one by one. Returns -1 when out of memory."""
     cdef uint64_t out[3]
     cdef uint64_t keys[EXPAND_BATCH + 3]
     cdef uint64_t hashes[EXPAND_BATCH + 3]
@@ -482,8 +482,6 @@ cdef int expand(const Table* src, int nsrc, Table* dst, int part, int nparts, in
                 n = successors(key, f, r, c, last_row, out)
                 for k in range(n):
                     h = mix64(out[k])
-                    if nparts > 1 and part_of(h, nparts) != part:
-                        continue
                     keys[nb] = out[k]
                     hashes[nb] = h
                     vals[nb] = slot_val(&src[s], i)
@@ -573,7 +571,7 @@ cdef int sweep_point(const Table* src, int nsrc, Table* dst, int nt, int f, int 
     cdef int64_t most = max(<int64_t>MIN_SLICE, min(<int64_t>ROUND_SLICE, 2 * ROUND_SLICE // nt))
     cdef Buffer* bufs
     if nt == 1:
-        return expand(src, nsrc, dst, 0, 1, f, r, c, last_row)
+        return expand(src, nsrc, dst, f, r, c, last_row)
     bufs = <Buffer*>calloc(nt * nt, sizeof(Buffer))
     if bufs == NULL:
         return -1
@@ -643,8 +641,44 @@ cdef int64_t CHUNK = 1 << 16            # states per read or write of a checkpoi
 
 
 def _limbs(int f, int length):
-    """64-bit words per exact count: enough for 3^(f * length)."""
-    return ((<object>3) ** (f * length)).bit_length() // 64 + 1
+    """64-bit words per exact count: enough for any number below 3^(f * length), which no
+    count reaches (the all-black board is never legal)."""
+    return (((<object>3) ** (f * length)).bit_length() + 63) // 64
+
+
+def _is_prime(n):
+    """Miller-Rabin with the first 12 primes as bases: exact below 3.3e24."""
+    bases = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
+    if n < 2 or any(n % p == 0 for p in bases):
+        return n in bases
+    d, r = n - 1, 0
+    while d % 2 == 0:
+        d, r = d // 2, r + 1
+    for a in bases:
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(r - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+_more_primes = list(PRIMES)
+
+
+def _prime(int k):
+    """The k-th largest prime below 2^63 (0-based): PRIMES, then more found as needed (a long
+    board needs about one per 63 bits of 3^(w*h))."""
+    while len(_more_primes) <= k:
+        n = _more_primes[-1] - 2
+        while not _is_prime(n):
+            n -= 2
+        _more_primes.append(n)
+    return _more_primes[k]
 
 
 def _peak_states(int f):
@@ -684,10 +718,8 @@ def _plan(int f, int length, limit):
     while modulus <= bound:
         primes = []
         while modulus <= bound and len(primes) < limbs:
-            if used == len(PRIMES):
-                return None
-            primes.append(PRIMES[used])
-            modulus *= PRIMES[used]
+            primes.append(_prime(used))
+            modulus *= primes[-1]
             used += 1
         plan.append((len(primes), tuple(primes)))
     return plan
@@ -730,6 +762,8 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
     w, h = _sides(width, height, MAX_FRONTIER, MAX_LENGTH, "the exact count")
     f, length = min(w, h), max(w, h)
     nt = _threads(threads, SWEEP_THREADS_MAX)
+    if max_bytes is not None and _index(max_bytes, "max_bytes") < 0:
+        raise ValueError(f"max_bytes must be at least 0, got {max_bytes}")
     if max_bytes is None:
         available = available_memory()
         limit = int(0.75 * available)
@@ -738,13 +772,9 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
         limit = _index(max_bytes, "max_bytes")
         allowed = f"{_gib(limit)} are allowed"
     plan = None
-    if checkpoint is not None:
+    if checkpoint is not None:          # a resumed count keeps the passes it started with
         checkpoint = os.fspath(checkpoint)
-        path = os.path.join(checkpoint, "plan.json")
-        if os.path.exists(path):        # a resumed count keeps the passes it started with
-            with open(path) as fh:
-                plan = [(limbs, None if primes is None else tuple(primes))
-                        for limbs, primes in json.load(fh)["passes"]]
+        plan = _saved_plan(checkpoint, w, h)
     if plan is None:
         plan = _plan(f, length, limit)
     if plan is None:
@@ -787,6 +817,35 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
 
 def _gib(n):
     return f"{n / 2 ** 30:.1f} GiB" if n >= 2 ** 30 else f"{n / 2 ** 20:.1f} MiB"
+
+
+def _saved_plan(directory, int w, int h):
+    """The passes of the count checkpointed in `directory`: plan.json's (several passes), or
+    the one pass of a sweep.json or result.json there; None when there is none. A plan of
+    another board is refused by name."""
+    path = os.path.join(directory, "plan.json")
+    if os.path.exists(path):
+        with open(path) as fh:
+            data = json.load(fh)
+        if data.get("format") != CHECKPOINT_FORMAT:
+            raise ValueError(f"{path} is not a checkpoint of this version of fastgo's sweep")
+        if sorted((data["width"], data["height"])) != sorted((w, h)):
+            raise ValueError(f"{path} is the checkpoint of a {data['width']}x{data['height']} "
+                             f"count, not of {w}x{h}")
+        return [(limbs, None if primes is None else tuple(primes))
+                for limbs, primes in data["passes"]]
+    for name in ("result.json", "sweep.json"):
+        path = os.path.join(directory, name)
+        if os.path.exists(path):        # one pass (the board is checked by _sweep)
+            with open(path) as fh:
+                data = json.load(fh)
+            if data.get("format") != CHECKPOINT_FORMAT or not isinstance(data.get("limbs"), int):
+                raise ValueError(f"{path} is not a checkpoint of this version of fastgo's sweep "
+                                 f"(format {data.get('format')!r}, expected "
+                                 f"{CHECKPOINT_FORMAT!r})")
+            primes = data.get("primes")
+            return [(data["limbs"], None if primes is None else tuple(primes))]
+    return None
 
 
 def _write_json(path, data):
@@ -899,17 +958,17 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None, limbs=None
     if limbs is None:
         limbs = _limbs(f, length)
     if not (1 <= f <= MAX_FRONTIER and 1 <= length <= MAX_LENGTH and 1 <= nt <= MAX_SWEEP_THREADS
-            and 1 <= limbs <= 64 and (primes is None or len(primes) == limbs)):
+            and 1 <= limbs and (primes is None or len(primes) == limbs)):
         raise ValueError(f"_sweep({f}, {length}, {nt}, limbs={limbs}) out of range")
-    moduli = None if primes is None else np.array(primes, dtype=np.uint64)
-    if moduli is not None and not np.all((moduli > 1) & (moduli < 2 ** 63)):
+    if primes is not None and not all(1 < q < 2 ** 63 for q in primes):
         raise ValueError("_sweep: the primes must lie in 2..2^63-1")
+    moduli = None if primes is None else np.array(primes, dtype=np.uint64)
     cdef const uint64_t[::1] mod_view = moduli
     cdef const uint64_t* cprimes = NULL if moduli is None else &mod_view[0]
     cdef int w = f, h = length
     cdef int climbs = limbs
-    cdef Table* src = <Table*>malloc(nt * sizeof(Table))
-    cdef Table* dst = <Table*>malloc(nt * sizeof(Table))
+    cdef Table* src = NULL
+    cdef Table* dst = NULL
     cdef Table* tmp
     cdef int nsrc = 1, t, r, c, failed, parts, first_row = 0
     cdef int64_t states, cap, peak = 1, total = 0, peak_bytes = 0, nbytes, slot = 8 * (1 + limbs)
@@ -918,21 +977,12 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None, limbs=None
     cdef int64_t i, final
     cdef int j
     cdef uint64_t key
-    if src == NULL or dst == NULL:
-        free(src)
-        free(dst)
-        raise MemoryError()
-    for t in range(nt):
-        src[t].slots = dst[t].slots = NULL
-        src[t].cap = src[t].used = dst[t].cap = dst[t].used = 0
     meta = None
     if checkpoint is not None:
         checkpoint = os.fspath(checkpoint)
         os.makedirs(checkpoint, exist_ok=True)
         done = os.path.join(checkpoint, "result.json")
         if os.path.exists(done):        # this pass finished in an earlier run
-            free(src)
-            free(dst)
             with open(done) as fh:
                 d = json.load(fh)
             _same_sweep(done, "result", d, f, length, limbs, primes)
@@ -940,6 +990,15 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None, limbs=None
             return CountStats(count, f, length, f, d["peak_states"], d["total_states"],
                               d["final_states"], d["table_bytes"], limbs, nt, d["seconds"])
         meta = _load_meta(checkpoint, f, length, limbs, primes)
+    src = <Table*>malloc(nt * sizeof(Table))
+    dst = <Table*>malloc(nt * sizeof(Table))
+    if src == NULL or dst == NULL:
+        free(src)
+        free(dst)
+        raise MemoryError()
+    for t in range(nt):
+        src[t].slots = dst[t].slots = NULL
+        src[t].cap = src[t].used = dst[t].cap = dst[t].used = 0
     earlier = 0.0 if meta is None else meta["seconds"]
     # growth[c]: states after point c over states before it, in the last row swept; at most 3
     # on row 0 (nothing is refused there), about 1.2-1.7 on row 1 (measured to 13 cells)
@@ -1042,11 +1101,14 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None, limbs=None
         seconds = earlier + time.perf_counter() - t0
         if checkpoint is not None:
             _write_json(os.path.join(checkpoint, "result.json"), dict(
-                frontier=f, length=length, limbs=limbs,
+                format=CHECKPOINT_FORMAT, frontier=f, length=length, limbs=limbs,
                 primes=None if primes is None else list(primes),
                 count=str(count) if primes is None else [str(x) for x in count],
                 peak_states=int(peak), total_states=int(total), final_states=int(final),
                 table_bytes=int(peak_bytes), seconds=seconds))
+            for other in os.listdir(checkpoint):    # the result makes the last row's states idle
+                if other.startswith("states-row"):
+                    os.remove(os.path.join(checkpoint, other))
         return CountStats(count, f, length, f, peak, total, final, peak_bytes, limbs, nt, seconds)
     finally:
         for t in range(nt):
@@ -1418,8 +1480,18 @@ def _successors(key, f, r, c, last_row):
     frontier of f cells (empty, black, white; a refused colouring is left out): the hook the
     tests check the key arithmetic through."""
     cdef uint64_t out[3]
-    cdef int n
+    cdef int n, depth = 0, i, v
     if not (1 <= f <= MAX_FRONTIER and 0 <= c < f and r >= 0):
         raise ValueError(f"_successors: f={f}, r={r}, c={c} out of range")
+    if not 0 <= key < (1 << (CELL_BITS * f)):
+        raise ValueError(f"_successors: key {key:#x} is not a key of {f} cells")
+    for i in range(f):                  # codes 0..10, brackets (OPEN ... CLOSE) that match
+        v = (key >> (CELL_BITS * i)) & CELL_MASK
+        kind = -1 if v < KEY_LAB else (v - KEY_LAB) & 3
+        if v > KEY_LAB + 7 or (kind in (MIDDLE, CLOSE) and depth == 0):
+            raise ValueError(f"_successors: key {key:#x} is not a border state")
+        depth += (kind == OPEN) - (kind == CLOSE)
+    if depth:
+        raise ValueError(f"_successors: key {key:#x} is not a border state")
     n = successors(key, f, r, c, bool(last_row), out)
     return [out[i] for i in range(n)]
