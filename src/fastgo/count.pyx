@@ -496,28 +496,23 @@ cdef int expand(const Table* src, int nsrc, Table* dst, int f, int r, int c,
     return 0
 
 
-ctypedef struct Moved:
-    uint64_t key        # a successor state
-    const uint64_t* val # the count it inherits (a slot of the source table)
-
-
 ctypedef struct Buffer:
-    Moved* items
+    uint64_t* items     # n items of `stride` words: a successor state, its hash (mix64), then
+                        # the count it inherits (a copy: the source is then read in order only)
     int64_t n
     int64_t cap
+    int stride          # 2 + limbs
 
 
-cdef int buffer_push(Buffer* b, uint64_t key, const uint64_t* val) noexcept nogil:
-    cdef Moved* grown
-    if b.n == b.cap:
-        grown = <Moved*>realloc(b.items, <size_t>(2 * b.cap) * sizeof(Moved))
+cdef int buffer_reserve(Buffer* b, int64_t n) noexcept nogil:
+    """Room for n items in b; -1 when out of memory."""
+    cdef uint64_t* grown
+    if n > b.cap:
+        grown = <uint64_t*>realloc(b.items, <size_t>n * b.stride * sizeof(uint64_t))
         if grown == NULL:
             return -1
         b.items = grown
-        b.cap *= 2
-    b.items[b.n].key = key
-    b.items[b.n].val = val
-    b.n += 1
+        b.cap = n
     return 0
 
 
@@ -525,6 +520,9 @@ cdef int scatter(const Table* src, int64_t start, int64_t stop, Buffer* out, int
                  int r, int c, bint last_row) noexcept nogil:
     """Expand source slots start..stop-1, appending each successor to out[its table]."""
     cdef uint64_t succ[3]
+    cdef uint64_t h
+    cdef uint64_t* item
+    cdef Buffer* b
     cdef int k, n
     cdef int64_t i
     for i in range(start, stop):
@@ -532,28 +530,58 @@ cdef int scatter(const Table* src, int64_t start, int64_t stop, Buffer* out, int
             continue
         n = successors(slot_key(src, i), f, r, c, last_row, succ)
         for k in range(n):
-            if buffer_push(&out[part_of(mix64(succ[k]), nparts)], succ[k],
-                           slot_val(src, i)) != 0:
+            h = mix64(succ[k])
+            b = &out[part_of(h, nparts)]
+            if b.n == b.cap and buffer_reserve(b, 2 * b.cap + 64) != 0:
                 return -1
+            item = b.items + b.n * b.stride
+            item[0] = succ[k]
+            item[1] = h
+            memcpy(item + 2, slot_val(src, i), (b.stride - 2) * sizeof(uint64_t))
+            b.n += 1
     return 0
 
 
-cdef int gather(Buffer* bufs, int part, int nparts, Table* dst) noexcept nogil:
-    """Add every successor bound for table `part` (from every worker's buffer) into it. The slot
-    of the successor EXPAND_BATCH places ahead is prefetched, so that the random accesses
-    overlap instead of waiting one by one."""
-    cdef int t
-    cdef int64_t i
+cdef int gather(Buffer* bufs, int part, int nparts, Table* dst, Buffer* scratch) noexcept nogil:
+    """Add every successor bound for table `part` (from every worker's buffer) into it, in 256
+    runs by address: a counting sort on the hash's top byte (the slot index is the hash's high
+    word times the size) into `scratch` (this part's own) puts together those that land in one
+    256th of the table. In a table of many GiB nearly every random access would also miss the
+    TLB, and a page walk costs more than the cache miss (a virtual machine walks two page
+    tables); in runs, the translations of the few dozen pages a run touches stay at hand. The
+    slot of the successor EXPAND_BATCH places ahead is prefetched."""
+    cdef int t, bucket, stride = scratch.stride
+    cdef int64_t i, n
     cdef Buffer* b
+    cdef uint64_t* item
+    cdef uint64_t* runs
+    cdef int64_t start[257]
+    memset(start, 0, sizeof(start))
     for t in range(nparts):
         b = &bufs[t * nparts + part]
         for i in range(b.n):
-            if i + EXPAND_BATCH < b.n:
-                prefetch(dst.slots + <int64_t>mulhi(mix64(b.items[i + EXPAND_BATCH].key),
-                                                    <uint64_t>dst.cap) * dst.stride)
-            if table_add(dst, b.items[i].key, mix64(b.items[i].key), b.items[i].val) != 0:
-                return -1
+            start[(b.items[i * stride + 1] >> 56) + 1] += 1
+    for bucket in range(256):
+        start[bucket + 1] += start[bucket]
+    n = start[256]
+    if buffer_reserve(scratch, n) != 0:
+        return -1
+    runs = scratch.items
+    for t in range(nparts):
+        b = &bufs[t * nparts + part]
+        for i in range(b.n):
+            item = b.items + i * stride
+            bucket = <int>(item[1] >> 56)
+            memcpy(runs + start[bucket] * stride, item, stride * sizeof(uint64_t))
+            start[bucket] += 1
         b.n = 0
+    for i in range(n):
+        if i + EXPAND_BATCH < n:
+            prefetch(dst.slots + <int64_t>mulhi(runs[(i + EXPAND_BATCH) * stride + 1],
+                                                <uint64_t>dst.cap) * dst.stride)
+        item = runs + i * stride
+        if table_add(dst, item[0], item[1], item + 2) != 0:
+            return -1
     return 0
 
 
@@ -561,25 +589,27 @@ cdef int sweep_point(const Table* src, int nsrc, Table* dst, int nt, int f, int 
                      bint last_row) noexcept nogil:
     """One point of the sweep on nt threads, each owning table dst[t] (the successors whose hash
     bits pick t). In rounds of nt slices of the source, worker t expands slice t into nt
-    buffers, one per table; then worker p adds the buffers bound for table p. So every state is
-    expanded once, and no two threads ever write the same table or buffer. A round buffers up
-    to 3 successors of 16 bytes per source slot: the slices shrink with more than two threads,
-    so that a round holds about 2 * ROUND_SLICE slots (25 MiB) whatever nt. Returns -1 when out
-    of memory."""
+    buffers, one per table; then worker p adds the buffers bound for table p (gather: in runs
+    by address, through its scratch buffer). So every state is expanded once, and no two threads
+    ever write the same table or buffer. A round buffers up to 3 successors of 2 + limbs words
+    per source slot: the slices shrink with more than two threads, so that a round holds about
+    2 * ROUND_SLICE slots (about 60 MiB for 3 limbs, as much again in the scratch) whatever nt.
+    Returns -1 when out of memory."""
     cdef int t, s, failed = 0
     cdef int64_t base, lo, hi, slice_
     cdef int64_t most = max(<int64_t>MIN_SLICE, min(<int64_t>ROUND_SLICE, 2 * ROUND_SLICE // nt))
     cdef Buffer* bufs
+    cdef Buffer* scratch
     if nt == 1:
         return expand(src, nsrc, dst, f, r, c, last_row)
-    bufs = <Buffer*>calloc(nt * nt, sizeof(Buffer))
+    bufs = <Buffer*>calloc(nt * nt + nt, sizeof(Buffer))
     if bufs == NULL:
         return -1
-    for t in range(nt * nt):
-        bufs[t].cap = 3 * most // nt + 64   # the expected share; grows when larger
-        bufs[t].items = <Moved*>malloc(<size_t>bufs[t].cap * sizeof(Moved))
-        if bufs[t].items == NULL:
-            failed = 1
+    scratch = bufs + nt * nt            # gather's, one a table (grown as needed)
+    for t in range(nt * nt + nt):
+        bufs[t].stride = 2 + dst[0].limbs
+    for t in range(nt * nt):                # the expected share; grows when larger
+        failed |= buffer_reserve(&bufs[t], 3 * most // nt + 64) != 0
     s = 0
     while s < nsrc and not failed:
         base = 0
@@ -591,10 +621,10 @@ cdef int sweep_point(const Table* src, int nsrc, Table* dst, int nt, int f, int 
                 hi = min(lo + slice_, src[s].cap)
                 failed += -scatter(&src[s], lo, hi, &bufs[t * nt], nt, f, r, c, last_row)
             for t in prange(nt, num_threads=nt, schedule="static", chunksize=1):
-                failed += -gather(bufs, t, nt, &dst[t])
+                failed += -gather(bufs, t, nt, &dst[t], &scratch[t])
             base += nt * slice_
         s += 1
-    for t in range(nt * nt):
+    for t in range(nt * nt + nt):
         free(bufs[t].items)
     free(bufs)
     return -1 if failed else 0
@@ -1001,8 +1031,16 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None, limbs=None
         src[t].cap = src[t].used = dst[t].cap = dst[t].used = 0
     earlier = 0.0 if meta is None else meta["seconds"]
     # growth[c]: states after point c over states before it, in the last row swept; at most 3
-    # on row 0 (nothing is refused there), about 1.2-1.7 on row 1 (measured to 13 cells)
-    growth = [3.0 if meta is None else 2.0] * f
+    # on row 0 (nothing is refused there), about 1.2-1.7 on row 1 (measured to 13 cells); a
+    # checkpoint keeps the last row's
+    saved = None if meta is None else meta.get("growth")
+    if meta is None:
+        growth = [3.0] * f
+    elif isinstance(saved, list) and len(saved) == f and all(isinstance(g, (int, float))
+                                                             and 0 <= g < 1e6 for g in saved):
+        growth = [float(g) for g in saved]
+    else:                               # a checkpoint of an earlier version
+        growth = [2.0] * f
     t0 = time.perf_counter()
     row_start = t0
     per_point = None
@@ -1031,10 +1069,12 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None, limbs=None
                 # threads pay off only on big steps (each one reads every source state)
                 parts = nt if states >= PARALLEL_STATES else 1
                 # room for the states the last row's growth at this column expects, 5% more
-                # at TABLE_LOAD, and up to twice that where the budget leaves room
+                # at TABLE_LOAD, and up to twice that where the budget leaves room; where it
+                # does not, the tables may fill to 84% (below table_add's doubling at 85%)
                 need = int(states * growth[c] * 1.05 / TABLE_LOAD) + 16
-                room = need * 2 if budget is None else budget // slot - states
-                cap = max(need, min(2 * need, room - 16 * parts)) // parts + 16
+                least = int(states * growth[c] * 1.05 / 0.84) + 16
+                room = need * 2 if budget is None else budget // slot - states - 16 * parts
+                cap = max(least, min(2 * need, room)) // parts + 16
                 for t in range(parts):
                     if table_init(&dst[t], cap, climbs, cprimes) != 0:
                         raise MemoryError(f"out of memory: a table of {cap:,} states for point "
@@ -1080,7 +1120,7 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None, limbs=None
                     format=CHECKPOINT_FORMAT, frontier=f, length=length, limbs=limbs,
                     primes=None if primes is None else list(primes),
                     rows_done=r + 1, peak_states=int(peak), total_states=int(total),
-                    table_bytes=int(peak_bytes), seconds=earlier + now - t0))
+                    table_bytes=int(peak_bytes), seconds=earlier + now - t0, growth=growth))
         # legal: no chain is left without a liberty
         sums = [0] * limbs
         final = 0
