@@ -1084,6 +1084,19 @@ def test_checkpoint_and_resume(tmp_path):
         count_legal_positions_stats(8, 6, checkpoint=tmp_path)
 
 
+def test_resumed_sweep_sizes_its_tables_as_before(tmp_path):
+    # a checkpoint keeps each column's growth over the last row: the resumed rows' tables are
+    # those of an uninterrupted sweep (a resumed 14x14 that guessed 2x growth ran out of memory)
+    whole = count_legal_positions_stats(9, 9)
+    with pytest.raises(Stop):
+        count_legal_positions_stats(9, 9, checkpoint=tmp_path, progress=lambda p: (
+            _ for _ in ()).throw(Stop) if p.row == 7 else None)
+    growth = json.loads((tmp_path / "sweep.json").read_text())["growth"]
+    assert len(growth) == 9 and all(0.5 < g < 1.5 for g in growth)
+    resumed = count_legal_positions_stats(9, 9, checkpoint=tmp_path)
+    assert resumed.count == whole.count and resumed.table_bytes == whole.table_bytes
+
+
 def test_checkpoint_damage_is_refused(tmp_path):
     with pytest.raises(Stop):
         count_legal_positions_stats(6, 6, checkpoint=tmp_path,

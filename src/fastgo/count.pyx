@@ -1039,8 +1039,8 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None, limbs=None
     elif isinstance(saved, list) and len(saved) == f and all(isinstance(g, (int, float))
                                                              and 0 <= g < 1e6 for g in saved):
         growth = [float(g) for g in saved]
-    else:                               # a checkpoint of an earlier version
-        growth = [2.0] * f
+    else:                   # a checkpoint of an earlier version: about row 1's (tables grow
+        growth = [1.5] * f  # when they pass 85% full)
     t0 = time.perf_counter()
     row_start = t0
     per_point = None
