@@ -45,6 +45,9 @@ SQUARE_12 = 57774258489513238998237970307483999327287210756991189655942651331169
 # n = 13 (the same entry): FASTGO_SLOW=3, an hour or more and 12 GiB
 SQUARE_13 = \
     37249792307686396442294904767024517674249157948208717533254799550970595875237705
+# n = 14 (the same entry): FASTGO_SLOW=4, hours and about 17 GiB (modular passes on 24 GiB)
+SQUARE_14 = int("2126677329003662242497893576504405980988058610832691271966238722132281963524554"
+                "47575029701325")
 # OEIS A102620: 1 x n, n = 1..10
 ONE_BY = [1, 5, 15, 41, 113, 313, 867, 2401, 6649, 18413]
 # OEIS A266278: 2 x n, n = 1..8
@@ -117,6 +120,12 @@ def test_square_published_slower(n, expected):
 @pytest.mark.skipif(os.environ.get("FASTGO_SLOW", "0") < "3", reason="set FASTGO_SLOW=3 (hours)")
 def test_square_13_published(tmp_path):
     assert count_legal_positions_stats(13, 13, checkpoint=tmp_path).count == SQUARE_13
+
+
+@pytest.mark.skipif(os.environ.get("FASTGO_SLOW", "0") < "4", reason="set FASTGO_SLOW=4 (hours)")
+def test_square_14_published(tmp_path):
+    s = count_legal_positions_stats(14, 14, threads=2, checkpoint=tmp_path)
+    assert s.count == SQUARE_14
 
 
 @pytest.mark.parametrize("n", range(1, 11))
