@@ -12,6 +12,7 @@ import json
 import os
 import random
 import signal
+import shutil
 import subprocess
 import sys
 import time
@@ -1100,8 +1101,19 @@ def test_resumed_sweep_sizes_its_tables_as_before(tmp_path):
     with pytest.raises(Stop):
         count_legal_positions_stats(9, 9, checkpoint=tmp_path, progress=lambda p: (
             _ for _ in ()).throw(Stop) if p.row == 7 else None)
-    growth = json.loads((tmp_path / "sweep.json").read_text())["growth"]
-    assert len(growth) == 9 and all(0.5 < g < 1.5 for g in growth)
+    meta = json.loads((tmp_path / "sweep.json").read_text())
+    assert len(meta["growth"]) == 9 and all(0.5 < g < 1.5 for g in meta["growth"])
+    # damaged figures are refused (a state has at most 3 successors); none at all, as an
+    # earlier version wrote, is resumed with typical figures
+    for bad in ([1.0] * 8, [1.0] * 8 + [3.5], [1.0] * 8 + ["1"], [1.0] * 8 + [-1], "1.0"):
+        (tmp_path / "sweep.json").write_text(json.dumps(dict(meta, growth=bad)))
+        with pytest.raises(ValueError, match="growth must be a list of 9 numbers in 0..3"):
+            count_legal_positions_stats(9, 9, checkpoint=tmp_path)
+    copy = tmp_path / "old"
+    shutil.copytree(tmp_path, copy, ignore=shutil.ignore_patterns("old"))
+    (copy / "sweep.json").write_text(json.dumps({k: v for k, v in meta.items() if k != "growth"}))
+    assert count_legal_positions_stats(9, 9, checkpoint=copy).count == whole.count
+    (tmp_path / "sweep.json").write_text(json.dumps(meta))
     resumed = count_legal_positions_stats(9, 9, checkpoint=tmp_path)
     assert resumed.count == whole.count and resumed.table_bytes == whole.table_bytes
 

@@ -959,6 +959,14 @@ def _load_meta(directory, int f, int length, int limbs, primes):
     if size != meta["states"] * 8 * (1 + limbs):
         raise ValueError(f"{os.path.join(directory, meta['file'])} holds {size} bytes, not the "
                          f"{meta['states']} states that {path} names")
+    g = meta.get("growth", [])
+    if not (isinstance(g, list) and len(g) in (0, f)
+            and all(type(x) in (int, float) and 0 <= x <= 3 for x in g)):
+        raise ValueError(f"{path}: growth must be a list of {f} numbers in 0..3 (a state has "
+                         f"at most 3 successors), got {g!r}")
+    meta["growth"] = [float(x) for x in g]
+    if not g:
+        del meta["growth"]
     return meta
 
 
@@ -1033,14 +1041,14 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None, limbs=None
     # growth[c]: states after point c over states before it, in the last row swept; at most 3
     # on row 0 (nothing is refused there), about 1.2-1.7 on row 1 (measured to 13 cells); a
     # checkpoint keeps the last row's
-    saved = None if meta is None else meta.get("growth")
     if meta is None:
         growth = [3.0] * f
-    elif isinstance(saved, list) and len(saved) == f and all(isinstance(g, (int, float))
-                                                             and 0 <= g < 1e6 for g in saved):
-        growth = [float(g) for g in saved]
-    else:                   # a checkpoint of an earlier version: about row 1's (tables grow
-        growth = [1.5] * f  # when they pass 85% full)
+    elif "growth" in meta:
+        growth = meta["growth"]
+    else:       # a checkpoint of an earlier version: growth as measured to 13 cells (the first
+        # column gains most, the last loses; row 1 more than later rows)
+        g = (1.7, 1.36, 0.8) if meta["rows_done"] == 1 else (1.45, 1.07, 0.7)
+        growth = [g[0]] + [g[1]] * (f - 2) + [g[2]] if f > 1 else [g[0]]
     t0 = time.perf_counter()
     row_start = t0
     per_point = None
