@@ -661,6 +661,8 @@ PEAK_STATES = {1: 2, 2: 9, 3: 43, 4: 159, 5: 587, 6: 2_279, 7: 9_319, 8: 38_151,
 GROWTH = 4.3
 #: A destination table is sized for its expected states at this load (it grows past 85%).
 TABLE_LOAD = 0.75
+#: ... and at most this one where the memory budget leaves less room.
+TABLE_FULL = 0.84
 #: The largest primes below 2^63, the moduli of the modular passes (a sum of two residues
 #: stays below 2^64).
 PRIMES = (2 ** 63 - 25, 2 ** 63 - 165, 2 ** 63 - 259, 2 ** 63 - 301, 2 ** 63 - 375,
@@ -959,14 +961,11 @@ def _load_meta(directory, int f, int length, int limbs, primes):
     if size != meta["states"] * 8 * (1 + limbs):
         raise ValueError(f"{os.path.join(directory, meta['file'])} holds {size} bytes, not the "
                          f"{meta['states']} states that {path} names")
-    g = meta.get("growth", [])
-    if not (isinstance(g, list) and len(g) in (0, f)
-            and all(type(x) in (int, float) and 0 <= x <= 3 for x in g)):
+    g = meta.get("growth")              # (absent in an earlier version's checkpoint)
+    if g is not None and not (isinstance(g, list) and len(g) == f and all(
+            type(x) in (int, float) and 0 <= x <= 3 for x in g)):
         raise ValueError(f"{path}: growth must be a list of {f} numbers in 0..3 (a state has "
                          f"at most 3 successors), got {g!r}")
-    meta["growth"] = [float(x) for x in g]
-    if not g:
-        del meta["growth"]
     return meta
 
 
@@ -1044,7 +1043,7 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None, limbs=None
     if meta is None:
         growth = [3.0] * f
     elif "growth" in meta:
-        growth = meta["growth"]
+        growth = [float(g) for g in meta["growth"]]
     else:       # a checkpoint of an earlier version: growth as measured to 13 cells (the first
         # column gains most, the last loses; row 1 more than later rows)
         g = (1.7, 1.36, 0.8) if meta["rows_done"] == 1 else (1.45, 1.07, 0.7)
@@ -1078,9 +1077,9 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None, limbs=None
                 parts = nt if states >= PARALLEL_STATES else 1
                 # room for the states the last row's growth at this column expects, 5% more
                 # at TABLE_LOAD, and up to twice that where the budget leaves room; where it
-                # does not, the tables may fill to 84% (below table_add's doubling at 85%)
+                # does not, up to TABLE_FULL
                 need = int(states * growth[c] * 1.05 / TABLE_LOAD) + 16
-                least = int(states * growth[c] * 1.05 / 0.84) + 16
+                least = int(states * growth[c] * 1.05 / TABLE_FULL) + 16
                 room = need * 2 if budget is None else budget // slot - states - 16 * parts
                 cap = max(least, min(2 * need, room)) // parts + 16
                 for t in range(parts):
