@@ -146,3 +146,21 @@ def test_peer_pgx_cpu(benchmark, size):
     run()                                   # compile
     benchmark.pedantic(run, rounds=3, warmup_rounds=1)
     benchmark.extra_info["game_steps_per_second"] = N * PGX_STEPS / benchmark.stats.stats.median
+
+
+@pytest.mark.parametrize("size", [9, 19])
+def test_peer_envpool(benchmark, size):
+    """EnvPool's C++ Go env (`GoNxN-v1`, pgx's rules), n = 1024 games on one thread, its own
+    autoreset; random legal actions drawn in numpy from its `legal_action_mask`."""
+    envpool = pytest.importorskip("envpool")
+    env = envpool.make(f"Go{size}x{size}-v1", env_type="gymnasium", num_envs=N, num_threads=1)
+    rng = np.random.default_rng(1)
+    info = [env.reset()[1]]
+
+    def run():
+        for _ in range(STEPS):
+            mask = info[0]["legal_action_mask"]
+            info[0] = env.step((rng.random(mask.shape) * mask).argmax(1))[4]
+
+    benchmark.pedantic(run, rounds=3, warmup_rounds=1)
+    benchmark.extra_info["game_steps_per_second"] = N * STEPS / benchmark.stats.stats.median

@@ -970,8 +970,8 @@ cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule,
     theirs computed. `fresh` (superko rules; QUIET_FRESH | CAPTURE_FRESH): what the caller knows
     that no play of a kind can repeat, from the stone counts such plays leave (BoardBatch keeps
     the counts of its memory's colourings)."""
-    cdef int k, q, c, opp = 3 - colour
-    cdef bint t, takes = False, survives = False
+    cdef int opp = 3 - colour, h0, h1, h2, h3, e01, e02, e03, e12, e13, e23, c0, c1, c2, c3
+    cdef bint t0, t1, t2, t3, takes, survives = False
     cdef uint64_t h
     cdef uint16_t nb = nbr_counts(b)[p]
     cdef int n4[4]
@@ -988,15 +988,32 @@ cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule,
         # clears own stones that stood before the opponent's last turn too (a turn never adds
         # the other side's stones), so it cannot recreate that colouring
         return LEGAL
+    # the four neighbours judged without a branch (random positions make every test here
+    # unpredictable, and telling costs more than judging): a chain met twice is judged twice,
+    # walls and empty points (head 0) too and masked by their colour. takes_last_liberty for
+    # each, with the four heads read once: the stones of h_k next to p are 1 + its equal pairs.
     neighbours(n4, p, b.stride)
-    for k in range(4):
-        # a chain met twice is judged twice, and walls (head 0) too, without a branch: random
-        # positions make every test here unpredictable, and telling costs more than judging
-        q = n4[k]
-        c = b.cell[q].color
-        t = takes_last_liberty(b, p, b.cell[q].head)
-        takes |= (c == opp) & t
-        survives |= (c == colour) & (not t)
+    h0 = b.cell[n4[0]].head
+    h1 = b.cell[n4[1]].head
+    h2 = b.cell[n4[2]].head
+    h3 = b.cell[n4[3]].head
+    e01 = h0 == h1
+    e02 = h0 == h2
+    e03 = h0 == h3
+    e12 = h1 == h2
+    e13 = h1 == h3
+    e23 = h2 == h3
+    t0 = b.cell[h0].plibs == 1 + e01 + e02 + e03
+    t1 = b.cell[h1].plibs == 1 + e01 + e12 + e13
+    t2 = b.cell[h2].plibs == 1 + e02 + e12 + e23
+    t3 = b.cell[h3].plibs == 1 + e03 + e13 + e23
+    c0 = b.cell[n4[0]].color
+    c1 = b.cell[n4[1]].color
+    c2 = b.cell[n4[2]].color
+    c3 = b.cell[n4[3]].color
+    takes = (((c0 == opp) & t0) | ((c1 == opp) & t1) | ((c2 == opp) & t2) | ((c3 == opp) & t3))
+    survives |= (((c0 == colour) & (not t0)) | ((c1 == colour) & (not t1)) |
+                 ((c2 == colour) & (not t2)) | ((c3 == colour) & (not t3)))
     if not takes:
         if not survives:
             if not suicide:
