@@ -702,6 +702,36 @@ def test_single_stone_suicide_and_the_setup():
 
 
 @needs_fastgo
+@pytest.mark.parametrize("ko", ["simple", "positional", "situational"])
+def test_lone_stone_suicide_after_a_pass(ko):
+    """A lone stone's suicide (suicide allowed) leaves the colouring as it is. Right after the
+    opponent passed that is the colouring before the opponent's turn: a simple-ko retake and a
+    situational repeat; after a stone or at the start it is legal (positional: always a repeat).
+    The reference's verdicts, asked of a Board (why_illegal, legal_mask) and of a BoardBatch's
+    kept mask, on a 4x1 row ". X . ." where White's play at A1 is a lone stone's suicide."""
+    setup = [EMPTY, BLACK, EMPTY, EMPTY]
+    verdicts = {}
+    for before in ("start", "pass", "stone"):
+        first = WHITE if before == "start" else BLACK
+        g = RefGame(4, 1, ko=ko, setup=setup, to_move=first)
+        b = fastgo.Board.from_array(np.array([setup]), ko=ko, to_move=first)
+        batch = fastgo.BoardBatch(1, 4, 1, ko=ko)
+        batch.set(0, b)
+        if before != "start":
+            move = g.pass_move if before == "pass" else 3       # Black passes or plays D1
+            g.play(move)
+            b.play(move)
+            batch.step(np.array([move]))
+        expected = verdicts[before] = g.why_illegal(0)
+        assert b.why_illegal(0) == expected, before
+        assert b.legal_mask()[0] == (expected is None)
+        assert batch.legal_mask()[0].tolist() == b.legal_mask().tolist()
+    assert verdicts == {"simple": {"start": None, "pass": "ko", "stone": None},
+                        "positional": {"start": "superko", "pass": "superko", "stone": "superko"},
+                        "situational": {"start": None, "pass": "superko", "stone": None}}[ko]
+
+
+@needs_fastgo
 def test_from_array_rejects_airless_chains():
     with pytest.raises(ValueError):
         fastgo.Board.from_array(np.array([[1, 2]]))

@@ -1018,8 +1018,15 @@ cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule,
         if not survives:
             if not suicide:
                 return SUICIDE
-            if ko_rule == KO_POSITIONAL and not (nb & nbr_of(colour)):
-                return SUPERKO  # a lone stone's suicide leaves the colouring as it is: a repeat
+            if not (nb & nbr_of(colour)):
+                # a lone stone's suicide leaves the colouring as it is, the opponent to move:
+                # a repeat under positional superko; under simple ko a retake only when the
+                # opponent's turn changed nothing (a pass, or a lone stone's suicide)
+                if ko_rule == KO_POSITIONAL:
+                    return SUPERKO
+                if ko_rule == KO_SIMPLE:
+                    return KO if ko_hash != NULL and b.hash == ko_hash[0] else LEGAL
+                return SUPERKO if seen(memory, superko_key(ko_rule, b.hash, opp)) else LEGAL
         elif ko_rule == KO_SIMPLE or (fresh & QUIET_FRESH) or not b.cell[p].ever:
             # the colouring gains this stone alone: no retake (that refills a point walled in by
             # the opponent by capturing, see plays_freely), and under superko nothing repeated
