@@ -705,30 +705,36 @@ def test_single_stone_suicide_and_the_setup():
 @pytest.mark.parametrize("ko", ["simple", "positional", "situational"])
 def test_lone_stone_suicide_after_a_pass(ko):
     """A lone stone's suicide (suicide allowed) leaves the colouring as it is. Right after the
-    opponent passed that is the colouring before the opponent's turn: a simple-ko retake and a
-    situational repeat; after a stone or at the start it is legal (positional: always a repeat).
-    The reference's verdicts, asked of a Board (why_illegal, legal_mask) and of a BoardBatch's
-    kept mask, on a 4x1 row ". X . ." where White's play at A1 is a lone stone's suicide."""
-    setup = [EMPTY, BLACK, EMPTY, EMPTY]
+    opponent passed, or made such a suicide itself, that is the colouring before the opponent's
+    turn: a simple-ko retake; a situational repeat when the situation recurs; after a stone or at
+    the start it is legal (positional: always a repeat). The reference's whole legal mask, against
+    a Board's (and its why_illegal) and a BoardBatch's kept mask, on a 6x1 row ". X . . O ."
+    where White's play at A1 and Black's at F1 are lone stones' suicides (C1: a quiet stone)."""
+    setup = [EMPTY, BLACK, EMPTY, EMPTY, WHITE, EMPTY]
     verdicts = {}
-    for before in ("start", "pass", "stone"):
+    for before in ("start", "pass", "stone", "suicide"):
+        if before == "suicide" and ko == "positional":
+            continue                                # Black's E1 is itself a repeat there
         first = WHITE if before == "start" else BLACK
-        g = RefGame(4, 1, ko=ko, setup=setup, to_move=first)
+        g = RefGame(6, 1, ko=ko, setup=setup, to_move=first)
         b = fastgo.Board.from_array(np.array([setup]), ko=ko, to_move=first)
-        batch = fastgo.BoardBatch(1, 4, 1, ko=ko)
+        batch = fastgo.BoardBatch(1, 6, 1, ko=ko)
         batch.set(0, b)
         if before != "start":
-            move = g.pass_move if before == "pass" else 3       # Black passes or plays D1
+            move = {"pass": g.pass_move, "stone": 2, "suicide": 5}[before]
             g.play(move)
             b.play(move)
             batch.step(np.array([move]))
+        assert g.to_move == WHITE
         expected = verdicts[before] = g.why_illegal(0)
         assert b.why_illegal(0) == expected, before
-        assert b.legal_mask()[0] == (expected is None)
-        assert batch.legal_mask()[0].tolist() == b.legal_mask().tolist()
-    assert verdicts == {"simple": {"start": None, "pass": "ko", "stone": None},
-                        "positional": {"start": "superko", "pass": "superko", "stone": "superko"},
-                        "situational": {"start": None, "pass": "superko", "stone": None}}[ko]
+        assert b.legal_mask().tolist() == list(g.legal_mask()), before
+        assert batch.legal_mask()[0].tolist() == list(g.legal_mask()), before
+    assert verdicts == {
+        "simple": {"start": None, "pass": "ko", "stone": None, "suicide": "ko"},
+        "positional": {"start": "superko", "pass": "superko", "stone": "superko"},
+        "situational": {"start": None, "pass": "superko", "stone": None, "suicide": "superko"},
+    }[ko]
 
 
 @needs_fastgo
