@@ -99,7 +99,7 @@ cdef class BoardBatch:
     cdef void restart(self, int64_t i) noexcept nogil
     cdef void load_state(self, int64_t i, Board board) noexcept nogil
     cdef double margin(self, int64_t i) noexcept nogil
-    cdef void update_mask(self, int64_t i, int p) noexcept nogil
+    cdef void update_mask(self, int64_t i, int p, const int16_t* freed, int gone) noexcept nogil
     cdef int fresh(self, int64_t i) noexcept nogil
     cdef void tally(self, int64_t i) noexcept nogil
     cdef void refresh_mask(self, int64_t i) noexcept nogil

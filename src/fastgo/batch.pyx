@@ -363,9 +363,11 @@ cdef class BoardBatch:
         """Play a judged-legal move in game i (room reserved) and record the turn."""
         cdef BoardState* b = self.state(i)
         cdef Game* g = &self.games[i]
-        cdef int colour = self.to_move_of(i), p = -1
+        cdef int colour = self.to_move_of(i), p = -1, k, gone = 0
         cdef int32_t captured = b.captures[colour], before = b.num_empty, removed
         cdef uint8_t* ring = self.rings + <size_t>i * self.ring_bytes
+        cdef uint8_t* slot
+        cdef const int16_t* freed = empty_list(b) + before - 1
         g.ko_hash = b.hash
         if point != self.npoints:
             p = to_pad(b, point)
@@ -375,6 +377,9 @@ cdef class BoardBatch:
             removed = b.captures[colour] - captured
             g.stones[3 - colour] -= removed
             g.stones[colour] += 1 - (b.num_empty - before + 1 - removed)
+            # board_play took p out of the empty list (its length before - 1), then appended
+            # every stone it removed: they are freed[0..gone)
+            gone = b.num_empty - before + 1
         else:
             g.passes += 1
         g.moves[g.nturns] = <int16_t>point
@@ -382,17 +387,17 @@ cdef class BoardBatch:
         if self.ko_rule != KO_SIMPLE:
             hashset_add(&g.seen, superko_key(self.ko_rule, b.hash, 3 - colour))
             self.tally(i)
-        if b.captures[colour] != captured or (p >= 0 and b.cell[p].color != colour):
-            self.ring_colouring(i)
-        else:   # a pass, or a stone that took nothing: the last colouring and this stone
-            memcpy(ring + <size_t>(g.nturns % HISTORY) * self.npoints,
-                   ring + <size_t>((g.nturns - 1) % HISTORY) * self.npoints, self.npoints)
-            if p >= 0:
-                ring[<size_t>(g.nturns % HISTORY) * self.npoints + point] = <uint8_t>colour
-            if not (self.over(i) or self.capped(i)):
-                self.update_mask(i, p)
-                return
-        self.refresh_mask(i)
+        # the ring's new colouring: the last one, the stone, the removed stones
+        slot = ring + <size_t>(g.nturns % HISTORY) * self.npoints
+        memcpy(slot, ring + <size_t>((g.nturns - 1) % HISTORY) * self.npoints, self.npoints)
+        if p >= 0:
+            slot[point] = <uint8_t>colour
+            for k in range(gone):
+                slot[public_of(freed[k], b.stride, self.s_inv)] = EMPTY
+        if self.over(i) or self.capped(i) or 5 * gone > self.npoints:
+            self.refresh_mask(i)
+        else:
+            self.update_mask(i, p, freed, gone)
 
     cdef void ring_colouring(self, int64_t i) noexcept nogil:
         """Game i's colouring now into its ring slot for turn nturns (public points)."""
@@ -559,20 +564,25 @@ cdef class BoardBatch:
             fresh |= CAPTURE_FRESH
         return fresh
 
-    cdef void update_mask(self, int64_t i, int p) noexcept nogil:
-        """Game i's kept mask after a turn that removed no stone: a stone on padded point p
-        (p < 0: a pass) changes whether p and its neighbours play freely; the hard points are
-        judged again for the new mover, ko and superko memory (core's judgement)."""
+    cdef void update_mask(self, int64_t i, int p, const int16_t* freed, int gone) noexcept nogil:
+        """Game i's kept mask after a turn: a stone on padded point p (p < 0: a pass) that
+        removed the `gone` stones at freed[0..gone) (padded points) changes whether p, the
+        freed points and their neighbours play freely (their neighbour counts, colours and
+        `ever` are the only ones that changed); the hard points are judged again for the new
+        mover, ko and superko memory (core's judgement)."""
         cdef BoardState* b = self.state(i)
         cdef Game* g = &self.games[i]
         cdef uint8_t* out = self.masks + <size_t>i * (self.npoints + 1)
         cdef uint64_t* hard = self.hard + <size_t>i * self.hard_words
-        cdef int k
+        cdef int k, j, q
         cdef int nb[4]
         cdef uint8_t fresh[MAX_POINTS + 1]
-        if p >= 0:
-            settle_point(b, p, self.ko_rule, self.s_inv, out, hard)
-            neighbours(nb, p, b.stride)
+        for j in range(-1, gone):
+            q = p if j < 0 else freed[j]
+            if q < 0:
+                continue
+            settle_point(b, q, self.ko_rule, self.s_inv, out, hard)
+            neighbours(nb, q, b.stride)
             for k in range(4):
                 settle_point(b, nb[k], self.ko_rule, self.s_inv, out, hard)
         judge_hard(b, self.to_move_of(i), self.ko_rule, self.suicide, &g.ko_hash, hashset_seen,
