@@ -27,6 +27,7 @@ ctypedef struct Game:
     int32_t passes          # consecutive passes at the end of the turns so far (2: game over)
     int32_t loaded          # 1 when set() loaded this game from a Board with its own set-up
     int32_t oom             # scratch flag: a reservation for the next turn failed
+    int32_t vetoed          # the kept mask holds a 0 for a hard point with a liberty (core.judge_hard)
 
 
 cdef class BoardBatch:
@@ -58,7 +59,7 @@ cdef class BoardBatch:
                                     # now (judge_move == LEGAL; none once over or capped), made by
                                     # commit and load_state while the game's memory is in cache,
                                     # so legal_mask is a copy and step's check one byte
-    cdef int hard_words             # (npad + 63) // 64
+    cdef int hard_words             # 2 * core.hard_words: a game's two-part hard-point bitset
     cdef uint32_t s_inv             # core.stride_inverse of the boards' stride (core.public_of)
     cdef uint64_t* hard             # hard + i * hard_words: game i's hard points (core.judge_mask)
     cdef int16_t* spans             # superko rules: at spans + 2 * ((2 * i + c - 1) * (npoints + 1) + x),
@@ -84,7 +85,7 @@ cdef class BoardBatch:
 
     cdef inline int to_move_of(self, int64_t i) noexcept nogil:
         cdef Game* g = &self.games[i]
-        return g.first if g.nturns % 2 == 0 else 3 - g.first
+        return g.first ^ (3 * <int>(g.nturns & 1))     # BLACK ^ 3 == WHITE; no branch
 
     cdef inline bint over(self, int64_t i) noexcept nogil:
         return self.games[i].passes >= 2

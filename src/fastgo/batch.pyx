@@ -312,7 +312,7 @@ cdef class BoardBatch:
         self.rings = <uint8_t*>calloc(n, self.ring_bytes)
         self.games = <Game*>calloc(n, sizeof(Game))
         self.masks = <uint8_t*>malloc(<size_t>n * (self.npoints + 1))
-        self.hard_words = (start.st.npad + 63) >> 6
+        self.hard_words = 2 * hard_words(start.st)
         self.s_inv = stride_inverse(start.st.stride)
         self.hard = <uint64_t*>calloc(n * self.hard_words, sizeof(uint64_t))
         self.spans = <int16_t*>malloc(<size_t>4 * n * (self.npoints + 1) * sizeof(int16_t))
@@ -526,10 +526,11 @@ cdef class BoardBatch:
     cdef void refresh_mask(self, int64_t i) noexcept nogil:
         """Game i's kept mask and hard points judged afresh (core.judge_mask)."""
         cdef Game* g = &self.games[i]
-        judge_mask(self.state(i), self.to_move_of(i), self.over(i) or self.capped(i),
-                   self.ko_rule, self.suicide, &g.ko_hash if g.nturns >= 1 else NULL, hashset_seen,
-                   &g.seen, self.fresh(i), self.masks + <size_t>i * (self.npoints + 1),
-                   self.hard + <size_t>i * self.hard_words)
+        g.vetoed = judge_mask(self.state(i), self.to_move_of(i), self.over(i) or self.capped(i),
+                              self.ko_rule, self.suicide, &g.ko_hash if g.nturns >= 1 else NULL,
+                              hashset_seen, &g.seen, self.fresh(i),
+                              self.masks + <size_t>i * (self.npoints + 1),
+                              self.hard + <size_t>i * self.hard_words)
 
     cdef void tally(self, int64_t i) noexcept nogil:
         """Game i's stone counts now join its superko memory's (spans)."""
@@ -585,8 +586,8 @@ cdef class BoardBatch:
             neighbours(nb, q, b.stride)
             for k in range(4):
                 settle_point(b, nb[k], self.ko_rule, self.s_inv, out, hard)
-        judge_hard(b, self.to_move_of(i), self.ko_rule, self.suicide, &g.ko_hash, hashset_seen,
-                   &g.seen, self.fresh(i), hard, out)
+        g.vetoed = judge_hard(b, self.to_move_of(i), self.ko_rule, self.suicide, &g.ko_hash,
+                              hashset_seen, &g.seen, self.fresh(i), hard, out, not g.vetoed)
         if FASTGO_DEBUG:
             judge_mask(b, self.to_move_of(i), False, self.ko_rule, self.suicide, &g.ko_hash,
                        hashset_seen, &g.seen, False, fresh, NULL)

@@ -963,35 +963,17 @@ cdef enum:
     QUIET_FRESH = 1     # no play by the mover that removes no stone leaves a remembered colouring
     CAPTURE_FRESH = 2   # nor does a play that removes opponent stones only
 
-cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
-                            const uint64_t* ko_hash, SeenFn seen, const void* memory,
-                            int fresh) noexcept nogil:
-    """judge_play without the resulting hash: only the plays that could repeat a colouring get
-    theirs computed. `fresh` (superko rules; QUIET_FRESH | CAPTURE_FRESH): what the caller knows
-    that no play of a kind can repeat, from the stone counts such plays leave (BoardBatch keeps
-    the counts of its memory's colourings)."""
-    cdef int opp = 3 - colour, h0, h1, h2, h3, e01, e02, e03, e12, e13, e23, c0, c1, c2, c3
-    cdef bint t0, t1, t2, t3, takes, survives = False
-    cdef uint64_t h
-    cdef uint16_t nb = nbr_counts(b)[p]
-    cdef int n4[4]
-    if b.cell[p].color != EMPTY:
-        return OCCUPIED
-    if plays_freely_by(nb, b.cell[p].ever, ko_rule):
-        return LEGAL
-    if nb & NBR_EMPTY:
-        survives = True         # the stone keeps a liberty
-        if fresh == QUIET_FRESH | CAPTURE_FRESH:
-            return LEGAL        # and repeats nothing
-    elif ko_rule == KO_SIMPLE and suicide and (nb & nbr_of(colour)):
-        # next to an own stone: no retake (see plays_freely_by); a suicide is allowed and
-        # clears own stones that stood before the opponent's last turn too (a turn never adds
-        # the other side's stones), so it cannot recreate that colouring
-        return LEGAL
+cdef inline void judge_neighbours(const BoardState* b, int p, int colour, bint* takes,
+                                  bint* survives) noexcept nogil:
+    """For a play of `colour` at the empty point p: whether it takes the last liberty of an
+    opponent chain next to p, and whether an own chain next to p keeps a liberty other than p."""
     # the four neighbours judged without a branch (random positions make every test here
     # unpredictable, and telling costs more than judging): a chain met twice is judged twice,
     # walls and empty points (head 0) too and masked by their colour. takes_last_liberty for
     # each, with the four heads read once: the stones of h_k next to p are 1 + its equal pairs.
+    cdef int opp = 3 - colour, h0, h1, h2, h3, e01, e02, e03, e12, e13, e23, c0, c1, c2, c3
+    cdef bint t0, t1, t2, t3
+    cdef int n4[4]
     neighbours(n4, p, b.stride)
     h0 = b.cell[n4[0]].head
     h1 = b.cell[n4[1]].head
@@ -1011,9 +993,62 @@ cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule,
     c1 = b.cell[n4[1]].color
     c2 = b.cell[n4[2]].color
     c3 = b.cell[n4[3]].color
-    takes = (((c0 == opp) & t0) | ((c1 == opp) & t1) | ((c2 == opp) & t2) | ((c3 == opp) & t3))
-    survives |= (((c0 == colour) & (not t0)) | ((c1 == colour) & (not t1)) |
-                 ((c2 == colour) & (not t2)) | ((c3 == colour) & (not t3)))
+    takes[0] = (((c0 == opp) & t0) | ((c1 == opp) & t1) | ((c2 == opp) & t2) | ((c3 == opp) & t3))
+    survives[0] = (((c0 == colour) & (not t0)) | ((c1 == colour) & (not t1)) |
+                   ((c2 == colour) & (not t2)) | ((c3 == colour) & (not t3)))
+
+cdef inline int judge_with_liberty(const BoardState* b, int p, int colour, int ko_rule,
+                                   const uint64_t* ko_hash, SeenFn seen, const void* memory,
+                                   int fresh) noexcept nogil:
+    """judge_quick for an empty point p with an empty neighbour: the stone keeps a liberty, so
+    the play is legal unless it repeats a colouring (superko; simple ko only by a capture)."""
+    cdef int opp = 3 - colour
+    cdef bint takes = False, survives
+    cdef uint64_t h
+    if fresh == QUIET_FRESH | CAPTURE_FRESH:
+        return LEGAL
+    if nbr_counts(b)[p] & nbr_of(opp):          # a capture needs an opponent's neighbour
+        judge_neighbours(b, p, colour, &takes, &survives)
+    if not takes:
+        if ko_rule == KO_SIMPLE or (fresh & QUIET_FRESH) or not b.cell[p].ever:
+            # the colouring gains this stone alone: no retake (that refills a point walled in
+            # by the opponent by capturing, see plays_freely), and under superko nothing repeated
+            return LEGAL
+        h = b.hash ^ zkey(colour, p)
+        return SUPERKO if seen(memory, superko_key(ko_rule, h, opp)) else LEGAL
+    if ko_rule == KO_SIMPLE:
+        return retakes_ko(b, p, colour, ko_hash)
+    if fresh & CAPTURE_FRESH:
+        return LEGAL
+    return judge_by_preview(b, p, colour, ko_rule, True, ko_hash, seen, memory, &h)  # no suicide
+
+cdef inline int judge_walled(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
+                             const uint64_t* ko_hash, SeenFn seen, const void* memory,
+                             int fresh) noexcept nogil:
+    """judge_quick for an empty point p with no empty neighbour: the stone lives by a capture or
+    by an own chain that keeps another liberty; otherwise the play is a suicide."""
+    cdef int opp = 3 - colour
+    cdef bint takes, survives, own, decided
+    cdef uint64_t h
+    cdef uint16_t nb = nbr_counts(b)[p]
+    own = (nb & nbr_of(colour)) != 0
+    if ko_rule == KO_SIMPLE and suicide and own:
+        # next to an own stone: no retake (see plays_freely_by); a suicide is allowed and
+        # clears own stones that stood before the opponent's last turn too (a turn never adds
+        # the other side's stones), so it cannot recreate that colouring
+        return LEGAL
+    judge_neighbours(b, p, colour, &takes, &survives)
+    if ko_rule != KO_SIMPLE:
+        # the usual verdicts under superko without a branch on which (random positions make
+        # each unpredictable): a capture, or a stone that lives, when `fresh` rules out that
+        # kind of repeat (or the point was never used); a suicide refused by the rules; a lone
+        # stone's suicide under positional superko (the colouring stays as it is). The rest
+        # are judged below.
+        decided = ((takes & ((fresh & CAPTURE_FRESH) != 0)) |
+                   ((not takes) & survives & (((fresh & QUIET_FRESH) != 0) | (b.cell[p].ever == 0))) |
+                   ((not takes) & (not survives) & ((not suicide) | ((not own) & (ko_rule == KO_POSITIONAL)))))
+        if decided:
+            return LEGAL if takes | survives else SUPERKO if suicide else SUICIDE
     if not takes:
         if not survives:
             if not suicide:
@@ -1028,9 +1063,7 @@ cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule,
                     return KO if ko_hash != NULL and b.hash == ko_hash[0] else LEGAL
                 return SUPERKO if seen(memory, superko_key(ko_rule, b.hash, opp)) else LEGAL
         elif ko_rule == KO_SIMPLE or (fresh & QUIET_FRESH) or not b.cell[p].ever:
-            # the colouring gains this stone alone: no retake (that refills a point walled in by
-            # the opponent by capturing, see plays_freely), and under superko nothing repeated
-            return LEGAL
+            return LEGAL        # the colouring gains this stone alone (judge_with_liberty)
         else:
             h = b.hash ^ zkey(colour, p)
             return SUPERKO if seen(memory, superko_key(ko_rule, h, opp)) else LEGAL
@@ -1039,6 +1072,22 @@ cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule,
     elif fresh & CAPTURE_FRESH:
         return LEGAL
     return judge_by_preview(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, &h)
+
+cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
+                            const uint64_t* ko_hash, SeenFn seen, const void* memory,
+                            int fresh) noexcept nogil:
+    """judge_play without the resulting hash: only the plays that could repeat a colouring get
+    theirs computed. `fresh` (superko rules; QUIET_FRESH | CAPTURE_FRESH): what the caller knows
+    that no play of a kind can repeat, from the stone counts such plays leave (BoardBatch keeps
+    the counts of its memory's colourings)."""
+    cdef uint16_t nb = nbr_counts(b)[p]
+    if b.cell[p].color != EMPTY:
+        return OCCUPIED
+    if plays_freely_by(nb, b.cell[p].ever, ko_rule):
+        return LEGAL
+    if nb & NBR_EMPTY:
+        return judge_with_liberty(b, p, colour, ko_rule, ko_hash, seen, memory, fresh)
+    return judge_walled(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, fresh)
 
 cdef inline int judge_play(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
                            const uint64_t* ko_hash, SeenFn seen, const void* memory,
@@ -1068,10 +1117,17 @@ cdef inline int judge_move(const BoardState* b, int point, int colour, bint over
 
 # A legal mask is judged in two parts. Most empty points play freely (plays_freely: legal
 # whatever the colour and the history, a fact that changes only when a neighbour changes); the
-# rest, the "hard" points (no empty neighbour, or used before under superko: a few a move), are
-# judged one by one with judge_play. A caller that keeps a mask from turn to turn (BoardBatch)
-# keeps the hard points as a bitset over padded points, settles the points next to a quiet play
-# (settle_point) and judges only the hard ones again (judge_hard).
+# rest, the "hard" points, are judged one by one. They come in two kinds, kept apart so that
+# the judgement needs no test of which: points with an empty neighbour (under superko, used
+# before: judge_with_liberty, legal at once when the caller's memory rules out every repeat)
+# and walled-in points (judge_walled). A caller that keeps a mask from turn to turn
+# (BoardBatch) keeps the hard points as a bitset over padded points, two parts of hard_words()
+# words (with a liberty, then walled in), settles the points next to a play (settle_point) and
+# judges only the hard ones again (judge_hard).
+
+cdef inline int hard_words(const BoardState* b) noexcept nogil:
+    """64-bit words of one part of a hard-point bitset: (npad + 63) // 64."""
+    return (b.npad + 63) >> 6
 
 cdef inline int public_of(int p, int s, uint32_t s_inv) noexcept nogil:
     """from_pad(b, p) for a board of stride s, s_inv = ceil(2**20 / s): p // s as a multiply and
@@ -1082,45 +1138,65 @@ cdef inline int public_of(int p, int s, uint32_t s_inv) noexcept nogil:
 cdef inline uint32_t stride_inverse(int s) noexcept nogil:
     return ((1 << 20) + s - 1) // s
 
-cdef inline void judge_hard(const BoardState* b, int colour, int ko_rule, bint suicide,
+cdef inline bint judge_hard(const BoardState* b, int colour, int ko_rule, bint suicide,
                             const uint64_t* ko_hash, SeenFn seen, const void* memory,
-                            int fresh, const uint64_t* hard, uint8_t* out) noexcept nogil:
-    """out[public point] = (judge_play == LEGAL) for every padded point in the bitset `hard`
-    (fresh: see judge_quick)."""
-    cdef int w, p, s = b.stride
+                            int fresh, const uint64_t* hard, uint8_t* out,
+                            bint liberty_clean) noexcept nogil:
+    """out[public point] = (judge_play == LEGAL) for every padded point in the two-part bitset
+    `hard` (fresh: see judge_quick). A point with a liberty is legal whenever the memory rules
+    out every repeat (fresh both), and settle_point and judge_mask write 1 there: with
+    `liberty_clean` (no such entry of out is 0) that part is skipped then. Returns whether
+    some entry of that part is 0 now (the next call's liberty_clean is its negation)."""
+    cdef int w, p, s = b.stride, words = hard_words(b)
     cdef uint32_t s_inv = stride_inverse(s)
     cdef uint64_t bits
-    for w in range((b.npad + 63) >> 6):
-        bits = hard[w]
+    cdef bint all_fresh = fresh == QUIET_FRESH | CAPTURE_FRESH, refused = False, ok
+    if not (all_fresh and liberty_clean):
+        for w in range(words):
+            bits = hard[w]
+            while bits:
+                p = (w << 6) + ctz64(bits)
+                bits &= bits - 1
+                ok = all_fresh or judge_with_liberty(b, p, colour, ko_rule, ko_hash, seen,
+                                                     memory, fresh) == LEGAL
+                out[public_of(p, s, s_inv)] = ok
+                refused |= not ok
+    for w in range(words):
+        bits = hard[words + w]
         while bits:
             p = (w << 6) + ctz64(bits)
             bits &= bits - 1
-            out[public_of(p, s, s_inv)] = judge_quick(b, p, colour, ko_rule, suicide, ko_hash,
-                                                      seen, memory, fresh) == LEGAL
+            out[public_of(p, s, s_inv)] = judge_walled(b, p, colour, ko_rule, suicide, ko_hash,
+                                                       seen, memory, fresh) == LEGAL
+    return refused
 
 cdef inline void settle_point(const BoardState* b, int p, int ko_rule, uint32_t s_inv,
                               uint8_t* out, uint64_t* hard) noexcept nogil:
-    """Point p's entry in a kept mask and its hard bit, after a quiet play on or next to it:
-    a stone 0, an empty point 1 when it plays freely, else hard (its entry judge_hard's).
+    """Point p's entry in a kept mask and its hard bits, after a play on or next to it: a
+    stone 0, an empty point 1 when it has an empty neighbour (it plays freely, or it is hard
+    with a liberty: see judge_hard), else hard and walled in (its entry judge_hard's).
     s_inv: stride_inverse(b.stride)."""
     cdef uint64_t bit = <uint64_t>1 << (p & 63)
-    cdef int colour = b.cell[p].color
-    cdef bint free
+    cdef int colour = b.cell[p].color, w = p >> 6, words = hard_words(b)
+    cdef uint16_t nb = nbr_counts(b)[p]
+    cdef bint empty, free, liberty
     if colour == WALL:
         return
-    free = colour == EMPTY and plays_freely(b, p, ko_rule)
-    out[public_of(p, b.stride, s_inv)] = free
-    if colour == EMPTY and not free:
-        hard[p >> 6] |= bit
-    else:
-        hard[p >> 6] &= ~bit
+    empty = colour == EMPTY
+    free = empty & plays_freely_by(nb, b.cell[p].ever, ko_rule)
+    liberty = (nb & NBR_EMPTY) != 0
+    out[public_of(p, b.stride, s_inv)] = empty & liberty
+    # no branches: whether a neighbour's state changed is unpredictable
+    hard[w] = (hard[w] & ~bit) | (bit * (empty & (not free) & liberty))
+    hard[words + w] = (hard[words + w] & ~bit) | (bit * (empty & (not liberty)))
 
-cdef inline void judge_mask(const BoardState* b, int colour, bint over, int ko_rule, bint suicide,
+cdef inline bint judge_mask(const BoardState* b, int colour, bint over, int ko_rule, bint suicide,
                             const uint64_t* ko_hash, SeenFn seen, const void* memory,
                             int fresh, uint8_t* out, uint64_t* hard) noexcept nogil:
     """judge_move == LEGAL for every public point and, last, the pass: width * height + 1 bytes
     of 0/1 at out (fresh: see judge_quick). `hard`, when not NULL, receives the hard
-    points ((npad + 63) // 64 words; none once the game is over)."""
+    points (2 * hard_words(b) words, see judge_hard; none once the game is over). Returns
+    judge_hard's answer (False once over)."""
     cdef int k, p, q, s = b.stride, npoints = b.width * b.height
     cdef bint free
     # local copies: every store to out (bytes) could alias the board, so a field read through
@@ -1128,20 +1204,23 @@ cdef inline void judge_mask(const BoardState* b, int colour, bint over, int ko_r
     cdef const int16_t* empty = empty_list(b)
     cdef const uint16_t* nbr = nbr_counts(b)
     cdef const Cell* cell = b.cell
-    cdef uint64_t local[MASK_WORDS]
+    cdef uint64_t local[2 * MASK_WORDS]
     cdef uint32_t s_inv = stride_inverse(s)
+    cdef int words = hard_words(b)
+    cdef uint64_t bit
     if hard == NULL:
         hard = local
-    memset(hard, 0, ((b.npad + 63) >> 6) * sizeof(uint64_t))
+    memset(hard, 0, 2 * words * sizeof(uint64_t))
     memset(out, 0, npoints + 1)
     if over:
-        return
+        return False
     out[npoints] = 1
     for k in range(b.num_empty):       # stones are never legal: only the empty points are judged
         p = empty[k]
         q = public_of(p, s, s_inv)
         FASTGO_ASSERT(q == from_pad(b, p), "judge_mask: the public index of padded point p", p)
         free = plays_freely_by(nbr[p], cell[p].ever, ko_rule)
-        out[q] = free
-        hard[p >> 6] |= <uint64_t>(1 - free) << (p & 63)     # no branch: unpredictable
-    judge_hard(b, colour, ko_rule, suicide, ko_hash, seen, memory, fresh, hard, out)
+        out[q] = (nbr[p] & NBR_EMPTY) != 0                  # see settle_point
+        bit = <uint64_t>(1 - free) << (p & 63)              # no branches: unpredictable
+        hard[(p >> 6) + words * ((nbr[p] & NBR_EMPTY) == 0)] |= bit
+    return judge_hard(b, colour, ko_rule, suicide, ko_hash, seen, memory, fresh, hard, out, True)
