@@ -1028,27 +1028,15 @@ cdef inline int judge_walled(const BoardState* b, int p, int colour, int ko_rule
     """judge_quick for an empty point p with no empty neighbour: the stone lives by a capture or
     by an own chain that keeps another liberty; otherwise the play is a suicide."""
     cdef int opp = 3 - colour
-    cdef bint takes, survives, own, decided
+    cdef bint takes, survives
     cdef uint64_t h
     cdef uint16_t nb = nbr_counts(b)[p]
-    own = (nb & nbr_of(colour)) != 0
-    if ko_rule == KO_SIMPLE and suicide and own:
+    if ko_rule == KO_SIMPLE and suicide and (nb & nbr_of(colour)):
         # next to an own stone: no retake (see plays_freely_by); a suicide is allowed and
         # clears own stones that stood before the opponent's last turn too (a turn never adds
         # the other side's stones), so it cannot recreate that colouring
         return LEGAL
     judge_neighbours(b, p, colour, &takes, &survives)
-    if ko_rule != KO_SIMPLE:
-        # the usual verdicts under superko without a branch on which (random positions make
-        # each unpredictable): a capture, or a stone that lives, when `fresh` rules out that
-        # kind of repeat (or the point was never used); a suicide refused by the rules; a lone
-        # stone's suicide under positional superko (the colouring stays as it is). The rest
-        # are judged below.
-        decided = ((takes & ((fresh & CAPTURE_FRESH) != 0)) |
-                   ((not takes) & survives & (((fresh & QUIET_FRESH) != 0) | (b.cell[p].ever == 0))) |
-                   ((not takes) & (not survives) & ((not suicide) | ((not own) & (ko_rule == KO_POSITIONAL)))))
-        if decided:
-            return LEGAL if takes | survives else SUPERKO if suicide else SUICIDE
     if not takes:
         if not survives:
             if not suicide:
