@@ -263,22 +263,26 @@ def test_state_bytes_reported():
 def test_masks_match_reference_with_shortcut_cases(ko, suicide):
     """The batch's legal masks equal the pure-Python reference's (tests/reference.py) on random
     games of small boards, and those games reach the cases core.judge_play settles from the
-    neighbour counts without a preview: a play next to an empty point refused by superko, and a
+    neighbour counts without a preview: a play next to an empty point refused by superko (and
+    the same point legal again at a later turn of that mover: the kept mask's entry, 0 after that
+    refusal, must be judged again even where the stone counts rule out every repeat), and a
     play walled in by the mover's own stones (legal or refused)."""
     from collections import Counter
     from reference import RefGame
     rnd = random.Random(11)
     seen = Counter()
-    for w, h in [(2, 2), (3, 2), (3, 3), (4, 4)]:
-        n = 8
+    for w, h in [(2, 2), (3, 2), (3, 3), (4, 4), (5, 5)]:
+        n = 16
         batch = BoardBatch(n, w, h, ko=ko, suicide=suicide, threads=1)
         refs = [RefGame(w, h, ko=ko, suicide=suicide) for _ in range(n)]
+        refused = [dict() for _ in range(n)]     # point -> the turn superko refused it, next to empty
         for _ in range(150):
             mask, grids = batch.legal_mask(), batch.stones().reshape(n, -1)
             actions = []
             for i, ref in enumerate(refs):
                 assert mask[i].tolist() == ref.legal_mask(), f"{w}x{h} game {i}"
                 mover = batch.to_move[i]
+                turn = int(batch.move_numbers[i])
                 for p in np.flatnonzero(grids[i] == 0):
                     r, c = divmod(int(p), w)
                     nbrs = [grids[i][q] for q in ((r - 1) * w + c, (r + 1) * w + c) if 0 <= q < w * h]
@@ -286,6 +290,10 @@ def test_masks_match_reference_with_shortcut_cases(ko, suicide):
                     reason = ref.why_illegal(int(p))
                     if 0 in nbrs and reason == "superko":
                         seen["superko next to an empty point"] += 1
+                        refused[i][int(p)] = turn
+                    elif (0 in nbrs and reason is None and int(p) in refused[i]
+                          and (turn - refused[i][int(p)]) % 2 == 0):
+                        seen["superko next to an empty point, legal again"] += 1
                     if nbrs and all(v == mover for v in nbrs) and reason != "game over":
                         seen["walled in by own stones, " + ("legal" if reason is None else "refused")] += 1
                 legal = np.flatnonzero(mask[i])
@@ -294,6 +302,7 @@ def test_masks_match_reference_with_shortcut_cases(ko, suicide):
             for i in range(n):
                 if result.reset[i]:
                     refs[i] = RefGame(w, h, ko=ko, suicide=suicide)
+                    refused[i].clear()
                 else:
                     refs[i].play(actions[i])
     assert seen["walled in by own stones, legal"] > 0
@@ -301,6 +310,7 @@ def test_masks_match_reference_with_shortcut_cases(ko, suicide):
         assert seen["walled in by own stones, refused"] > 0
     if ko != "simple":
         assert seen["superko next to an empty point"] > 0
+        assert seen["superko next to an empty point, legal again"] > 0
 
 
 def _mix64(z):
