@@ -27,7 +27,7 @@ ctypedef struct Game:
     int32_t passes          # consecutive passes at the end of the turns so far (2: game over)
     int32_t loaded          # 1 when set() loaded this game from a Board with its own set-up
     int32_t oom             # scratch flag: a reservation for the next turn failed
-    int32_t vetoed          # the kept mask holds a 0 for a hard point with a liberty (core.judge_hard)
+    int32_t vetoed          # the kept mask may hold a 0 for a hard point with a liberty (core.judge_hard)
 
 
 cdef class BoardBatch:

@@ -997,37 +997,44 @@ cdef inline void judge_neighbours(const BoardState* b, int p, int colour, bint* 
     survives[0] = (((c0 == colour) & (not t0)) | ((c1 == colour) & (not t1)) |
                    ((c2 == colour) & (not t2)) | ((c3 == colour) & (not t3)))
 
-cdef inline int judge_with_liberty(const BoardState* b, int p, int colour, int ko_rule,
-                                   const uint64_t* ko_hash, SeenFn seen, const void* memory,
-                                   int fresh) noexcept nogil:
-    """judge_quick for an empty point p with an empty neighbour: the stone keeps a liberty, so
-    the play is legal unless it repeats a colouring (superko; simple ko only by a capture)."""
-    cdef int opp = 3 - colour
-    cdef bint takes = False, survives
+cdef inline int judge_lives(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
+                            const uint64_t* ko_hash, SeenFn seen, const void* memory, int fresh,
+                            bint takes) noexcept nogil:
+    """judge_quick for a play of `colour` at the empty point p whose stone stays on the board
+    (it keeps a liberty, or an own chain it joins does, or it captures: `takes`): legal unless
+    it repeats a colouring."""
     cdef uint64_t h
-    if fresh == QUIET_FRESH | CAPTURE_FRESH:
-        return LEGAL
-    if nbr_counts(b)[p] & nbr_of(opp):          # a capture needs an opponent's neighbour
-        judge_neighbours(b, p, colour, &takes, &survives)
     if not takes:
         if ko_rule == KO_SIMPLE or (fresh & QUIET_FRESH) or not b.cell[p].ever:
             # the colouring gains this stone alone: no retake (that refills a point walled in
             # by the opponent by capturing, see plays_freely), and under superko nothing repeated
             return LEGAL
         h = b.hash ^ zkey(colour, p)
-        return SUPERKO if seen(memory, superko_key(ko_rule, h, opp)) else LEGAL
+        return SUPERKO if seen(memory, superko_key(ko_rule, h, 3 - colour)) else LEGAL
     if ko_rule == KO_SIMPLE:
         return retakes_ko(b, p, colour, ko_hash)
     if fresh & CAPTURE_FRESH:
         return LEGAL
-    return judge_by_preview(b, p, colour, ko_rule, True, ko_hash, seen, memory, &h)  # no suicide
+    return judge_by_preview(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, &h)
+
+cdef inline int judge_with_liberty(const BoardState* b, int p, int colour, int ko_rule,
+                                   const uint64_t* ko_hash, SeenFn seen, const void* memory,
+                                   int fresh) noexcept nogil:
+    """judge_quick for an empty point p with an empty neighbour: the stone keeps a liberty, so
+    the play is legal unless it repeats a colouring (superko; simple ko only by a capture)."""
+    cdef bint takes = False, survives
+    if fresh == QUIET_FRESH | CAPTURE_FRESH:
+        return LEGAL
+    if nbr_counts(b)[p] & nbr_of(3 - colour):      # a capture needs an opponent's neighbour
+        judge_neighbours(b, p, colour, &takes, &survives)
+    # (no suicide: the suicide option does not matter)
+    return judge_lives(b, p, colour, ko_rule, True, ko_hash, seen, memory, fresh, takes)
 
 cdef inline int judge_walled(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
                              const uint64_t* ko_hash, SeenFn seen, const void* memory,
                              int fresh) noexcept nogil:
     """judge_quick for an empty point p with no empty neighbour: the stone lives by a capture or
     by an own chain that keeps another liberty; otherwise the play is a suicide."""
-    cdef int opp = 3 - colour
     cdef bint takes, survives
     cdef uint64_t h
     cdef uint16_t nb = nbr_counts(b)[p]
@@ -1037,28 +1044,19 @@ cdef inline int judge_walled(const BoardState* b, int p, int colour, int ko_rule
         # the other side's stones), so it cannot recreate that colouring
         return LEGAL
     judge_neighbours(b, p, colour, &takes, &survives)
-    if not takes:
-        if not survives:
-            if not suicide:
-                return SUICIDE
-            if not (nb & nbr_of(colour)):
-                # a lone stone's suicide leaves the colouring as it is, the opponent to move:
-                # a repeat under positional superko; under simple ko a retake only when the
-                # opponent's turn changed nothing (a pass, or a lone stone's suicide)
-                if ko_rule == KO_POSITIONAL:
-                    return SUPERKO
-                if ko_rule == KO_SIMPLE:
-                    return KO if ko_hash != NULL and b.hash == ko_hash[0] else LEGAL
-                return SUPERKO if seen(memory, superko_key(ko_rule, b.hash, opp)) else LEGAL
-        elif ko_rule == KO_SIMPLE or (fresh & QUIET_FRESH) or not b.cell[p].ever:
-            return LEGAL        # the colouring gains this stone alone (judge_with_liberty)
-        else:
-            h = b.hash ^ zkey(colour, p)
-            return SUPERKO if seen(memory, superko_key(ko_rule, h, opp)) else LEGAL
-    elif ko_rule == KO_SIMPLE:
-        return retakes_ko(b, p, colour, ko_hash)
-    elif fresh & CAPTURE_FRESH:
-        return LEGAL
+    if takes or survives:
+        return judge_lives(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, fresh, takes)
+    if not suicide:
+        return SUICIDE
+    if not (nb & nbr_of(colour)):
+        # a lone stone's suicide leaves the colouring as it is, the opponent to move: a repeat
+        # under positional superko; under simple ko a retake only when the opponent's turn
+        # changed nothing (a pass, or a lone stone's suicide)
+        if ko_rule == KO_POSITIONAL:
+            return SUPERKO
+        if ko_rule == KO_SIMPLE:
+            return KO if ko_hash != NULL and b.hash == ko_hash[0] else LEGAL
+        return SUPERKO if seen(memory, superko_key(ko_rule, b.hash, 3 - colour)) else LEGAL
     return judge_by_preview(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, &h)
 
 cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
