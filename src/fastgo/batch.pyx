@@ -367,10 +367,11 @@ cdef class BoardBatch:
         cdef int32_t captured = b.captures[colour], before = b.num_empty, removed
         cdef uint8_t* ring = self.rings + <size_t>i * self.ring_bytes
         cdef uint8_t* slot
-        cdef const int16_t* freed = empty_list(b) + before - 1
+        cdef const int16_t* freed = NULL
         g.ko_hash = b.hash
         if point != self.npoints:
             p = to_pad(b, point)
+            freed = empty_list(b) + before - 1
             board_play(b, NULL, p, colour)
             g.passes = 0
             # stones the play removed: the opponent's (captures) and then the mover's (suicide)
@@ -575,17 +576,12 @@ cdef class BoardBatch:
         cdef Game* g = &self.games[i]
         cdef uint8_t* out = self.masks + <size_t>i * (self.npoints + 1)
         cdef uint64_t* hard = self.hard + <size_t>i * self.hard_words
-        cdef int k, j, q
-        cdef int nb[4]
+        cdef int k
         cdef uint8_t fresh[MAX_POINTS + 1]
-        for j in range(-1, gone):
-            q = p if j < 0 else freed[j]
-            if q < 0:
-                continue
-            settle_point(b, q, self.ko_rule, self.s_inv, out, hard)
-            neighbours(nb, q, b.stride)
-            for k in range(4):
-                settle_point(b, nb[k], self.ko_rule, self.s_inv, out, hard)
+        if p >= 0:
+            settle_around(b, p, self.ko_rule, self.s_inv, out, hard)
+        for k in range(gone):
+            settle_around(b, freed[k], self.ko_rule, self.s_inv, out, hard)
         g.vetoed = judge_hard(b, self.to_move_of(i), self.ko_rule, self.suicide, &g.ko_hash,
                               hashset_seen, &g.seen, self.fresh(i), hard, out, not g.vetoed)
         if FASTGO_DEBUG:

@@ -921,10 +921,6 @@ cdef inline bint plays_freely_by(uint16_t nb, uint8_t ever, int ko_rule) noexcep
     unpredictable."""
     return ((nb & NBR_EMPTY) != 0) & ((ko_rule == KO_SIMPLE) | (ever == 0))
 
-cdef inline bint plays_freely(const BoardState* b, int p, int ko_rule) noexcept nogil:
-    """plays_freely_by for the empty point p."""
-    return plays_freely_by(nbr_counts(b)[p], b.cell[p].ever, ko_rule)
-
 cdef inline int captured_by(const BoardState* b, int p, int colour, int* taken) noexcept nogil:
     """How many opponent stones a play of `colour` at the empty point p captures (0 when none;
     without an opponent's neighbour, one read). taken: the head of a captured chain (the stone
@@ -1007,7 +1003,7 @@ cdef inline int judge_lives(const BoardState* b, int p, int colour, int ko_rule,
     if not takes:
         if ko_rule == KO_SIMPLE or (fresh & QUIET_FRESH) or not b.cell[p].ever:
             # the colouring gains this stone alone: no retake (that refills a point walled in
-            # by the opponent by capturing, see plays_freely), and under superko nothing repeated
+            # by the opponent by capturing, see plays_freely_by), and under superko nothing repeated
             return LEGAL
         h = b.hash ^ zkey(colour, p)
         return SUPERKO if seen(memory, superko_key(ko_rule, h, 3 - colour)) else LEGAL
@@ -1101,7 +1097,7 @@ cdef inline int judge_move(const BoardState* b, int point, int colour, bint over
         return LEGAL
     return judge_play(b, to_pad(b, point), colour, ko_rule, suicide, ko_hash, seen, memory, new_hash)
 
-# A legal mask is judged in two parts. Most empty points play freely (plays_freely: legal
+# A legal mask is judged in two parts. Most empty points play freely (plays_freely_by: legal
 # whatever the colour and the history, a fact that changes only when a neighbour changes); the
 # rest, the "hard" points, are judged one by one. They come in two kinds, kept apart so that
 # the judgement needs no test of which: points with an empty neighbour (under superko, used
@@ -1175,6 +1171,17 @@ cdef inline void settle_point(const BoardState* b, int p, int ko_rule, uint32_t 
     # no branches: whether a neighbour's state changed is unpredictable
     hard[w] = (hard[w] & ~bit) | (bit * (empty & (not free) & liberty))
     hard[words + w] = (hard[words + w] & ~bit) | (bit * (empty & (not liberty)))
+
+cdef inline void settle_around(const BoardState* b, int p, int ko_rule, uint32_t s_inv,
+                               uint8_t* out, uint64_t* hard) noexcept nogil:
+    """settle_point for p and its four neighbours: after p changed colour, theirs are the only
+    neighbour counts that changed."""
+    cdef int k
+    cdef int nb[4]
+    settle_point(b, p, ko_rule, s_inv, out, hard)
+    neighbours(nb, p, b.stride)
+    for k in range(4):
+        settle_point(b, nb[k], ko_rule, s_inv, out, hard)
 
 cdef inline bint judge_mask(const BoardState* b, int colour, bint over, int ko_rule, bint suicide,
                             const uint64_t* ko_hash, SeenFn seen, const void* memory,
