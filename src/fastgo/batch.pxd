@@ -59,7 +59,7 @@ cdef class BoardBatch:
                                     # now (judge_move == LEGAL; none once over or capped), made by
                                     # commit and load_state while the game's memory is in cache,
                                     # so legal_mask is a copy and step's check one byte
-    cdef int hard_words             # 2 * core.hard_words: a game's two-part hard-point bitset
+    cdef int hard_words             # 3 * core.hard_words: a game's three-part hard-point bitset
     cdef uint32_t s_inv             # core.stride_inverse of the boards' stride (core.public_of)
     cdef uint64_t* hard             # hard + i * hard_words: game i's hard points (core.judge_mask)
     cdef int16_t* spans             # superko rules: at spans + 2 * ((2 * i + c - 1) * (npoints + 1) + x),

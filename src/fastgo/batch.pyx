@@ -312,7 +312,7 @@ cdef class BoardBatch:
         self.rings = <uint8_t*>calloc(n, self.ring_bytes)
         self.games = <Game*>calloc(n, sizeof(Game))
         self.masks = <uint8_t*>malloc(<size_t>n * (self.npoints + 1))
-        self.hard_words = 2 * hard_words(start.st)
+        self.hard_words = 3 * hard_words(start.st)
         self.s_inv = stride_inverse(start.st.stride)
         self.hard = <uint64_t*>calloc(n * self.hard_words, sizeof(uint64_t))
         self.spans = <int16_t*>malloc(<size_t>4 * n * (self.npoints + 1) * sizeof(int16_t))
@@ -580,6 +580,8 @@ cdef class BoardBatch:
         cdef uint8_t fresh[MAX_POINTS + 1]
         if p >= 0:
             settle_around(b, p, self.ko_rule, self.s_inv, out, hard)
+            if tracks_sole_liberties(self.ko_rule, self.suicide):
+                settle_sole_liberties(b, p, gone, hard + 2 * hard_words(b))
         for k in range(gone):
             settle_around(b, freed[k], self.ko_rule, self.s_inv, out, hard)
         g.vetoed = judge_hard(b, self.to_move_of(i), self.ko_rule, self.suicide, &g.ko_hash,
@@ -590,6 +592,12 @@ cdef class BoardBatch:
             for k in range(self.npoints + 1):
                 FASTGO_ASSERT(fresh[k] == out[k], "BoardBatch: a kept mask differs from "
                               "judge_mask at point", k)
+            for k in range(b.num_empty):
+                p = empty_list(b)[k]
+                FASTGO_ASSERT(not is_sole_liberty(b, p) or
+                              (hard[2 * hard_words(b) + (p >> 6)] >> (p & 63)) & 1,
+                              "BoardBatch: a chain's only liberty is in the kept sole "
+                              "liberties; padded point", p)
 
     cdef int _enter(self) except -1:
         """Claim the batch for one call. The jobs run without the GIL, reading the job_* fields

@@ -959,39 +959,52 @@ cdef enum:
     QUIET_FRESH = 1     # no play by the mover that removes no stone leaves a remembered colouring
     CAPTURE_FRESH = 2   # nor does a play that removes opponent stones only
 
-cdef inline void judge_neighbours(const BoardState* b, int p, int colour, bint* takes,
-                                  bint* survives) noexcept nogil:
-    """For a play of `colour` at the empty point p: whether it takes the last liberty of an
-    opponent chain next to p, and whether an own chain next to p keeps a liberty other than p."""
-    # the four neighbours judged without a branch (random positions make every test here
-    # unpredictable, and telling costs more than judging): a chain met twice is judged twice,
-    # walls and empty points (head 0) too and masked by their colour. takes_last_liberty for
-    # each, with the four heads read once: the stones of h_k next to p are 1 + its equal pairs.
-    cdef int opp = 3 - colour, h0, h1, h2, h3, e01, e02, e03, e12, e13, e23, c0, c1, c2, c3
-    cdef bint t0, t1, t2, t3
-    cdef int n4[4]
-    neighbours(n4, p, b.stride)
-    h0 = b.cell[n4[0]].head
-    h1 = b.cell[n4[1]].head
-    h2 = b.cell[n4[2]].head
-    h3 = b.cell[n4[3]].head
+cdef inline void last_liberty_sides(const BoardState* b, int p, bint* t) noexcept nogil:
+    """t[k] for p's neighbours k = 0..3 (p - s, p - 1, p + 1, p + s): the neighbour is a stone
+    of a chain whose only liberty is the empty point p (takes_last_liberty)."""
+    # the four judged without a branch (random positions make every test here unpredictable,
+    # and telling costs more than judging): a chain met twice is judged twice, and the stones of
+    # h_k next to p are 1 + its equal pairs. Walls and empty points have head 0, whose plibs
+    # (a wall's) stays 0: never equal to a count of at least 1.
+    cdef int h0, h1, h2, h3, e01, e02, e03, e12, e13, e23, s = b.stride
+    FASTGO_ASSERT(b.cell[0].plibs == 0, "last_liberty_sides: the wall at 0 has no pseudo-liberty; "
+                  "plibs", b.cell[0].plibs)
+    h0 = b.cell[p - s].head
+    h1 = b.cell[p - 1].head
+    h2 = b.cell[p + 1].head
+    h3 = b.cell[p + s].head
     e01 = h0 == h1
     e02 = h0 == h2
     e03 = h0 == h3
     e12 = h1 == h2
     e13 = h1 == h3
     e23 = h2 == h3
-    t0 = b.cell[h0].plibs == 1 + e01 + e02 + e03
-    t1 = b.cell[h1].plibs == 1 + e01 + e12 + e13
-    t2 = b.cell[h2].plibs == 1 + e02 + e12 + e23
-    t3 = b.cell[h3].plibs == 1 + e03 + e13 + e23
-    c0 = b.cell[n4[0]].color
-    c1 = b.cell[n4[1]].color
-    c2 = b.cell[n4[2]].color
-    c3 = b.cell[n4[3]].color
-    takes[0] = (((c0 == opp) & t0) | ((c1 == opp) & t1) | ((c2 == opp) & t2) | ((c3 == opp) & t3))
-    survives[0] = (((c0 == colour) & (not t0)) | ((c1 == colour) & (not t1)) |
-                   ((c2 == colour) & (not t2)) | ((c3 == colour) & (not t3)))
+    t[0] = b.cell[h0].plibs == 1 + e01 + e02 + e03
+    t[1] = b.cell[h1].plibs == 1 + e01 + e12 + e13
+    t[2] = b.cell[h2].plibs == 1 + e02 + e12 + e23
+    t[3] = b.cell[h3].plibs == 1 + e03 + e13 + e23
+
+cdef inline bint is_sole_liberty(const BoardState* b, int p) noexcept nogil:
+    """The empty point p is the only liberty of a chain next to it (of either colour)."""
+    cdef bint t[4]
+    last_liberty_sides(b, p, t)
+    return t[0] | t[1] | t[2] | t[3]
+
+cdef inline void judge_neighbours(const BoardState* b, int p, int colour, bint* takes,
+                                  bint* survives) noexcept nogil:
+    """For a play of `colour` at the empty point p: whether it takes the last liberty of an
+    opponent chain next to p, and whether an own chain next to p keeps a liberty other than p."""
+    cdef int opp = 3 - colour, s = b.stride, c0, c1, c2, c3
+    cdef bint t[4]
+    last_liberty_sides(b, p, t)
+    c0 = b.cell[p - s].color
+    c1 = b.cell[p - 1].color
+    c2 = b.cell[p + 1].color
+    c3 = b.cell[p + s].color
+    takes[0] = (((c0 == opp) & t[0]) | ((c1 == opp) & t[1]) | ((c2 == opp) & t[2]) |
+                ((c3 == opp) & t[3]))
+    survives[0] = (((c0 == colour) & (not t[0])) | ((c1 == colour) & (not t[1])) |
+                   ((c2 == colour) & (not t[2])) | ((c3 == colour) & (not t[3])))
 
 cdef inline int judge_lives(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
                             const uint64_t* ko_hash, SeenFn seen, const void* memory, int fresh,
@@ -1026,6 +1039,21 @@ cdef inline int judge_with_liberty(const BoardState* b, int p, int colour, int k
     # (no suicide: the suicide option does not matter)
     return judge_lives(b, p, colour, ko_rule, True, ko_hash, seen, memory, fresh, takes)
 
+cdef inline int judge_lone_suicide(const BoardState* b, int colour, int ko_rule, bint suicide,
+                                   const uint64_t* ko_hash, SeenFn seen,
+                                   const void* memory) noexcept nogil:
+    """judge_quick for a play of `colour` walled in by the opponent that captures nothing: the
+    stone is cleared at once, leaving the colouring as it is with the opponent to move. Refused
+    as a suicide when suicide is off; else a repeat under positional superko; under simple ko a
+    retake only when the opponent's turn changed nothing (a pass, or a lone stone's suicide)."""
+    if not suicide:
+        return SUICIDE
+    if ko_rule == KO_POSITIONAL:
+        return SUPERKO
+    if ko_rule == KO_SIMPLE:
+        return KO if ko_hash != NULL and b.hash == ko_hash[0] else LEGAL
+    return SUPERKO if seen(memory, superko_key(ko_rule, b.hash, 3 - colour)) else LEGAL
+
 cdef inline int judge_walled(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
                              const uint64_t* ko_hash, SeenFn seen, const void* memory,
                              int fresh) noexcept nogil:
@@ -1042,18 +1070,22 @@ cdef inline int judge_walled(const BoardState* b, int p, int colour, int ko_rule
     judge_neighbours(b, p, colour, &takes, &survives)
     if takes or survives:
         return judge_lives(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, fresh, takes)
+    if not (nb & nbr_of(colour)):
+        return judge_lone_suicide(b, colour, ko_rule, suicide, ko_hash, seen, memory)
     if not suicide:
         return SUICIDE
-    if not (nb & nbr_of(colour)):
-        # a lone stone's suicide leaves the colouring as it is, the opponent to move: a repeat
-        # under positional superko; under simple ko a retake only when the opponent's turn
-        # changed nothing (a pass, or a lone stone's suicide)
-        if ko_rule == KO_POSITIONAL:
-            return SUPERKO
-        if ko_rule == KO_SIMPLE:
-            return KO if ko_hash != NULL and b.hash == ko_hash[0] else LEGAL
-        return SUPERKO if seen(memory, superko_key(ko_rule, b.hash, 3 - colour)) else LEGAL
     return judge_by_preview(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, &h)
+
+cdef inline int judge_calm(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
+                           const uint64_t* ko_hash, SeenFn seen, const void* memory,
+                           int fresh) noexcept nogil:
+    """judge_quick for an empty point p that is no chain's only liberty (is_sole_liberty
+    false): the play captures nothing and every own chain next to p keeps another liberty, so
+    the stone stays when it has an empty or an own neighbour, and is a lone stone's suicide
+    otherwise. No chain is read."""
+    if nbr_counts(b)[p] & (NBR_EMPTY | nbr_of(colour)):
+        return judge_lives(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, fresh, False)
+    return judge_lone_suicide(b, colour, ko_rule, suicide, ko_hash, seen, memory)
 
 cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
                             const uint64_t* ko_hash, SeenFn seen, const void* memory,
@@ -1103,9 +1135,14 @@ cdef inline int judge_move(const BoardState* b, int point, int colour, bint over
 # the judgement needs no test of which: points with an empty neighbour (under superko, used
 # before: judge_with_liberty, legal at once when the caller's memory rules out every repeat)
 # and walled-in points (judge_walled). A caller that keeps a mask from turn to turn
-# (BoardBatch) keeps the hard points as a bitset over padded points, two parts of hard_words()
-# words (with a liberty, then walled in), settles the points next to a play (settle_point) and
-# judges only the hard ones again (judge_hard).
+# (BoardBatch) keeps the hard points as a bitset over padded points in three parts of
+# hard_words() words (with a liberty, walled in, then "sole liberties"), settles the points
+# next to a play (settle_point) and judges only the hard ones again (judge_hard). The third
+# part holds 1 at least at every empty point that is some chain's only liberty
+# (is_sole_liberty): a hard point with 0 there captures nothing and leaves every own chain a
+# liberty, and is judged without reading a chain (judge_calm). Only a chain next to a play
+# loses a liberty, and only one next to removed stones gains some, so the part is kept by
+# looking at those chains (settle_sole_liberties); a superset is exact too, only slower.
 
 cdef inline int hard_words(const BoardState* b) noexcept nogil:
     """64-bit words of one part of a hard-point bitset: (npad + 63) // 64."""
@@ -1124,27 +1161,45 @@ cdef inline bint judge_hard(const BoardState* b, int colour, int ko_rule, bint s
                             const uint64_t* ko_hash, SeenFn seen, const void* memory,
                             int fresh, const uint64_t* hard, uint8_t* out,
                             bint liberty_clean) noexcept nogil:
-    """out[public point] = (judge_play == LEGAL) for every padded point in the two-part bitset
-    `hard` (fresh: see judge_quick). A point with a liberty is legal whenever the memory rules
-    out every repeat (fresh both), and settle_point and judge_mask write 1 there: with
-    `liberty_clean` (no such entry of out is 0) that part is skipped then. Returns whether
-    some entry of that part is 0 now (the next call's liberty_clean is its negation)."""
+    """out[public point] = (judge_play == LEGAL) for every padded point in the two kinds of
+    hard point of the three-part bitset `hard` (fresh: see judge_quick); those outside the
+    third part by judge_calm. A point with a liberty is legal whenever the memory rules out
+    every repeat its play can make (both kinds for a sole liberty, QUIET_FRESH for the others),
+    and settle_point and judge_mask write 1 there: with `liberty_clean` (no such entry of out
+    is 0) those are skipped. Returns whether some entry of that kind is 0 now (the next call's
+    liberty_clean is its negation)."""
     cdef int w, p, s = b.stride, words = hard_words(b)
     cdef uint32_t s_inv = stride_inverse(s)
     cdef uint64_t bits
-    cdef bint all_fresh = fresh == QUIET_FRESH | CAPTURE_FRESH, refused = False, ok
-    if not (all_fresh and liberty_clean):
-        for w in range(words):
-            bits = hard[w]
+    cdef bint refused = False, ok
+    cdef bint skip_calm = liberty_clean and (fresh & QUIET_FRESH)
+    cdef bint skip_sole = liberty_clean and fresh == QUIET_FRESH | CAPTURE_FRESH
+    for w in range(words):
+        if not skip_calm:
+            bits = hard[w] & ~hard[2 * words + w]
             while bits:
                 p = (w << 6) + ctz64(bits)
                 bits &= bits - 1
-                ok = all_fresh or judge_with_liberty(b, p, colour, ko_rule, ko_hash, seen,
-                                                     memory, fresh) == LEGAL
+                ok = judge_calm(b, p, colour, ko_rule, suicide, ko_hash, seen, memory,
+                                fresh) == LEGAL
                 out[public_of(p, s, s_inv)] = ok
                 refused |= not ok
-    for w in range(words):
-        bits = hard[words + w]
+        if not skip_sole:
+            bits = hard[w] & hard[2 * words + w]
+            while bits:
+                p = (w << 6) + ctz64(bits)
+                bits &= bits - 1
+                ok = judge_with_liberty(b, p, colour, ko_rule, ko_hash, seen, memory,
+                                        fresh) == LEGAL
+                out[public_of(p, s, s_inv)] = ok
+                refused |= not ok
+        bits = hard[words + w] & ~hard[2 * words + w]
+        while bits:
+            p = (w << 6) + ctz64(bits)
+            bits &= bits - 1
+            out[public_of(p, s, s_inv)] = judge_calm(b, p, colour, ko_rule, suicide, ko_hash,
+                                                     seen, memory, fresh) == LEGAL
+        bits = hard[words + w] & hard[2 * words + w]
         while bits:
             p = (w << 6) + ctz64(bits)
             bits &= bits - 1
@@ -1183,31 +1238,97 @@ cdef inline void settle_around(const BoardState* b, int p, int ko_rule, uint32_t
     for k in range(4):
         settle_point(b, nb[k], ko_rule, s_inv, out, hard)
 
+cdef inline int chain_sole_liberty(const BoardState* b, int h, int gone) noexcept nogil:
+    """The only liberty of the chain headed by h, or 0 when it has none or several, counting no
+    empty point among the last `gone` of the empty list (0: every one counts)."""
+    cdef int st = h, s = b.stride, k, e, lib = 0, first_gone = b.num_empty - gone
+    cdef int nb[4]
+    if gone == 0 and (b.cell[h].plibs > 4 or (b.cell[h].plibs > 1 and chain_sizes(b)[h] == 1)):
+        return 0        # one liberty makes at most four pairs with a chain, one with a stone
+    while True:
+        neighbours(nb, st, s)
+        for k in range(4):
+            e = nb[k]
+            if b.cell[e].color == EMPTY and b.cell[e].next < first_gone and e != lib:
+                if lib:
+                    return 0
+                lib = e
+        st = b.cell[st].next
+        if st == h:
+            return lib
+
+cdef inline bint tracks_sole_liberties(int ko_rule, bint suicide) noexcept nogil:
+    """Whether a kept hard-point bitset follows the sole liberties (settle_sole_liberties) under
+    these rules, or holds 1 for every point there. Under simple ko with suicide allowed a walled
+    point next to an own stone is legal at once (judge_walled) and no point with a liberty is
+    hard: judge_calm would spare little, and the upkeep costs more (BoardBatch on 9x9, measured
+    in instructions a game-step: 1,515 without, 1,686 with)."""
+    return ko_rule != KO_SIMPLE or not suicide
+
+cdef inline void set_bit(uint64_t* bits, int p) noexcept nogil:
+    bits[p >> 6] |= <uint64_t>1 << (p & 63)
+
+cdef inline void settle_sole_liberties(const BoardState* b, int q, int gone,
+                                       uint64_t* sole) noexcept nogil:
+    """The sole-liberty part of a kept hard-point bitset (judge_hard) after a play on the padded
+    point q that removed `gone` stones (board_play appends them to the empty list: its last
+    `gone` points). q no longer counts. Each chain next to q lost a liberty: its only one left,
+    if any, counts. A chain next to a removed stone gained a liberty there; if all of its others
+    were one point, that point is judged again (is_sole_liberty), for this chain may have made
+    it count. No other chain's liberties changed."""
+    cdef int heads[4]
+    cdef int nb[4]
+    cdef int n, k, j, f, lib, colour = b.cell[q].color
+    sole[q >> 6] &= ~(<uint64_t>1 << (q & 63))
+    if colour != EMPTY:
+        lib = chain_sole_liberty(b, b.cell[q].head, 0)
+        if lib:
+            set_bit(sole, lib)
+        if nbr_counts(b)[q] & nbr_of(3 - colour):
+            # a chain met on two sides is looked at twice: cheaper than telling
+            neighbours(nb, q, b.stride)
+            for k in range(4):
+                if b.cell[nb[k]].color == 3 - colour:
+                    lib = chain_sole_liberty(b, b.cell[nb[k]].head, 0)
+                    if lib:
+                        set_bit(sole, lib)
+    for j in range(gone):
+        f = empty_list(b)[b.num_empty - gone + j]
+        n = distinct_neighbour_chains(b, f, heads)
+        for k in range(n):
+            lib = chain_sole_liberty(b, heads[k], gone)
+            if lib:
+                sole[lib >> 6] = ((sole[lib >> 6] & ~(<uint64_t>1 << (lib & 63)))
+                                  | (<uint64_t>is_sole_liberty(b, lib) << (lib & 63)))
+
 cdef inline bint judge_mask(const BoardState* b, int colour, bint over, int ko_rule, bint suicide,
                             const uint64_t* ko_hash, SeenFn seen, const void* memory,
                             int fresh, uint8_t* out, uint64_t* hard) noexcept nogil:
     """judge_move == LEGAL for every public point and, last, the pass: width * height + 1 bytes
     of 0/1 at out (fresh: see judge_quick). `hard`, when not NULL, receives the hard
-    points (2 * hard_words(b) words, see judge_hard; none once the game is over). Returns
+    points and the sole liberties (3 * hard_words(b) words, see judge_hard; none once the game
+    is over; every point a sole liberty where tracks_sole_liberties is false). Returns
     judge_hard's answer (False once over)."""
     cdef int k, p, q, s = b.stride, npoints = b.width * b.height
-    cdef bint free
+    cdef bint free, kept = hard != NULL and tracks_sole_liberties(ko_rule, suicide)
     # local copies: every store to out (bytes) could alias the board, so a field read through
     # b inside the loop would be read again after each store
     cdef const int16_t* empty = empty_list(b)
     cdef const uint16_t* nbr = nbr_counts(b)
     cdef const Cell* cell = b.cell
-    cdef uint64_t local[2 * MASK_WORDS]
+    cdef uint64_t local[3 * MASK_WORDS]
     cdef uint32_t s_inv = stride_inverse(s)
     cdef int words = hard_words(b)
     cdef uint64_t bit
     if hard == NULL:
         hard = local
-    memset(hard, 0, 2 * words * sizeof(uint64_t))
+    memset(hard, 0, 3 * words * sizeof(uint64_t))
     memset(out, 0, npoints + 1)
     if over:
         return False
     out[npoints] = 1
+    if not kept:            # for one judgement, judge_walled's own look is cheaper than finding them
+        memset(hard + 2 * words, 0xFF, words * sizeof(uint64_t))
     for k in range(b.num_empty):       # stones are never legal: only the empty points are judged
         p = empty[k]
         q = public_of(p, s, s_inv)
@@ -1216,4 +1337,6 @@ cdef inline bint judge_mask(const BoardState* b, int colour, bint over, int ko_r
         out[q] = (nbr[p] & NBR_EMPTY) != 0                  # see settle_point
         bit = <uint64_t>(1 - free) << (p & 63)              # no branches: unpredictable
         hard[(p >> 6) + words * ((nbr[p] & NBR_EMPTY) == 0)] |= bit
+        if kept:
+            hard[2 * words + (p >> 6)] |= <uint64_t>is_sole_liberty(b, p) << (p & 63)
     return judge_hard(b, colour, ko_rule, suicide, ko_hash, seen, memory, fresh, hard, out, True)
