@@ -1140,9 +1140,9 @@ cdef inline int judge_move(const BoardState* b, int point, int colour, bint over
 # next to a play (settle_point) and judges only the hard ones again (judge_hard). The third
 # part holds 1 at least at every empty point that is some chain's only liberty
 # (is_sole_liberty): a hard point with 0 there captures nothing and leaves every own chain a
-# liberty, and is judged without reading a chain (judge_calm). Only a chain next to a play
-# loses a liberty, and only one next to removed stones gains some, so the part is kept by
-# looking at those chains (settle_sole_liberties); a superset is exact too, only slower.
+# liberty, and is judged without reading a chain (judge_calm); one with 1 is judged in full, so
+# a superset is exact too, only slower. Only a chain next to a play loses a liberty, so the
+# part is kept by looking at those chains (settle_sole_liberties).
 
 cdef inline int hard_words(const BoardState* b) noexcept nogil:
     """64-bit words of one part of a hard-point bitset: (npad + 63) // 64."""
@@ -1238,18 +1238,17 @@ cdef inline void settle_around(const BoardState* b, int p, int ko_rule, uint32_t
     for k in range(4):
         settle_point(b, nb[k], ko_rule, s_inv, out, hard)
 
-cdef inline int chain_sole_liberty(const BoardState* b, int h, int gone) noexcept nogil:
-    """The only liberty of the chain headed by h, or 0 when it has none or several, counting no
-    empty point among the last `gone` of the empty list (0: every one counts)."""
-    cdef int st = h, s = b.stride, k, e, lib = 0, first_gone = b.num_empty - gone
+cdef inline int chain_sole_liberty(const BoardState* b, int h) noexcept nogil:
+    """The only liberty of the chain headed by h, or 0 when it has none or several."""
+    cdef int st = h, s = b.stride, k, e, lib = 0
     cdef int nb[4]
-    if gone == 0 and (b.cell[h].plibs > 4 or (b.cell[h].plibs > 1 and chain_sizes(b)[h] == 1)):
+    if b.cell[h].plibs > 4 or (b.cell[h].plibs > 1 and chain_sizes(b)[h] == 1):
         return 0        # one liberty makes at most four pairs with a chain, one with a stone
     while True:
         neighbours(nb, st, s)
         for k in range(4):
             e = nb[k]
-            if b.cell[e].color == EMPTY and b.cell[e].next < first_gone and e != lib:
+            if b.cell[e].color == EMPTY and e != lib:
                 if lib:
                     return 0
                 lib = e
@@ -1257,49 +1256,31 @@ cdef inline int chain_sole_liberty(const BoardState* b, int h, int gone) noexcep
         if st == h:
             return lib
 
-cdef inline bint tracks_sole_liberties(int ko_rule, bint suicide) noexcept nogil:
-    """Whether a kept hard-point bitset follows the sole liberties (settle_sole_liberties) under
-    these rules, or holds 1 for every point there. Under simple ko with suicide allowed a walled
-    point next to an own stone is legal at once (judge_walled) and no point with a liberty is
-    hard: judge_calm would spare little, and the upkeep costs more (BoardBatch on 9x9, measured
-    in instructions a game-step: 1,515 without, 1,686 with)."""
-    return ko_rule != KO_SIMPLE or not suicide
-
 cdef inline void set_bit(uint64_t* bits, int p) noexcept nogil:
     bits[p >> 6] |= <uint64_t>1 << (p & 63)
 
-cdef inline void settle_sole_liberties(const BoardState* b, int q, int gone,
-                                       uint64_t* sole) noexcept nogil:
+cdef inline void settle_sole_liberties(const BoardState* b, int q, uint64_t* sole) noexcept nogil:
     """The sole-liberty part of a kept hard-point bitset (judge_hard) after a play on the padded
-    point q that removed `gone` stones (board_play appends them to the empty list: its last
-    `gone` points). q no longer counts. Each chain next to q lost a liberty: its only one left,
-    if any, counts. A chain next to a removed stone gained a liberty there; if all of its others
-    were one point, that point is judged again (is_sole_liberty), for this chain may have made
-    it count. No other chain's liberties changed."""
-    cdef int heads[4]
+    point q: q no longer counts, and each chain next to q lost a liberty there, so its only one
+    left, if any, counts now. A turn adds no other sole liberty (a chain next to the stones it
+    removes gains liberties), and the points it stops (that such a chain was in atari at) stay
+    in the set until the next judge_mask: finding them cost more than judging them as hard."""
     cdef int nb[4]
-    cdef int n, k, j, f, lib, colour = b.cell[q].color
+    cdef int k, lib, colour = b.cell[q].color
     sole[q >> 6] &= ~(<uint64_t>1 << (q & 63))
-    if colour != EMPTY:
-        lib = chain_sole_liberty(b, b.cell[q].head, 0)
-        if lib:
-            set_bit(sole, lib)
-        if nbr_counts(b)[q] & nbr_of(3 - colour):
-            # a chain met on two sides is looked at twice: cheaper than telling
-            neighbours(nb, q, b.stride)
-            for k in range(4):
-                if b.cell[nb[k]].color == 3 - colour:
-                    lib = chain_sole_liberty(b, b.cell[nb[k]].head, 0)
-                    if lib:
-                        set_bit(sole, lib)
-    for j in range(gone):
-        f = empty_list(b)[b.num_empty - gone + j]
-        n = distinct_neighbour_chains(b, f, heads)
-        for k in range(n):
-            lib = chain_sole_liberty(b, heads[k], gone)
-            if lib:
-                sole[lib >> 6] = ((sole[lib >> 6] & ~(<uint64_t>1 << (lib & 63)))
-                                  | (<uint64_t>is_sole_liberty(b, lib) << (lib & 63)))
+    if colour == EMPTY:
+        return          # a suicide: the chains next to q lost nothing
+    lib = chain_sole_liberty(b, b.cell[q].head)
+    if lib:
+        set_bit(sole, lib)
+    if nbr_counts(b)[q] & nbr_of(3 - colour):
+        # a chain met on two sides is looked at twice: cheaper than telling
+        neighbours(nb, q, b.stride)
+        for k in range(4):
+            if b.cell[nb[k]].color == 3 - colour:
+                lib = chain_sole_liberty(b, b.cell[nb[k]].head)
+                if lib:
+                    set_bit(sole, lib)
 
 cdef inline bint judge_mask(const BoardState* b, int colour, bint over, int ko_rule, bint suicide,
                             const uint64_t* ko_hash, SeenFn seen, const void* memory,
@@ -1307,10 +1288,9 @@ cdef inline bint judge_mask(const BoardState* b, int colour, bint over, int ko_r
     """judge_move == LEGAL for every public point and, last, the pass: width * height + 1 bytes
     of 0/1 at out (fresh: see judge_quick). `hard`, when not NULL, receives the hard
     points and the sole liberties (3 * hard_words(b) words, see judge_hard; none once the game
-    is over; every point a sole liberty where tracks_sole_liberties is false). Returns
-    judge_hard's answer (False once over)."""
+    is over). Returns judge_hard's answer (False once over)."""
     cdef int k, p, q, s = b.stride, npoints = b.width * b.height
-    cdef bint free, kept = hard != NULL and tracks_sole_liberties(ko_rule, suicide)
+    cdef bint free, kept = hard != NULL
     # local copies: every store to out (bytes) could alias the board, so a field read through
     # b inside the loop would be read again after each store
     cdef const int16_t* empty = empty_list(b)
@@ -1337,6 +1317,6 @@ cdef inline bint judge_mask(const BoardState* b, int colour, bint over, int ko_r
         out[q] = (nbr[p] & NBR_EMPTY) != 0                  # see settle_point
         bit = <uint64_t>(1 - free) << (p & 63)              # no branches: unpredictable
         hard[(p >> 6) + words * ((nbr[p] & NBR_EMPTY) == 0)] |= bit
-        if kept:
+        if kept and (nbr[p] & ~NBR_EMPTY):         # a stone next to it: a chain's liberty
             hard[2 * words + (p >> 6)] |= <uint64_t>is_sole_liberty(b, p) << (p & 63)
     return judge_hard(b, colour, ko_rule, suicide, ko_hash, seen, memory, fresh, hard, out, True)
