@@ -580,7 +580,8 @@ cdef class BoardBatch:
         cdef uint8_t fresh[MAX_POINTS + 1]
         if p >= 0:
             settle_around(b, p, self.ko_rule, self.s_inv, out, hard)
-            settle_sole_liberties(b, p, hard + 2 * hard_words(b))
+            if tracks_sole_liberties(self.ko_rule, self.suicide):
+                settle_sole_liberties(b, p, hard + 2 * hard_words(b))
         for k in range(gone):
             settle_around(b, freed[k], self.ko_rule, self.s_inv, out, hard)
         g.vetoed = judge_hard(b, self.to_move_of(i), self.ko_rule, self.suicide, &g.ko_hash,

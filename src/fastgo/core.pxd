@@ -1157,6 +1157,14 @@ cdef inline int public_of(int p, int s, uint32_t s_inv) noexcept nogil:
 cdef inline uint32_t stride_inverse(int s) noexcept nogil:
     return ((1 << 20) + s - 1) // s
 
+cdef inline bint tracks_sole_liberties(int ko_rule, bint suicide) noexcept nogil:
+    """Whether a kept hard-point bitset follows the sole liberties (settle_sole_liberties) under
+    these rules, or holds 1 at every point in that part. Under simple ko with suicide allowed
+    no point with a liberty is hard and a walled point next to an own stone is legal at once
+    (judge_walled): judge_calm spares little, less than the upkeep's mispredicted branches cost
+    (BoardBatch, 9x9 simple ko, the two builds side by side: 0.83-0.86 of the time without)."""
+    return ko_rule != KO_SIMPLE or not suicide
+
 cdef inline bint judge_hard(const BoardState* b, int colour, int ko_rule, bint suicide,
                             const uint64_t* ko_hash, SeenFn seen, const void* memory,
                             int fresh, const uint64_t* hard, uint8_t* out,
@@ -1174,8 +1182,11 @@ cdef inline bint judge_hard(const BoardState* b, int colour, int ko_rule, bint s
     cdef bint refused = False, ok
     cdef bint skip_calm = liberty_clean and (fresh & QUIET_FRESH)
     cdef bint skip_sole = liberty_clean and fresh == QUIET_FRESH | CAPTURE_FRESH
+    # where the rules keep no sole liberties every hard point is judged in full, in one loop a
+    # kind (each loop's exit is a branch mispredicted about once a word)
+    cdef bint calm = tracks_sole_liberties(ko_rule, suicide)
     for w in range(words):
-        if not skip_calm:
+        if calm and not skip_calm:
             bits = hard[w] & ~hard[2 * words + w]
             while bits:
                 p = (w << 6) + ctz64(bits)
@@ -1185,7 +1196,7 @@ cdef inline bint judge_hard(const BoardState* b, int colour, int ko_rule, bint s
                 out[public_of(p, s, s_inv)] = ok
                 refused |= not ok
         if not skip_sole:
-            bits = hard[w] & hard[2 * words + w]
+            bits = hard[w] & (hard[2 * words + w] if calm else ~(<uint64_t>0))
             while bits:
                 p = (w << 6) + ctz64(bits)
                 bits &= bits - 1
@@ -1193,13 +1204,14 @@ cdef inline bint judge_hard(const BoardState* b, int colour, int ko_rule, bint s
                                         fresh) == LEGAL
                 out[public_of(p, s, s_inv)] = ok
                 refused |= not ok
-        bits = hard[words + w] & ~hard[2 * words + w]
-        while bits:
-            p = (w << 6) + ctz64(bits)
-            bits &= bits - 1
-            out[public_of(p, s, s_inv)] = judge_calm(b, p, colour, ko_rule, suicide, ko_hash,
-                                                     seen, memory, fresh) == LEGAL
-        bits = hard[words + w] & hard[2 * words + w]
+        if calm:
+            bits = hard[words + w] & ~hard[2 * words + w]
+            while bits:
+                p = (w << 6) + ctz64(bits)
+                bits &= bits - 1
+                out[public_of(p, s, s_inv)] = judge_calm(b, p, colour, ko_rule, suicide, ko_hash,
+                                                         seen, memory, fresh) == LEGAL
+        bits = hard[words + w] & (hard[2 * words + w] if calm else ~(<uint64_t>0))
         while bits:
             p = (w << 6) + ctz64(bits)
             bits &= bits - 1
@@ -1288,9 +1300,10 @@ cdef inline bint judge_mask(const BoardState* b, int colour, bint over, int ko_r
     """judge_move == LEGAL for every public point and, last, the pass: width * height + 1 bytes
     of 0/1 at out (fresh: see judge_quick). `hard`, when not NULL, receives the hard
     points and the sole liberties (3 * hard_words(b) words, see judge_hard; none once the game
-    is over). Returns judge_hard's answer (False once over)."""
+    is over; all where tracks_sole_liberties is false). Returns judge_hard's answer (False once
+    over)."""
     cdef int k, p, q, s = b.stride, npoints = b.width * b.height
-    cdef bint free, kept = hard != NULL
+    cdef bint free, kept = hard != NULL and tracks_sole_liberties(ko_rule, suicide)
     # local copies: every store to out (bytes) could alias the board, so a field read through
     # b inside the loop would be read again after each store
     cdef const int16_t* empty = empty_list(b)
@@ -1307,7 +1320,7 @@ cdef inline bint judge_mask(const BoardState* b, int colour, bint over, int ko_r
     if over:
         return False
     out[npoints] = 1
-    if not kept:            # for one judgement, judge_walled's own look is cheaper than finding them
+    if not kept:            # for one judgement judge_walled's own look is cheaper than finding them
         memset(hard + 2 * words, 0xFF, words * sizeof(uint64_t))
     for k in range(b.num_empty):       # stones are never legal: only the empty points are judged
         p = empty[k]
