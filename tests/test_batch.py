@@ -265,8 +265,10 @@ def test_masks_match_reference_with_shortcut_cases(ko, suicide):
     games of small boards, and those games reach the cases core.judge_play settles from the
     neighbour counts without a preview: a play next to an empty point refused by superko (and
     the same point legal again at a later turn of that mover: the kept mask's entry, 0 after that
-    refusal, must be judged again even where the stone counts rule out every repeat), and a
-    play walled in by the mover's own stones (legal or refused)."""
+    refusal, must be judged again even where the stone counts rule out every repeat), a
+    play walled in by the mover's own stones (legal or refused), and a walled-in capture of a
+    chain that fell into atari at a turn played away from that point (the kept sole liberties,
+    core.settle_sole_liberties: a version that skipped the opponent's chains failed here)."""
     from collections import Counter
     from reference import RefGame
     rnd = random.Random(11)
@@ -276,6 +278,7 @@ def test_masks_match_reference_with_shortcut_cases(ko, suicide):
         batch = BoardBatch(n, w, h, ko=ko, suicide=suicide, threads=1)
         refs = [RefGame(w, h, ko=ko, suicide=suicide) for _ in range(n)]
         refused = [dict() for _ in range(n)]     # point -> the turn superko refused it, next to empty
+        last = [None] * n                         # each game's last play (a point), None after a pass
         for _ in range(150):
             mask, grids = batch.legal_mask(), batch.stones().reshape(n, -1)
             actions = []
@@ -296,6 +299,12 @@ def test_masks_match_reference_with_shortcut_cases(ko, suicide):
                         seen["superko next to an empty point, legal again"] += 1
                     if nbrs and all(v == mover for v in nbrs) and reason != "game over":
                         seen["walled in by own stones, " + ("legal" if reason is None else "refused")] += 1
+                    if (0 not in nbrs and reason is None and last[i] is not None
+                            and last[i] not in _beside(int(p), w, h)
+                            and _takes(grids[i], w, h, int(p), 3 - mover)):
+                        # the chain it captures fell into atari away from this point: the kept
+                        # sole liberties must have found it there (core.settle_sole_liberties)
+                        seen["walled in, captures, the last play not beside it"] += 1
                 legal = np.flatnonzero(mask[i])
                 actions.append(int(rnd.choice(legal)) if len(legal) else w * h)
             result = batch.step(np.array(actions))
@@ -303,14 +312,43 @@ def test_masks_match_reference_with_shortcut_cases(ko, suicide):
                 if result.reset[i]:
                     refs[i] = RefGame(w, h, ko=ko, suicide=suicide)
                     refused[i].clear()
+                    last[i] = None
                 else:
                     refs[i].play(actions[i])
+                    last[i] = actions[i] if actions[i] < w * h else None
     assert seen["walled in by own stones, legal"] > 0
+    assert seen["walled in, captures, the last play not beside it"] > 0
     if not (ko == "simple" and suicide):    # refused there only as suicide or repetition
         assert seen["walled in by own stones, refused"] > 0
     if ko != "simple":
         assert seen["superko next to an empty point"] > 0
         assert seen["superko next to an empty point, legal again"] > 0
+
+
+def _beside(p, w, h):
+    """The on-board orthogonal neighbours of point p (row-major, width w, height h)."""
+    r, c = divmod(p, w)
+    return [rr * w + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+            if 0 <= rr < h and 0 <= cc < w]
+
+
+def _takes(grid, w, h, p, colour):
+    """A stone at the empty point p takes the last liberty of a `colour` chain beside it: the
+    chain's liberties, found by a flood fill of the grid, are p alone."""
+    for q in _beside(p, w, h):
+        if grid[q] != colour:
+            continue
+        chain, todo, libs = {q}, [q], set()
+        while todo:
+            for x in _beside(todo.pop(), w, h):
+                if grid[x] == 0:
+                    libs.add(x)
+                elif grid[x] == colour and x not in chain:
+                    chain.add(x)
+                    todo.append(x)
+        if libs == {p}:
+            return True
+    return False
 
 
 def _mix64(z):
