@@ -1251,7 +1251,8 @@ cdef inline void settle_around(const BoardState* b, int p, int ko_rule, uint32_t
         settle_point(b, nb[k], ko_rule, s_inv, out, hard)
 
 cdef inline int chain_sole_liberty(const BoardState* b, int h) noexcept nogil:
-    """The only liberty of the chain headed by h, or 0 when it has none or several."""
+    """The only liberty of the chain headed by h (a stone), or 0 when it has none or several:
+    the chain is in atari exactly when this is not 0."""
     cdef int st = h, s = b.stride, k, e, lib = 0
     cdef int nb[4]
     if b.cell[h].plibs > 4 or (b.cell[h].plibs > 1 and chain_sizes(b)[h] == 1):

@@ -241,30 +241,9 @@ cdef inline int playout_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* 
     return 0
 
 
-cdef inline int chain_last_liberty(const BoardState* b, int h) noexcept nogil:
-    """An empty point next to the chain headed by h (its only one when it is in atari), or 0."""
-    cdef int st = h, s = b.stride
-    while True:
-        if b.cell[st - s].color == EMPTY:
-            return st - s
-        if b.cell[st - 1].color == EMPTY:
-            return st - 1
-        if b.cell[st + 1].color == EMPTY:
-            return st + 1
-        if b.cell[st + s].color == EMPTY:
-            return st + s
-        st = b.cell[st].next
-        if st == h:
-            return 0
-
 cdef inline int empty_neighbours(const BoardState* b, int p) noexcept nogil:
     """How many of p's orthogonal neighbours are empty."""
     return nbr_counts(b)[p] & NBR_EMPTY
-
-cdef inline bint in_atari(const BoardState* b, int h) noexcept nogil:
-    """The chain headed by h has exactly one liberty. One liberty point touches at most four of
-    its stones, so more than four pseudo-liberties rule it out without walking the chain."""
-    return b.cell[h].plibs <= 4 and chain_liberties(b, h) == 1
 
 cdef inline int add_atari_rescue(const BoardState* b, int h, int* cand, int n) noexcept nogil:
     """Append to cand the moves that save the mover's chain headed by h, in atari: its liberty
@@ -272,7 +251,7 @@ cdef inline int add_atari_rescue(const BoardState* b, int h, int* cand, int n) n
     chain in atari touching it. Returns the new length (cand holds room for 64)."""
     cdef int st = h, s = b.stride, k, q, lib
     cdef int nb[4]
-    lib = chain_last_liberty(b, h)
+    lib = chain_sole_liberty(b, h)
     if lib and n < 64 and empty_neighbours(b, lib) >= 2:
         cand[n] = lib
         n += 1
@@ -280,9 +259,10 @@ cdef inline int add_atari_rescue(const BoardState* b, int h, int* cand, int n) n
         neighbours(nb, st, s)
         for k in range(4):
             q = b.cell[nb[k]].head
-            if q and b.cell[q].color == 3 - b.cell[h].color and n < 64 and in_atari(b, q):
-                cand[n] = chain_last_liberty(b, q)
-                n += 1
+            if q and b.cell[q].color == 3 - b.cell[h].color and n < 64:
+                lib = chain_sole_liberty(b, q)          # (core: 0 unless in atari)
+                cand[n] = lib
+                n += lib != 0
         st = b.cell[st].next
         if st == h:
             break
@@ -305,7 +285,7 @@ cdef inline bint self_atari(const BoardState* b, int p, int colour) noexcept nog
                 if libs >= 2:
                     return False
         elif b.cell[q].color == 3 - colour:
-            if in_atari(b, b.cell[q].head):
+            if chain_sole_liberty(b, b.cell[q].head):
                 return False            # captures
         elif b.cell[q].color == colour:
             joined += 1
@@ -348,12 +328,12 @@ cdef inline int heavy_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* rn
     cdef int heads[4]
     if last:
         h = b.cell[last].head
-        if h and in_atari(b, h):
-            cand[0] = chain_last_liberty(b, h)
-            n = 1
+        if h:
+            cand[0] = chain_sole_liberty(b, h)     # its capture, when it is in atari
+            n = cand[0] != 0
         k = distinct_neighbour_chains(b, last, heads)
         for i in range(k):
-            if b.cell[heads[i]].color == colour and in_atari(b, heads[i]):
+            if b.cell[heads[i]].color == colour and chain_sole_liberty(b, heads[i]):
                 n = add_atari_rescue(b, heads[i], cand, n)
         while n > 0:
             i = <int>rng_below(rng, <uint32_t>n)

@@ -85,7 +85,7 @@ from fastgo.core cimport *
 from fastgo.board cimport Board
 from fastgo.playout cimport (PlayoutSpec, PlayoutScratch, PlayoutOutcome, scratch_new,
                              scratch_free, local_clear, local_add, is_own_eye,
-                             playout_continue, playout_seed, spec_from_board, in_atari,
+                             playout_continue, playout_seed, spec_from_board,
                              empty_neighbours)
 from fastgo.playout import policy_code, default_threads, _int
 from fastgo.board import Board as _Board
@@ -593,7 +593,7 @@ cdef class Search:
             capture = escape = False
             for j in range(4):
                 h = b.cell[nb[j]].head
-                if h and in_atari(b, h):
+                if h and chain_sole_liberty(b, h):      # in atari
                     if b.cell[h].color == me:
                         escape = escape or empty_neighbours(b, p) >= 2
                     else:
