@@ -199,9 +199,9 @@ ctypedef struct Journal:
 cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
     """Upper bound of the journal entries a play at padded point p can write.
 
-    Fixed writes: placing the stone 15 fields (4 of them neighbour counts), one pseudo-liberty
-    per neighbouring stone (4), 4 per merge (4 merges at most), 3 per cleared chain or the
-    suicide, the capture count: under 64. Per stone of the neighbouring chains and the new
+    Fixed writes: placing the stone and joining the first own chain 19 fields (4 of them
+    neighbour counts), one pseudo-liberty per neighbouring stone (4), 4 per further merge (3 at
+    most), 3 per cleared chain or the suicide (4 at most), the capture count: under 64. Per stone of the neighbouring chains and the new
     stone: one relabel in each merge where it is on the smaller side (at most 4); clearing it
     (capture or suicide) writes 13 more (colour, 3 for the empty list, head, a pseudo-liberty per
     neighbouring stone, 4 neighbour counts). So 64 + 32 per stone bounds it; the debug build
@@ -623,39 +623,72 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     """Rule 7: colour the empty point p, clear the opponent's chains that no longer reach empty,
     then clear the mover's own. Legality (ko, suicide option) is the caller's business; p must be
     empty. Returns the number of opponent stones captured."""
-    cdef int k, q, h, n, s = b.stride, me = p, captured = 0, removed
+    # Random games make every test of what lies beside p unpredictable, so the common cases go
+    # without branches: the stone joins the first own chain beside it (or stands alone) by
+    # splicing, and only a second own chain (about one play in six) or a capture takes a branch.
+    cdef int k, q, s = b.stride, me, captured = 0, removed, t
     cdef int opp = 3 - colour
-    cdef int heads[4]
     cdef Cell* cl = b.cell
     cdef int16_t* size = chain_sizes(b)
+    cdef int around = nbr_counts(b)[p]
+    cdef int h0, h1, h2, h3, o0, o1, o2, o3
+    cdef bint takes, more
     cdef int nb[4]
     FASTGO_ASSERT(p > 0 and p < b.npad and cl[p].color == EMPTY,
                   "board_play: padded point p is on the board and empty; p", p)
     neighbours(nb, p, s)
     remove_empty(b, j, p)
     jset8(b, j, &cl[p].color, <uint8_t>colour)
-    if not cl[p].ever:
-        jset8(b, j, &cl[p].ever, 1)
+    jset8(b, j, &cl[p].ever, 1)
     jset64(b, j, &b.hash, b.hash ^ zkey(colour, p))
-    jset16(b, j, &cl[p].head, <int16_t>p)
-    jset16(b, j, &cl[p].next, <int16_t>p)
-    jset16(b, j, &size[p], 1)
-    jset16(b, j, &cl[p].plibs, <int16_t>(nbr_counts(b)[p] & NBR_EMPTY))
     nbr_add(b, j, p, (1 << (4 * colour)) - 1)          # an empty point -> a stone of colour
-    n = distinct_neighbour_chains(b, p, heads)
     # each neighbouring stone loses its pair with p. Heads are 0 on empty points and walls, which
-    # then rewrite plibs[0] (a wall's, never read) unchanged: no branch to mispredict
-    for k in range(4):
-        h = cl[nb[k]].head
-        jset16(b, j, &cl[h].plibs, cl[h].plibs - (h != 0))
-    for k in range(n):
-        if cl[heads[k]].color == colour:
-            me = merge_chains(b, j, me, heads[k])
-    for k in range(n):
-        h = heads[k]
-        if cl[h].color == opp and cl[h].plibs == 0:
-            captured += remove_chain(b, j, h)
-    if captured:
+    # then rewrite plibs[0] (a wall's, never read) unchanged
+    h0 = cl[nb[0]].head
+    h1 = cl[nb[1]].head
+    h2 = cl[nb[2]].head
+    h3 = cl[nb[3]].head
+    jset16(b, j, &cl[h0].plibs, cl[h0].plibs - (h0 != 0))
+    jset16(b, j, &cl[h1].plibs, cl[h1].plibs - (h1 != 0))
+    jset16(b, j, &cl[h2].plibs, cl[h2].plibs - (h2 != 0))
+    jset16(b, j, &cl[h3].plibs, cl[h3].plibs - (h3 != 0))
+    # an opponent's chain left without a pseudo-liberty is captured (after the merges: its head
+    # stays)
+    takes = (((cl[h0].plibs == 0) & (cl[nb[0]].color == opp)) |
+             ((cl[h1].plibs == 0) & (cl[nb[1]].color == opp)) |
+             ((cl[h2].plibs == 0) & (cl[nb[2]].color == opp)) |
+             ((cl[h3].plibs == 0) & (cl[nb[3]].color == opp)))
+    # own chains beside p (0 elsewhere); the stone joins the first of them, or heads its own
+    o0 = h0 * (cl[nb[0]].color == colour)
+    o1 = h1 * (cl[nb[1]].color == colour)
+    o2 = h2 * (cl[nb[2]].color == colour)
+    o3 = h3 * (cl[nb[3]].color == colour)
+    me = p
+    me = o3 if o3 else me
+    me = o2 if o2 else me
+    me = o1 if o1 else me
+    me = o0 if o0 else me
+    more = (((o1 != 0) & (o1 != me)) | ((o2 != 0) & (o2 != me)) | ((o3 != 0) & (o3 != me)))
+    # splice p into me's ring after me (a ring of one when me is p), count it and its pairs
+    jset16(b, j, &cl[p].head, <int16_t>me)
+    jset16(b, j, &cl[p].next, <int16_t>p)
+    jset16(b, j, &size[p], 0)
+    jset16(b, j, &cl[p].plibs, 0)
+    t = cl[me].next
+    jset16(b, j, &cl[me].next, <int16_t>p)
+    jset16(b, j, &cl[p].next, <int16_t>t)
+    jset16(b, j, &size[me], size[me] + 1)
+    jset16(b, j, &cl[me].plibs, cl[me].plibs + (around & NBR_EMPTY))
+    if more:                            # other own chains: merged neighbour by neighbour (a
+        for k in range(4):              # chain met again has the joined head)
+            q = nb[k]
+            if cl[q].color == colour and cl[q].head != me:
+                me = merge_chains(b, j, me, cl[q].head)
+    if takes:                           # a chain met again after its capture has no stone there
+        for k in range(4):
+            q = nb[k]
+            if cl[q].color == opp and cl[cl[q].head].plibs == 0:
+                captured += remove_chain(b, j, cl[q].head)
         jset32(b, j, &b.captures[colour], b.captures[colour] + captured)
     elif cl[me].plibs == 0:             # self-capture: only possible when nothing was captured
         removed = remove_chain(b, j, me)
