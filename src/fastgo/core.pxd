@@ -679,11 +679,13 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     jset16(b, j, &cl[p].next, <int16_t>t)
     jset16(b, j, &size[me], size[me] + 1)
     jset16(b, j, &cl[me].plibs, cl[me].plibs + (around & NBR_EMPTY))
-    if more:                            # other own chains: merged neighbour by neighbour (a
-        for k in range(4):              # chain met again has the joined head)
-            q = nb[k]
-            if cl[q].color == colour and cl[q].head != me:
-                me = merge_chains(b, j, me, cl[q].head)
+    if more:                            # other own chains, by their heads before the play:
+        if o1 and cl[o1].head != me:    # one already joined now has the joined head
+            me = merge_chains(b, j, me, cl[o1].head)
+        if o2 and cl[o2].head != me:
+            me = merge_chains(b, j, me, cl[o2].head)
+        if o3 and cl[o3].head != me:
+            me = merge_chains(b, j, me, cl[o3].head)
     if takes:                           # a chain met again after its capture has no stone there
         for k in range(4):
             q = nb[k]
