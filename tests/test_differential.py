@@ -800,3 +800,44 @@ def test_malformed_moves_leave_the_board_unchanged():
         with pytest.raises(exc):
             board.play(bad)
         assert snapshot(board) == before, bad
+
+
+def test_every_play_of_dense_positions_joins_and_clears_as_rule_7():
+    """board_play's cases one by one: in dense random positions (7x6 and 6x7), every empty point
+    played by each colour on a fresh board (simple ko, suicide allowed, no history: every empty
+    point is legal). The colouring after the play is the reference's rule 7, the captures add
+    up, and check_consistency recounts rings, heads, sizes, pseudo-liberties, neighbour counts,
+    the empty list and the hash. The positions must include plays that join two, three and four
+    own chains, capture two chains, and clear the mover's own chain of several stones."""
+    rnd = random.Random(11)
+    seen = {"joins": set(), "captured chains": set(), "own cleared": set()}
+    for width, height in ((7, 6), (6, 7)) * 20:
+        grid = [EMPTY if rnd.random() > 0.6 else rnd.choice((BLACK, WHITE))
+                for _ in range(width * height)]
+        # a point ringed by one colour's stones, often of four chains (random grids seldom are)
+        r, c = rnd.randrange(1, height - 1), rnd.randrange(1, width - 1)
+        grid[r * width + c] = EMPTY
+        for q in R.neighbours(r * width + c, width, height):
+            grid[q] = rnd.choice((BLACK, WHITE)) if rnd.random() < 0.2 else BLACK
+        grid = R.make_legal(grid, width, height)
+        arr = np.array(grid).reshape(height, width)
+        for p in (q for q in range(width * height) if grid[q] == EMPTY):
+            nbrs = R.neighbours(p, width, height)
+            for colour in (BLACK, WHITE):
+                want, captured, own = R.apply_play(grid, width, height, p, colour)
+                board = fastgo.Board.from_array(arr, to_move=colour, ko="simple", suicide=True)
+                board.play(p)
+                assert board.stones().ravel().tolist() == want, (grid, p, colour)
+                caps = board.captures           # (by Black, by White); a suicide counts for the opponent
+                assert (caps[colour - 1], caps[2 - colour]) == (captured, own)
+                board.check_consistency()
+                chains = {frozenset(R.region(grid, width, height, q)) for q in nbrs
+                          if grid[q] == colour}
+                seen["joins"].add(len(chains))
+                taken = {frozenset(R.region(grid, width, height, q)) for q in nbrs
+                         if grid[q] == 3 - colour and want[q] == EMPTY}
+                seen["captured chains"].add(len(taken))
+                seen["own cleared"].add(own)
+    assert {2, 3, 4} <= seen["joins"]
+    assert 2 in seen["captured chains"]
+    assert max(seen["own cleared"]) >= 3
