@@ -201,11 +201,11 @@ cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
 
     Fixed writes: placing the stone and joining the first own chain 19 fields (4 of them
     neighbour counts), one pseudo-liberty per neighbouring stone (4), 4 per further merge (3 at
-    most), 3 per cleared chain or the suicide (4 at most), the capture count: under 64. Per stone of the neighbouring chains and the new
-    stone: one relabel in each merge where it is on the smaller side (at most 4); clearing it
-    (capture or suicide) writes 13 more (colour, 3 for the empty list, head, a pseudo-liberty per
-    neighbouring stone, 4 neighbour counts). So 64 + 32 per stone bounds it; the debug build
-    asserts that no play exceeds its reservation.
+    most), 3 per cleared chain or the suicide (4 at most), the capture count: under 64. Per
+    stone of the neighbouring chains and the new stone: one relabel in each merge where it is on
+    the smaller side (at most 4); clearing it (capture or suicide) writes 13 more (colour, 3 for
+    the empty list, head, a pseudo-liberty per neighbouring stone, 4 neighbour counts). So
+    64 + 32 per stone bounds it; the debug build asserts that no play exceeds its reservation.
     """
     cdef int heads[4]
     cdef int n = distinct_neighbour_chains(b, p, heads), k
@@ -669,7 +669,9 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     me = o1 if o1 else me
     me = o0 if o0 else me
     more = (((o1 != 0) & (o1 != me)) | ((o2 != 0) & (o2 != me)) | ((o3 != 0) & (o3 != me)))
-    # splice p into me's ring after me (a ring of one when me is p), count it and its pairs
+    # splice p into me's ring after me (a ring of one when me is p), count it and its pairs.
+    # p's fields are written first so that the case me == p needs no choice: selecting the
+    # values instead puts a load on the critical path (5% slower in side-by-side pairs)
     jset16(b, j, &cl[p].head, <int16_t>me)
     jset16(b, j, &cl[p].next, <int16_t>p)
     jset16(b, j, &size[p], 0)
