@@ -349,10 +349,11 @@ def _random_action_model(row, seed, i):
     return legal[x >> 32]
 
 
-@pytest.mark.parametrize("points", [1, 7, 8, 9, 16, 17, 82, 362])
+@pytest.mark.parametrize("points", [1, 7, 8, 9, 16, 17, 82, 362, 640, 641, 700])
 def test_random_actions_follow_the_documented_draw(points):
-    # rows of every density, read eight bytes at a time by the kernel; any nonzero byte (a bool
-    # view of other bytes) counts as legal, and a row with one legal entry at either end
+    # rows of every density, read eight bytes at a time by the kernel (byte by byte past 640);
+    # any nonzero byte (a bool view of other bytes) counts as legal, and a row with one legal
+    # entry at either end
     rng = np.random.default_rng(points)
     raw = (rng.random((40, points)) < rng.random((40, 1))) * rng.integers(1, 256, (40, points))
     raw[0] = 0

@@ -1070,59 +1070,93 @@ def _check_out(out, shape, dtype):
 
 # A bool mask row read eight bytes at a time: a word's nonzero bytes become 0x01 bytes, whose
 # count is one multiply (at most 8, so no byte overflows).
-cdef inline uint64_t true_bytes(const uint8_t* row) noexcept nogil:
-    """Eight bytes of row as a word with 0x01 where a byte is nonzero, 0x00 elsewhere."""
-    cdef uint64_t w
-    memcpy(&w, row, 8)
+cdef enum:
+    DRAW_WORDS = 80         # random_action's words of eight entries: rows up to 640 (25x25 + 1)
+
+cdef inline uint64_t true_bytes(uint64_t w) noexcept nogil:
+    """The word w with 0x01 where a byte is nonzero, 0x00 elsewhere."""
     return ((((w & 0x7F7F7F7F7F7F7F7FULL) + 0x7F7F7F7F7F7F7F7FULL) | w) >> 7) & 0x0101010101010101ULL
 
-cdef inline int64_t count_true(const uint8_t* row, int64_t n) noexcept nogil:
-    """How many of the n bytes at row are nonzero."""
-    cdef int64_t j = 0, count = 0
-    while j + 8 <= n:
-        count += <int64_t>((true_bytes(row + j) * 0x0101010101010101ULL) >> 56)
-        j += 8
-    while j < n:
-        count += row[j] != 0
-        j += 1
-    return count
+cdef inline int64_t ones(uint64_t w) noexcept nogil:
+    """The sum of the bytes of w, each 0 or 1."""
+    return <int64_t>((w * 0x0101010101010101ULL) >> 56)
 
-cdef inline int64_t nth_true(const uint8_t* row, int64_t n, int64_t k) noexcept nogil:
-    """The index of the k-th (from 0) nonzero byte of the n at row (there are more than k)."""
-    cdef int64_t j = 0, c
-    cdef uint64_t w
-    while j + 8 <= n:
-        w = true_bytes(row + j)
-        c = <int64_t>((w * 0x0101010101010101ULL) >> 56)
-        if k < c:
-            while k:
-                w &= w - 1
-                k -= 1
-            return j + (ctz64(w) >> 3)
-        k -= c
-        j += 8
-    while True:
-        if row[j]:
-            if k == 0:
-                return j
-            k -= 1
-        j += 1
+cdef inline uint64_t row_word(const uint8_t* row, int64_t w) noexcept nogil:
+    """true_bytes of entries 8w .. 8w + 7 of a row (all of them inside it)."""
+    cdef uint64_t x
+    memcpy(&x, row + 8 * w, 8)
+    return true_bytes(x)
 
-cdef inline int64_t random_action(const uint8_t* row, int64_t P, uint64_t s, int64_t i) noexcept nogil:
-    """random_actions' draw for row i of P entries: uniform over the nonzero entries (Lemire's
-    multiply-shift with rejection on the splitmix64 stream of (s, i)), or P - 1 (the pass)."""
-    cdef int64_t count = count_true(row, P)
-    cdef uint64_t r, x, t
-    if count == 0:
-        return P - 1
-    r = mix64(mix64(s) ^ (<uint64_t>i * <uint64_t>0x9E3779B97F4A7C15ULL))
-    x = (r >> 32) * <uint64_t>count
+cdef uint64_t row_tail(const uint8_t* row, int64_t P) noexcept nogil:
+    """true_bytes of the row's last word, entries 8 * ((P - 1) // 8) .. P - 1 (zeros beyond)."""
+    cdef uint64_t x = 0
+    cdef int64_t at = 8 * ((P - 1) >> 3)
+    memcpy(&x, row + at, <size_t>(P - at))
+    return true_bytes(x)
+
+cdef inline int64_t draw_below(uint64_t s, int64_t i, int64_t count) noexcept nogil:
+    """random_actions' index for row i: uniform in [0, count) by Lemire's multiply-shift with
+    rejection on the splitmix64 stream of (s, i)."""
+    cdef uint64_t r = mix64(mix64(s) ^ (<uint64_t>i * <uint64_t>0x9E3779B97F4A7C15ULL))
+    cdef uint64_t x = (r >> 32) * <uint64_t>count, t
     if (x & <uint64_t>0xFFFFFFFFULL) < <uint64_t>count:
         t = ((<uint64_t>1 << 32) - <uint64_t>count) % <uint64_t>count
         while (x & <uint64_t>0xFFFFFFFFULL) < t:
             r = mix64(r + <uint64_t>0x9E3779B97F4A7C15ULL)
             x = (r >> 32) * <uint64_t>count
-    return nth_true(row, P, <int64_t>(x >> 32))
+    return <int64_t>(x >> 32)
+
+cdef inline int64_t random_action(const uint8_t* row, int64_t P, uint64_t s, int64_t i) noexcept nogil:
+    """random_actions' draw for row i of P entries: uniform over the nonzero entries (Lemire's
+    draw_below), or P - 1 (the pass)."""
+    # One pass counts the legal entries word by word, keeping the count before each word; the
+    # k-th legal entry is then found without a branch (how many words begin at or before it,
+    # then within its word by a running count per byte): where it lies in a row is random, and
+    # loops that stop there were mispredicted about twice a row.
+    cdef int32_t before[DRAW_WORDS]
+    cdef int64_t words = (P + 7) >> 3, w, k, at, count = 0
+    cdef int32_t k32, at32 = 0
+    cdef uint64_t word, tail
+    if words > DRAW_WORDS:
+        return random_action_long(row, P, s, i)
+    for w in range(words - 1):
+        before[w] = <int32_t>count
+        count += ones(row_word(row, w))
+    before[words - 1] = <int32_t>count
+    tail = row_tail(row, P)
+    count += ones(tail)
+    if count == 0:
+        return P - 1
+    k = draw_below(s, i, count)
+    k32 = <int32_t>k
+    # the word holding entry k is the last whose count before it is at most k (one with no
+    # legal entry shares its count with the next word, which then counts too); 32-bit
+    # compares, which the compiler does several at a time
+    for w in range(1, words):
+        at32 += before[w] <= k32
+    at = at32
+    k -= before[at]
+    # byte b of word * 0x0101..: the legal entries among bytes 0..b (at most 8, no carries);
+    # adding 0x7F - k sets the high bit exactly where that running count exceeds k
+    word = (tail if at == words - 1 else row_word(row, at)) * 0x0101010101010101ULL
+    word = ((word + <uint64_t>(0x7F - k) * 0x0101010101010101ULL) >> 7) & 0x0101010101010101ULL
+    return 8 * at + 8 - ones(word)
+
+cdef int64_t random_action_long(const uint8_t* row, int64_t P, uint64_t s, int64_t i) noexcept nogil:
+    """random_action for rows longer than DRAW_WORDS words: the same draw, counted byte by
+    byte."""
+    cdef int64_t count = 0, j, k
+    for j in range(P):
+        count += row[j] != 0
+    if count == 0:
+        return P - 1
+    k = draw_below(s, i, count)
+    for j in range(P):
+        if row[j]:
+            if k == 0:
+                return j
+            k -= 1
+    return P - 1
 
 
 def random_actions(mask, seed=0, out=None, threads=None):
