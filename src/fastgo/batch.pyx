@@ -542,10 +542,9 @@ cdef class BoardBatch:
             own = g.stones[c]
             other = g.stones[3 - c]
             span = self.spans + 2 * ((2 * i + c - 1) * (self.npoints + 1) + own)
-            if other < span[0]:
-                span[0] = <int16_t>other
-            if other > span[1]:
-                span[1] = <int16_t>other
+            # selects, not branches: whether a count is new is unpredictable
+            span[0] = <int16_t>(other if other < span[0] else span[0])
+            span[1] = <int16_t>(other if other > span[1] else span[1])
 
     cdef int fresh(self, int64_t i) noexcept nogil:
         """What no play by game i's mover can repeat (core.judge_quick): a play that removes no
