@@ -56,6 +56,19 @@ def test_batch_step_mask(benchmark, size, threads, planes, ko):
                                 threads=threads, state_bytes=batch.state_bytes)
 
 
+@pytest.mark.parametrize("size", [9, 19])
+def test_random_actions(benchmark, size):
+    """random_actions alone on one thread: 1024 masks of the size's points + 1 entries, each
+    row legal with its own probability in [0.1, 1)."""
+    rng = np.random.default_rng(size)
+    P = size * size + 1
+    mask = rng.random((N, P)) < 0.1 + 0.9 * rng.random((N, 1))
+    acts = np.empty(N, dtype=np.int64)
+    seeds = iter(range(10 ** 9))    # a new seed each call: a repeated draw trains the branch predictor
+    benchmark(lambda: random_actions(mask, next(seeds), out=acts, threads=1))
+    benchmark.extra_info.update(rows_per_second=N / benchmark.stats.stats.median)
+
+
 # -- the peers, through their Python APIs ------------------------------------------------------
 
 PEER_STEPS = {9: 100, 19: 100}
