@@ -1113,8 +1113,8 @@ cdef inline int64_t random_action(const uint8_t* row, int64_t P, uint64_t s, int
     # then within its word by a running count per byte): where it lies in a row is random, and
     # loops that stop there were mispredicted about twice a row.
     cdef int32_t before[DRAW_WORDS]
-    cdef int64_t words = (P + 7) >> 3, w, k, at, count = 0
-    cdef int32_t k32, at32 = 0
+    cdef int32_t k, at = 0          # 32 bits: the compiler compares several words at a time
+    cdef int64_t words = (P + 7) >> 3, w, count = 0
     cdef uint64_t word, tail
     if words > DRAW_WORDS:
         return random_action_long(row, P, s, i)
@@ -1126,20 +1126,17 @@ cdef inline int64_t random_action(const uint8_t* row, int64_t P, uint64_t s, int
     count += ones(tail)
     if count == 0:
         return P - 1
-    k = draw_below(s, i, count)
-    k32 = <int32_t>k
+    k = <int32_t>draw_below(s, i, count)        # below count <= 8 * DRAW_WORDS
     # the word holding entry k is the last whose count before it is at most k (one with no
-    # legal entry shares its count with the next word, which then counts too); 32-bit
-    # compares, which the compiler does several at a time
+    # legal entry shares its count with the next word, which then counts too)
     for w in range(1, words):
-        at32 += before[w] <= k32
-    at = at32
+        at += before[w] <= k
     k -= before[at]
     # byte b of word * 0x0101..: the legal entries among bytes 0..b (at most 8, no carries);
     # adding 0x7F - k sets the high bit exactly where that running count exceeds k
     word = (tail if at == words - 1 else row_word(row, at)) * 0x0101010101010101ULL
     word = ((word + <uint64_t>(0x7F - k) * 0x0101010101010101ULL) >> 7) & 0x0101010101010101ULL
-    return 8 * at + 8 - ones(word)
+    return 8 * <int64_t>at + 8 - ones(word)
 
 cdef int64_t random_action_long(const uint8_t* row, int64_t P, uint64_t s, int64_t i) noexcept nogil:
     """random_action for rows longer than DRAW_WORDS words: the same draw, counted byte by
