@@ -173,6 +173,41 @@ def test_refused_steps_of_a_large_batch_change_nothing(threads):
     assert (batch.move_numbers == before[2] + 1).all()
 
 
+def test_every_form_of_actions_plays_the_same_turn():
+    # step takes a native C-contiguous int64 array as it is and converts every other integer
+    # array or sequence: strided, byte-swapped, other widths, lists, an ndarray subclass. Each
+    # plays the turn the plain int64 array plays, and the results are arrays of length n of
+    # the documented dtypes, independent of each other
+    n = 6
+    start = BoardBatch(n, 5, autoreset="same-step")
+    rng = np.random.default_rng(11)
+    for _ in range(5):
+        start.step(random_actions(start.legal_mask(), int(rng.integers(1 << 30))))
+    plain = random_actions(start.legal_mask(), 3)
+    wide = np.zeros(2 * n, dtype=np.int64)
+    wide[::2] = plain
+
+    class Sub(np.ndarray):
+        pass
+
+    forms = [plain, wide[::2], plain.astype(">i8"), plain.astype(np.int32),
+             plain.astype(np.uint16), plain.tolist(), tuple(plain.tolist()), plain.view(Sub)]
+    outcomes = []
+    for acts in forms:
+        batch = start.copy()
+        res = batch.step(acts)
+        assert [r.dtype for r in res] == [np.bool_, np.bool_, np.int8, np.bool_]
+        assert all(r.shape == (n,) and r.flags.c_contiguous and r.flags.owndata for r in res)
+        outcomes.append((batch.stones(), batch.hashes.copy(), batch.move_numbers.copy(),
+                         [r.tolist() for r in res]))
+    for o in outcomes[1:]:
+        assert all(np.array_equal(x, y) for x, y in zip(outcomes[0], o))
+    assert (outcomes[0][2] == start.move_numbers + 1).all()
+    for bad in (plain[:-1], plain.reshape(2, 3), plain.astype(np.float64), np.array(["a"] * n)):
+        with pytest.raises(ValueError, match="actions must be an integer array"):
+            start.copy().step(bad)
+
+
 def test_two_passes_and_autoreset_modes():
     # disabled: a finished game refuses moves until reset
     batch = BoardBatch(2, 3, autoreset="disabled", komi=0.5)

@@ -77,6 +77,7 @@ cdef class BoardBatch:
     cdef const int64_t* job_actions
     cdef uint8_t* job_flags
     cdef uint8_t* job_out
+    cdef uint8_t* job_res[4]        # step: terminated, truncated, winners, reset (n bytes each)
     cdef int job_dtype
     cdef int job_encoding
 

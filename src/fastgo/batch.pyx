@@ -459,7 +459,7 @@ cdef class BoardBatch:
     cdef void _work(self, int job, int64_t i) noexcept nogil:
         """Game i's part of `job`."""
         cdef int status, point
-        cdef uint8_t* res
+        cdef uint8_t** res
         cdef double m
         cdef size_t per
         if job == JOB_JUDGE:
@@ -478,21 +478,21 @@ cdef class BoardBatch:
                     self.prefetch_turn(i, point)
             self.job_flags[i] = <uint8_t>status
         elif job == JOB_APPLY:
-            res = self.job_out + 4 * i          # terminated, truncated, winner, reset
+            res = self.job_res                  # terminated, truncated, winners, reset
             if self.job_flags[i] == STEP_RESET:
                 self.restart(i)
-                res[3] = 1
+                res[3][i] = 1
                 return
             self.commit(i, <int>self.job_actions[i])
             if self.over(i):
-                res[0] = 1
+                res[0][i] = 1
                 m = self.margin(i)
-                res[2] = BLACK if m > 0 else WHITE if m < 0 else EMPTY
+                res[2][i] = BLACK if m > 0 else WHITE if m < 0 else EMPTY
             elif self.capped(i):
-                res[1] = 1
-            if self.autoreset == AUTORESET_SAME_STEP and (res[0] or res[1]):
+                res[1][i] = 1
+            if self.autoreset == AUTORESET_SAME_STEP and (res[0][i] or res[1][i]):
                 self.restart(i)
-                res[3] = 1
+                res[3][i] = 1
         elif job == JOB_ENCODE:
             per = <size_t>ENCODING_PLANES[self.job_encoding] * self.npoints
             if self.job_dtype == 0:
@@ -713,24 +713,40 @@ cdef class BoardBatch:
         and reasons and no game changes. Under next-step autoreset a game that was over (or
         truncated) before the call restarts instead and its action is ignored. Returns a
         ``StepResult``."""
-        cdef cnp.ndarray acts, flags, res
+        cdef cnp.ndarray acts, flags, terminated, truncated, winners, reset
+        cdef cnp.npy_intp dims[1]
         self._enter()
         try:
-            a = np.asarray(actions)
-            if a.dtype.kind not in "iu" or a.shape != (self.n,):
-                raise ValueError(f"actions must be an integer array of shape ({self.n},), got "
-                                 f"{a.dtype} {a.shape}")
-            if a.dtype != np.int64:
-                # range-checked before the cast, so that no value wraps into a valid one
-                if self.n and (a.min() < 0 or a.max() > self.npoints):
-                    _refuse_range(a, self.npoints)
-                a = a.astype(np.int64)
-            acts = np.ascontiguousarray(a)
-            flags = np.empty(self.n, dtype=np.uint8)
-            res = np.zeros((self.n, 4), dtype=np.uint8)
+            if (type(actions) is np.ndarray and cnp.PyArray_NDIM(actions) == 1
+                    and cnp.PyArray_DIM(actions, 0) == self.n
+                    and cnp.PyArray_TYPE(actions) == cnp.NPY_INT64
+                    and cnp.PyArray_ISCARRAY_RO(actions)):
+                acts = actions      # the usual call, taken as it is: a step costs microseconds
+            else:
+                a = np.asarray(actions)
+                if a.dtype.kind not in "iu" or a.shape != (self.n,):
+                    raise ValueError(f"actions must be an integer array of shape ({self.n},), "
+                                     f"got {a.dtype} {a.shape}")
+                if a.dtype != np.int64:
+                    # range-checked before the cast, so that no value wraps into a valid one
+                    if self.n and (a.min() < 0 or a.max() > self.npoints):
+                        _refuse_range(a, self.npoints)
+                    a = a.astype(np.int64)
+                acts = np.ascontiguousarray(a)
+            # the results made by the C API: through numpy's Python calls (views of one array)
+            # they cost more than the step of a small batch
+            dims[0] = self.n
+            flags = cnp.PyArray_EMPTY(1, dims, cnp.NPY_UINT8, 0)
+            terminated = cnp.PyArray_ZEROS(1, dims, cnp.NPY_BOOL, 0)
+            truncated = cnp.PyArray_ZEROS(1, dims, cnp.NPY_BOOL, 0)
+            winners = cnp.PyArray_ZEROS(1, dims, cnp.NPY_INT8, 0)
+            reset = cnp.PyArray_ZEROS(1, dims, cnp.NPY_BOOL, 0)
             self.job_actions = <const int64_t*>cnp.PyArray_DATA(acts)
             self.job_flags = <uint8_t*>cnp.PyArray_DATA(flags)
-            self.job_out = <uint8_t*>cnp.PyArray_DATA(res)
+            self.job_res[0] = <uint8_t*>cnp.PyArray_DATA(terminated)
+            self.job_res[1] = <uint8_t*>cnp.PyArray_DATA(truncated)
+            self.job_res[2] = <uint8_t*>cnp.PyArray_DATA(winners)
+            self.job_res[3] = <uint8_t*>cnp.PyArray_DATA(reset)
             t = self._threads_now()
             began = perf_counter()
             if self._run_step(t):
@@ -743,8 +759,7 @@ cdef class BoardBatch:
                     raise MemoryError("no memory for the next turn's records")
                 raise IllegalActionError(refused.tolist(), acts[refused].tolist(),
                                          [_REASONS[int(f)] for f in flags[refused]])
-            return StepResult(res[:, 0].view(np.bool_), res[:, 1].view(np.bool_),
-                              res[:, 2].view(np.int8), res[:, 3].view(np.bool_))
+            return StepResult(terminated, truncated, winners, reset)
         finally:
             self.busy = False
 
