@@ -208,6 +208,38 @@ def test_every_form_of_actions_plays_the_same_turn():
             start.copy().step(bad)
 
 
+def test_out_buffers_are_checked_then_filled():
+    # legal_mask, encode and random_actions fill a caller's buffer only when it is a writeable,
+    # C-contiguous numpy array of the exact shape and dtype in native byte order; anything else
+    # is refused with TypeError (not an array) or ValueError, and the buffer is left as it was
+    batch = BoardBatch(3, 5)
+    batch.step([6, 7, 25])
+    want_mask = batch.legal_mask()
+    want_planes = batch.encode("agz17", dtype=np.uint8)
+    want_acts = random_actions(want_mask, 9)
+    calls = [(lambda out: batch.legal_mask(out=out), want_mask),
+             (lambda out: batch.encode("agz17", out=out), want_planes),
+             (lambda out: random_actions(want_mask, 9, out=out), want_acts)]
+    for call, want in calls:
+        good = np.zeros_like(want)
+        assert call(good) is good and np.array_equal(good, want)
+        wide = np.zeros((2,) + want.shape, dtype=want.dtype)
+        readonly = np.zeros_like(want)
+        readonly.flags.writeable = False
+        bad = [np.zeros(want.shape[:-1] + (want.shape[-1] + 1,), dtype=want.dtype),
+               np.zeros((1,) + want.shape, dtype=want.dtype), wide[0, ::-1], readonly]
+        if want.dtype.itemsize > 1:        # a byte-swapped copy of a wider type
+            bad.append(np.zeros(want.shape, dtype=want.dtype.newbyteorder(">")))
+        for out in bad + [np.zeros(want.shape, dtype=np.int32)]:
+            before = out.copy()
+            # (encode names a dtype it cannot write at all a TypeError)
+            with pytest.raises(ValueError if out.dtype != np.int32 else (ValueError, TypeError)):
+                call(out)
+            assert np.array_equal(out, before)
+        with pytest.raises(TypeError):
+            call(want.tolist())
+
+
 def test_two_passes_and_autoreset_modes():
     # disabled: a finished game refuses moves until reset
     batch = BoardBatch(2, 3, autoreset="disabled", komi=0.5)

@@ -21,7 +21,7 @@ from libc.string cimport memcpy, memset
 from fastgo.core cimport *
 from fastgo.board cimport Board
 from fastgo.board import _make_rules, REASONS
-from fastgo.coords import check_size
+from fastgo.coords import check_size, _index
 from fastgo.errors import IllegalActionError
 
 cnp.import_array()
@@ -268,7 +268,6 @@ cdef class BoardBatch:
     def __init__(self, n, width=9, height=None, *, rules=None, ko=None, suicide=None,
                  scoring=None, komi=None, handicap=0, max_moves=None, autoreset="next-step",
                  threads=None):
-        from fastgo.coords import _index
         if self.games != NULL:
             raise RuntimeError("BoardBatch.__init__ called twice")
         n = _index(n, "n")
@@ -951,7 +950,6 @@ cdef class BoardBatch:
     # -- games as Boards --------------------------------------------------------------------------
 
     def _check_index(self, i):
-        from fastgo.coords import _index
         i = _index(i, "game index")
         if i < 0:
             i += self.n
@@ -1058,9 +1056,8 @@ def _refuse_range(a, npoints):
 
 
 def _threads(value):
-    from fastgo.playout import default_threads
-    from fastgo.coords import _index
     if value is None:
+        from fastgo.playout import default_threads
         return default_threads()
     t = _index(value, "threads")
     if t < 1:
@@ -1070,15 +1067,15 @@ def _threads(value):
 
 def _check_out(out, shape, dtype):
     """A fresh array of `shape` and `dtype`, or `out` checked to be one (C-contiguous,
-    writeable)."""
+    writeable, in the machine's byte order)."""
     if out is None:
         return np.empty(shape, dtype=dtype)
     if not isinstance(out, np.ndarray):
         raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
-    if out.shape != shape or out.dtype != np.dtype(dtype) or not out.flags.c_contiguous \
-            or not out.flags.writeable:
+    # (aligned, writeable, in native byte order and C-contiguous: one flag test)
+    if not cnp.PyArray_ISCARRAY(<cnp.ndarray>out) or out.shape != shape or out.dtype != dtype:
         raise ValueError(f"out must be a writeable C-contiguous {np.dtype(dtype)} array of "
-                         f"shape {shape}, got {out.dtype} {out.shape}")
+                         f"shape {shape} in native byte order, got {out.dtype} {out.shape}")
     return out
 
 
@@ -1176,7 +1173,6 @@ def random_actions(mask, seed=0, out=None, threads=None):
     action). Deterministic in `seed` (an int) and the mask, whatever `threads` (the cores to
     use; default all): draws for row i use the splitmix64 stream of (seed, i). Returns int64
     [n], or fills `out`."""
-    from fastgo.coords import _index
     m = np.asarray(mask)
     if m.dtype != np.bool_ or m.ndim != 2 or m.shape[1] < 1:
         raise ValueError("mask must be a bool array [n, points + 1]")
