@@ -78,6 +78,7 @@ PGX_STEPS = 5
 @pytest.mark.parametrize("size", [9, 19])
 def test_peer_fastgo_aec_env(benchmark, size):
     """fastgo's own PettingZoo env, one game, the same loop as go_v5's below."""
+    pytest.importorskip("pettingzoo")       # the env needs the pettingzoo extra
     from fastgo.envs import GoAECEnv
     env = GoAECEnv(board_size=size)
     _aec_bench(benchmark, env, size)
