@@ -181,41 +181,47 @@ cdef inline bint simple_ko_allows(const BoardState* b, int p, int colour, bint s
     cdef int taken = 0, captured
     if nbr_counts(b)[p] & nbr_of(colour):
         return suicide or judge_quick(b, p, colour, KO_SIMPLE, False, NULL, NULL, NULL, 0) == LEGAL
+    if not is_sole_liberty(b, p):       # (its neighbours are all the opponent's: no capture)
+        return False
     captured = captured_by(b, p, colour, &taken)
-    return captured > 0 and not is_ko_retake(b, p, colour, captured, taken,
-                                             &ko_hash if has_ko else NULL)
+    return not is_ko_retake(b, p, colour, captured, taken, &ko_hash if has_ko else NULL)
 
 cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, int colour,
                                 bint has_ko, uint64_t ko_hash) noexcept nogil:
     """The policy's test of the empty point p for `colour` (see the module docstring)."""
     cdef BoardState* b = s.board
     cdef uint64_t h, key
-    cdef int status, captured, k, q, sd = b.stride, opp = 3 - colour
-    cdef bint atari = False
-    cdef int nb[4]
+    cdef int captured, opp = 3 - colour
+    cdef bint atari = False, lives
     if has_empty_neighbour(b, p):     # so not an eye, not suicide, not a simple-ko retake
         if g.ko_rule == KO_SIMPLE or not b.cell[p].ever:
             return True         # (never used: a colouring that cannot have occurred before)
         if nbr_counts(b)[p] & nbr_of(opp):         # a capture needs an opponent's neighbour
-            neighbours(nb, p, sd)
-            for k in range(4):
-                q = nb[k]
-                atari = atari or (b.cell[q].color == opp and takes_last_liberty(b, p, b.cell[q].head))
+            judge_neighbours(b, p, colour, &atari, &lives)      # (without a branch)
         if not atari:           # no capture, no suicide: the hash needs no preview
             h = b.hash ^ zkey(colour, p)
-            status = LEGAL
         else:
-            status = board_preview(b, p, colour, &h, &captured)
+            board_preview(b, p, colour, &h, &captured)
     else:
         if is_own_eye(b, p, colour):
             return False
         if g.ko_rule == KO_SIMPLE:
             return simple_ko_allows(b, p, colour, g.suicide, has_ko, ko_hash)
-        status = board_preview(b, p, colour, &h, &captured)
-        if status == SUICIDE and (not g.suicide or h == b.hash):
-            return False
-        if status == LEGAL and not b.cell[p].ever:
-            return True
+        # walled in: the stone stays by a capture or by an own chain keeping another liberty,
+        # else it is a suicide (judged without a branch: random positions make every test here
+        # unpredictable)
+        judge_neighbours(b, p, colour, &atari, &lives)
+        if atari or lives:
+            if not b.cell[p].ever:
+                return True     # (a colouring that cannot have occurred before)
+            if atari:
+                board_preview(b, p, colour, &h, &captured)
+            else:
+                h = b.hash ^ zkey(colour, p)
+        elif g.suicide and (nbr_counts(b)[p] & nbr_of(colour)):
+            board_preview(b, p, colour, &h, &captured)      # own stones cleared too
+        else:
+            return False        # suicide forbidden, or a lone stone's: the colouring unchanged
     key = superko_key(g.ko_rule, h, 3 - colour)
     if local_contains(s, key):
         return False
