@@ -632,7 +632,8 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     cdef int16_t* size = chain_sizes(b)
     cdef int around = nbr_counts(b)[p]
     cdef int h0, h1, h2, h3, o0, o1, o2, o3
-    cdef bint takes, more
+    cdef int takes
+    cdef bint more
     cdef int nb[4]
     FASTGO_ASSERT(p > 0 and p < b.npad and cl[p].color == EMPTY,
                   "board_play: padded point p is on the board and empty; p", p)
@@ -653,11 +654,11 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     jset16(b, j, &cl[h2].plibs, cl[h2].plibs - (h2 != 0))
     jset16(b, j, &cl[h3].plibs, cl[h3].plibs - (h3 != 0))
     # an opponent's chain left without a pseudo-liberty is captured (after the merges: its head
-    # stays)
+    # stays); bit k of takes: the chain on side k is
     takes = (((cl[h0].plibs == 0) & (cl[nb[0]].color == opp)) |
-             ((cl[h1].plibs == 0) & (cl[nb[1]].color == opp)) |
-             ((cl[h2].plibs == 0) & (cl[nb[2]].color == opp)) |
-             ((cl[h3].plibs == 0) & (cl[nb[3]].color == opp)))
+             (((cl[h1].plibs == 0) & (cl[nb[1]].color == opp)) << 1) |
+             (((cl[h2].plibs == 0) & (cl[nb[2]].color == opp)) << 2) |
+             (((cl[h3].plibs == 0) & (cl[nb[3]].color == opp)) << 3))
     # own chains beside p (0 elsewhere); the stone joins the first of them, or heads its own
     o0 = h0 * (cl[nb[0]].color == colour)
     o1 = h1 * (cl[nb[1]].color == colour)
@@ -688,10 +689,11 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
             me = merge_chains(b, j, me, cl[o2].head)
         if o3 and cl[o3].head != me:
             me = merge_chains(b, j, me, cl[o3].head)
-    if takes:                           # a chain met again after its capture has no stone there
-        for k in range(4):
-            q = nb[k]
-            if cl[q].color == opp and cl[cl[q].head].plibs == 0:
+    if takes:                           # the capturing sides alone, lowest first
+        while takes:
+            q = nb[ctz64(<uint64_t>takes)]
+            takes &= takes - 1
+            if cl[q].color == opp:      # a chain met again after its capture has no stone there
                 captured += remove_chain(b, j, cl[q].head)
         jset32(b, j, &b.captures[colour], b.captures[colour] + captured)
     elif cl[me].plibs == 0:             # self-capture: only possible when nothing was captured
