@@ -632,9 +632,9 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     cdef int16_t* size = chain_sizes(b)
     cdef int around = nbr_counts(b)[p]
     cdef int h0, h1, h2, h3, o0, o1, o2, o3
-    cdef int takes
-    cdef bint more
+    cdef int takes, more
     cdef int nb[4]
+    cdef int oo[4]
     FASTGO_ASSERT(p > 0 and p < b.npad and cl[p].color == EMPTY,
                   "board_play: padded point p is on the board and empty; p", p)
     neighbours(nb, p, s)
@@ -669,7 +669,12 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     me = o2 if o2 else me
     me = o1 if o1 else me
     me = o0 if o0 else me
-    more = (((o1 != 0) & (o1 != me)) | ((o2 != 0) & (o2 != me)) | ((o3 != 0) & (o3 != me)))
+    # bit k of more: side k holds an own chain other than me's, by its head before the play
+    more = ((((o1 != 0) & (o1 != me)) << 1) | (((o2 != 0) & (o2 != me)) << 2) |
+            (((o3 != 0) & (o3 != me)) << 3))
+    oo[1] = o1
+    oo[2] = o2
+    oo[3] = o3
     # splice p into me's ring after me (a ring of one when me is p), count it and its pairs.
     # p's fields are written first so that the case me == p needs no choice: selecting the
     # values instead puts a load on the critical path (5% slower in side-by-side pairs)
@@ -682,13 +687,11 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     jset16(b, j, &cl[p].next, <int16_t>t)
     jset16(b, j, &size[me], size[me] + 1)
     jset16(b, j, &cl[me].plibs, cl[me].plibs + (around & NBR_EMPTY))
-    if more:                            # other own chains, by their heads before the play:
-        if o1 and cl[o1].head != me:    # one already joined now has the joined head
-            me = merge_chains(b, j, me, cl[o1].head)
-        if o2 and cl[o2].head != me:
-            me = merge_chains(b, j, me, cl[o2].head)
-        if o3 and cl[o3].head != me:
-            me = merge_chains(b, j, me, cl[o3].head)
+    while more:                         # the other own chains, lowest side first; a chain met
+        k = cl[oo[ctz64(<uint64_t>more)]].head      # on two sides is joined already at its second
+        if k != me:
+            me = merge_chains(b, j, me, k)
+        more &= more - 1
     if takes:                           # the capturing sides alone, lowest first
         while takes:
             q = nb[ctz64(<uint64_t>takes)]
