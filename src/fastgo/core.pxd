@@ -626,15 +626,15 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     # Random games make every test of what lies beside p unpredictable, so the common cases go
     # without branches: the stone joins the first own chain beside it (or stands alone) by
     # splicing, and only a second own chain (about one play in six) or a capture takes a branch.
-    cdef int k, q, s = b.stride, me, captured = 0, removed, t
+    cdef int q, s = b.stride, me, captured = 0, removed, t
     cdef int opp = 3 - colour
     cdef Cell* cl = b.cell
     cdef int16_t* size = chain_sizes(b)
     cdef int around = nbr_counts(b)[p]
     cdef int h0, h1, h2, h3, o0, o1, o2, o3
-    cdef int takes, more
+    cdef int takes, more, other
     cdef int nb[4]
-    cdef int oo[4]
+    cdef int oo[4]                      # oo[k]: o_k, for the sides in `more`
     FASTGO_ASSERT(p > 0 and p < b.npad and cl[p].color == EMPTY,
                   "board_play: padded point p is on the board and empty; p", p)
     neighbours(nb, p, s)
@@ -654,7 +654,7 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     jset16(b, j, &cl[h2].plibs, cl[h2].plibs - (h2 != 0))
     jset16(b, j, &cl[h3].plibs, cl[h3].plibs - (h3 != 0))
     # an opponent's chain left without a pseudo-liberty is captured (after the merges: its head
-    # stays); bit k of takes: the chain on side k is
+    # stays); bit k of takes is set when the chain on side k (nb[k]) is such a chain
     takes = (((cl[h0].plibs == 0) & (cl[nb[0]].color == opp)) |
              (((cl[h1].plibs == 0) & (cl[nb[1]].color == opp)) << 1) |
              (((cl[h2].plibs == 0) & (cl[nb[2]].color == opp)) << 2) |
@@ -687,10 +687,12 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     jset16(b, j, &cl[p].next, <int16_t>t)
     jset16(b, j, &size[me], size[me] + 1)
     jset16(b, j, &cl[me].plibs, cl[me].plibs + (around & NBR_EMPTY))
-    while more:                         # the other own chains, lowest side first; a chain met
-        k = cl[oo[ctz64(<uint64_t>more)]].head      # on two sides is joined already at its second
-        if k != me:
-            me = merge_chains(b, j, me, k)
+    # join the other own chains, lowest side first, each by its head now: a chain met on two
+    # sides is me's own by the second
+    while more:
+        other = cl[oo[ctz64(<uint64_t>more)]].head
+        if other != me:
+            me = merge_chains(b, j, me, other)
         more &= more - 1
     if takes:                           # the capturing sides alone, lowest first
         while takes:
