@@ -181,7 +181,7 @@ cdef inline bint simple_ko_allows(const BoardState* b, int p, int colour, bint s
     cdef int taken = 0, captured
     if nbr_counts(b)[p] & nbr_of(colour):
         return suicide or judge_quick(b, p, colour, KO_SIMPLE, False, NULL, NULL, NULL, 0) == LEGAL
-    if not is_sole_liberty(b, p):       # (its neighbours are all the opponent's: no capture)
+    if not is_sole_liberty(b, p):       # (beside only opponent stones and walls: no capture)
         return False
     captured = captured_by(b, p, colour, &taken)
     return not is_ko_retake(b, p, colour, captured, taken, &ko_hash if has_ko else NULL)
