@@ -274,6 +274,12 @@ cdef inline void jset64(BoardState* b, Journal* j, uint64_t* f, uint64_t v) noex
     jlog(b, j, <char*>f + 4, 4)
     f[0] = v
 
+cdef inline void jset_cell(BoardState* b, Journal* j, Cell* f, Cell v) noexcept nogil:
+    """A whole cell in one 8-byte store (logged as two 4-byte halves)."""
+    jlog(b, j, f, 4)
+    jlog(b, j, <char*>f + 4, 4)
+    f[0] = v
+
 cdef inline void journal_rewind(BoardState* b, Journal* j, int64_t mark) noexcept nogil:
     """Restore every field written since the journal held `mark` entries, newest first."""
     cdef JournalEntry* e
@@ -533,16 +539,6 @@ cdef inline int board_preview(const BoardState* b, int p, int colour, uint64_t* 
 # ---------------------------------------------------------------------------------------------
 # Playing.
 
-cdef inline void remove_empty(BoardState* b, Journal* j, int p) noexcept nogil:
-    cdef int16_t* empty = empty_list(b)
-    cdef int i = b.cell[p].next
-    cdef int last = empty[b.num_empty - 1]
-    FASTGO_ASSERT(i >= 0 and i < b.num_empty and empty[i] == p,
-                  "remove_empty: padded point p is in the empty list; p", p)
-    jset16(b, j, &empty[i], <int16_t>last)
-    jset16(b, j, &b.cell[last].next, <int16_t>i)
-    jset32(b, j, &b.num_empty, b.num_empty - 1)
-
 cdef inline void add_empty(BoardState* b, Journal* j, int p) noexcept nogil:
     FASTGO_ASSERT(b.num_empty < b.width * b.height and p > 0 and p < b.npad,
                   "add_empty: room in the empty list and 0 < padded point p < npad; p", p)
@@ -619,51 +615,62 @@ cdef inline void debug_check_nbr(const BoardState* b) noexcept nogil:
             FASTGO_ASSERT(nbr_counts(b)[p] == want,
                           "neighbour counts: recorded == recounted; padded point", p)
 
-cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcept nogil:
+cdef inline int board_play(BoardState* b, Journal* j, int point, int colour) noexcept nogil:
     """Rule 7: colour the empty point p, clear the opponent's chains that no longer reach empty,
     then clear the mover's own. Legality (ko, suicide option) is the caller's business; p must be
     empty. Returns the number of opponent stones captured."""
     # Random games make every test of what lies beside p unpredictable, so the common cases go
     # without branches: the stone joins the first own chain beside it (or stands alone) by
     # splicing, and only a second own chain (about one play in six) or a capture takes a branch.
-    cdef int q, s = b.stride, me, captured = 0, removed, t
-    cdef int opp = 3 - colour
+    # The header and the arrays' addresses are read once, before the first store (a byte store
+    # may alias anything, so the compiler would read them again), and indices are pointer-wide
+    # (no sign extension at every use).
+    cdef Py_ssize_t p = point, s = b.stride, npad = b.npad, n_empty = b.num_empty
     cdef Cell* cl = b.cell
-    cdef int16_t* size = chain_sizes(b)
-    cdef int around = nbr_counts(b)[p]
-    cdef int h0, h1, h2, h3, o0, o1, o2, o3
-    cdef int takes, more, other
-    cdef int nb[4]
-    cdef int oo[4]                      # oo[k]: o_k, for the sides in `more`
-    FASTGO_ASSERT(p > 0 and p < b.npad and cl[p].color == EMPTY,
+    cdef uint16_t* nbr = <uint16_t*>&cl[npad]
+    cdef int16_t* size = <int16_t*>(nbr + npad)
+    cdef int16_t* empty = size + npad
+    cdef int opp = 3 - colour, captured = 0, removed, around = nbr[p]
+    cdef int delta = (1 << (4 * colour)) - 1            # an empty point -> a stone of colour
+    cdef Py_ssize_t i = cl[p].next, last = empty[n_empty - 1]
+    cdef Py_ssize_t h0 = cl[p - s].head, h1 = cl[p - 1].head, h2 = cl[p + 1].head
+    cdef Py_ssize_t h3 = cl[p + s].head
+    cdef int c0 = cl[p - s].color, c1 = cl[p - 1].color, c2 = cl[p + 1].color
+    cdef int c3 = cl[p + s].color
+    cdef Py_ssize_t o0, o1, o2, o3, me, t, q, other
+    cdef int takes, more
+    cdef uint64_t hsh = b.hash ^ zkey(colour, p)
+    cdef Cell stone
+    cdef Py_ssize_t nb[4]
+    cdef Py_ssize_t oo[4]               # oo[k]: o_k, for the sides in `more`
+    FASTGO_ASSERT(p > 0 and p < npad and cl[p].color == EMPTY,
                   "board_play: padded point p is on the board and empty; p", p)
-    neighbours(nb, p, s)
-    remove_empty(b, j, p)
-    jset8(b, j, &cl[p].color, <uint8_t>colour)
-    jset8(b, j, &cl[p].ever, 1)
-    jset64(b, j, &b.hash, b.hash ^ zkey(colour, p))
-    nbr_add(b, j, p, (1 << (4 * colour)) - 1)          # an empty point -> a stone of colour
+    # p leaves the empty list: the last entry takes its place
+    FASTGO_ASSERT(i >= 0 and i < n_empty and empty[i] == p,
+                  "board_play: padded point p is in the empty list; p", p)
+    jset16(b, j, &empty[i], <int16_t>last)
+    jset16(b, j, &cl[last].next, <int16_t>i)
+    jset32(b, j, &b.num_empty, <int32_t>(n_empty - 1))
+    jset64(b, j, &b.hash, hsh)
+    jset16(b, j, <int16_t*>&nbr[p - s], <int16_t>(nbr[p - s] + delta))
+    jset16(b, j, <int16_t*>&nbr[p - 1], <int16_t>(nbr[p - 1] + delta))
+    jset16(b, j, <int16_t*>&nbr[p + 1], <int16_t>(nbr[p + 1] + delta))
+    jset16(b, j, <int16_t*>&nbr[p + s], <int16_t>(nbr[p + s] + delta))
     # each neighbouring stone loses its pair with p. Heads are 0 on empty points and walls, which
     # then rewrite plibs[0] (a wall's, never read) unchanged
-    h0 = cl[nb[0]].head
-    h1 = cl[nb[1]].head
-    h2 = cl[nb[2]].head
-    h3 = cl[nb[3]].head
     jset16(b, j, &cl[h0].plibs, cl[h0].plibs - (h0 != 0))
     jset16(b, j, &cl[h1].plibs, cl[h1].plibs - (h1 != 0))
     jset16(b, j, &cl[h2].plibs, cl[h2].plibs - (h2 != 0))
     jset16(b, j, &cl[h3].plibs, cl[h3].plibs - (h3 != 0))
     # an opponent's chain left without a pseudo-liberty is captured (after the merges: its head
-    # stays); bit k of takes is set when the chain on side k (nb[k]) is such a chain
-    takes = (((cl[h0].plibs == 0) & (cl[nb[0]].color == opp)) |
-             (((cl[h1].plibs == 0) & (cl[nb[1]].color == opp)) << 1) |
-             (((cl[h2].plibs == 0) & (cl[nb[2]].color == opp)) << 2) |
-             (((cl[h3].plibs == 0) & (cl[nb[3]].color == opp)) << 3))
+    # stays); bit k of takes is set when the chain on side k is such a chain
+    takes = (((cl[h0].plibs == 0) & (c0 == opp)) | (((cl[h1].plibs == 0) & (c1 == opp)) << 1) |
+             (((cl[h2].plibs == 0) & (c2 == opp)) << 2) | (((cl[h3].plibs == 0) & (c3 == opp)) << 3))
     # own chains beside p (0 elsewhere); the stone joins the first of them, or heads its own
-    o0 = h0 * (cl[nb[0]].color == colour)
-    o1 = h1 * (cl[nb[1]].color == colour)
-    o2 = h2 * (cl[nb[2]].color == colour)
-    o3 = h3 * (cl[nb[3]].color == colour)
+    o0 = h0 * (c0 == colour)
+    o1 = h1 * (c1 == colour)
+    o2 = h2 * (c2 == colour)
+    o3 = h3 * (c3 == colour)
     me = p
     me = o3 if o3 else me
     me = o2 if o2 else me
@@ -675,13 +682,17 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
     oo[1] = o1
     oo[2] = o2
     oo[3] = o3
-    # splice p into me's ring after me (a ring of one when me is p), count it and its pairs.
-    # p's fields are written first so that the case me == p needs no choice: selecting the
-    # values instead puts a load on the critical path (5% slower in side-by-side pairs)
-    jset16(b, j, &cl[p].head, <int16_t>me)
-    jset16(b, j, &cl[p].next, <int16_t>p)
+    # p's cell in one store: the stone, ever used, in me's chain, a ring of one with no pairs.
+    # Then it is spliced into me's ring after me (nothing changes when me is p), and me's chain
+    # counts it and its pairs. p's fields are written before the splice so that the case
+    # me == p needs no choice: selecting the values instead puts a load on the critical path
+    stone.color = <uint8_t>colour
+    stone.ever = 1
+    stone.head = <int16_t>me
+    stone.next = <int16_t>p
+    stone.plibs = 0
+    jset_cell(b, j, &cl[p], stone)
     jset16(b, j, &size[p], 0)
-    jset16(b, j, &cl[p].plibs, 0)
     t = cl[me].next
     jset16(b, j, &cl[me].next, <int16_t>p)
     jset16(b, j, &cl[p].next, <int16_t>t)
@@ -695,6 +706,10 @@ cdef inline int board_play(BoardState* b, Journal* j, int p, int colour) noexcep
             me = merge_chains(b, j, me, other)
         more &= more - 1
     if takes:                           # the capturing sides alone, lowest first
+        nb[0] = p - s
+        nb[1] = p - 1
+        nb[2] = p + 1
+        nb[3] = p + s
         while takes:
             q = nb[ctz64(<uint64_t>takes)]
             takes &= takes - 1
