@@ -330,7 +330,7 @@ def test_state_bytes_reported():
 def test_masks_match_reference_with_shortcut_cases(ko, suicide):
     """The batch's legal masks equal the pure-Python reference's (tests/reference.py) on random
     games of small boards, and those games reach the cases core.judge_play settles from the
-    neighbour counts without a preview: a play next to an empty point refused by superko (and
+    neighbour masks without a preview: a play next to an empty point refused by superko (and
     the same point legal again at a later turn of that mover: the kept mask's entry, 0 after that
     refusal, must be judged again even where the stone counts rule out every repeat), a
     play walled in by the mover's own stones (legal or refused), and a walled-in capture of a

@@ -806,7 +806,7 @@ def test_every_play_of_dense_positions_joins_and_clears_as_rule_7():
     """board_play's cases one by one: in dense random positions (7x6 and 6x7), every empty point
     played by each colour on a fresh board (simple ko, suicide allowed, no history: every empty
     point is legal). The colouring after the play is the reference's rule 7, the captures add
-    up, and check_consistency recounts rings, heads, sizes, pseudo-liberties, neighbour counts,
+    up, and check_consistency recounts rings, heads, sizes, pseudo-liberties, neighbour masks,
     the empty list and the hash. The positions must include plays that join two, three and four
     own chains, capture two chains, and clear the mover's own chain of several stones."""
     rnd = random.Random(11)

@@ -556,16 +556,16 @@ def test_debug_assert_names_the_check_and_the_value(tmp_path):
 
 DEBUG_NBR = textwrap.dedent('''
     # cython: language_level=3
-    from fastgo.core cimport BoardState, board_new, board_free, board_play, to_pad, nbr_counts
+    from fastgo.core cimport BoardState, board_new, board_free, board_play, to_pad, nbr_masks
 
     def play(moves, int spoil):
         """Play (point, colour) pairs on a 5x5 board (empty points only); after `spoil` moves,
-        add one to a neighbour count behind the kernel's back."""
+        flip one side's bit of a neighbour mask behind the kernel's back."""
         cdef BoardState* b = board_new(5, 5)
         cdef int i = 0
         for point, colour in moves:
             if i == spoil:
-                nbr_counts(b)[to_pad(b, 12)] += 1
+                nbr_masks(b)[to_pad(b, 12)] ^= 1
             if b.cell[to_pad(b, point)].color == 0:
                 board_play(b, NULL, to_pad(b, point), colour)
             i += 1
@@ -574,7 +574,7 @@ DEBUG_NBR = textwrap.dedent('''
 ''')
 
 
-def test_debug_build_recounts_the_neighbour_counts_after_every_play(tmp_path):
+def test_debug_build_recounts_the_neighbour_sides_after_every_play(tmp_path):
     build_debug_user(tmp_path, "debug_nbr", DEBUG_NBR)
     rng = np.random.default_rng(3)
     moves = [(int(p), int(c)) for p, c in zip(rng.integers(0, 25, 400), rng.integers(1, 3, 400))]
@@ -582,11 +582,11 @@ def test_debug_build_recounts_the_neighbour_counts_after_every_play(tmp_path):
     code = f"import debug_nbr; print(debug_nbr.play({moves!r}, -1))"
     run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == 0 and run.stdout.strip() == "400", run.stderr[-2000:]
-    # a count spoiled after 50 plays is caught at the next play
+    # a mask spoiled after 50 plays is caught at the next play
     code = f"import debug_nbr; debug_nbr.play({moves!r}, 50)"
     run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == -signal.SIGABRT
-    assert "fastgo: internal check failed: neighbour counts: recorded == recounted" in run.stderr
+    assert "fastgo: internal check failed: neighbour masks: recorded == recounted" in run.stderr
 
 
 # -- batches ------------------------------------------------------------------------------------------

@@ -567,7 +567,7 @@ cdef class BoardBatch:
     cdef void update_mask(self, int64_t i, int p, const int16_t* freed, int gone) noexcept nogil:
         """Game i's kept mask after a turn: a stone on padded point p (p < 0: a pass) that
         removed the `gone` stones at freed[0..gone) (padded points) changes whether p, the
-        freed points and their neighbours play freely (their neighbour counts, colours and
+        freed points and their neighbours play freely (their neighbour masks, colours and
         `ever` are the only ones that changed); the hard points are judged again for the new
         mover, ko and superko memory (core's judgement)."""
         cdef BoardState* b = self.state(i)

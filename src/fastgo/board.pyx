@@ -866,7 +866,7 @@ cdef class Board:
     # -- checks and display ------------------------------------------------------------------------
 
     def check_consistency(self):
-        """Recompute chains, liberties, sizes, chain hashes, neighbour counts, the empty list, the hash and the
+        """Recompute chains, liberties, sizes, chain hashes, neighbour masks, the empty list, the hash and the
         superko memory from the colouring and the history alone, and raise ``ConsistencyError``
         where the incremental state disagrees."""
         cdef BoardState* b = self.st
@@ -924,11 +924,11 @@ cdef class Board:
         for p in range(b.npad):
             if b.cell[p].color != WALL:
                 want = 0
-                for q in (p - s, p - 1, p + 1, p + s):
+                for k, q in enumerate((p - s, p - 1, p + 1, p + s)):
                     c = b.cell[q].color
-                    want += 1 << (4 * c) if c != WALL else 0
-                if nbr_counts(b)[p] != want:
-                    err.append(f"point {p}: neighbour counts {nbr_counts(b)[p]:#x} recorded, {want:#x} true")
+                    want |= 1 << (4 * c + k) if c != WALL else 0
+                if nbr_masks(b)[p] != want:
+                    err.append(f"point {p}: neighbour masks {nbr_masks(b)[p]:#x} recorded, {want:#x} true")
         n_empty = sum(1 for p in range(b.npad) if b.cell[p].color == EMPTY)
         if n_empty != b.num_empty:
             err.append(f"{b.num_empty} points listed empty, {n_empty} true")

@@ -9,7 +9,7 @@ Layout. A board of width W and height H is stored padded: stride S = W + 1, the 
 lives at padded index ``(row + 1) * S + col``; column W of every row and rows -1 and H are WALL, so
 the four neighbours of any on-board point are ``p - S, p - 1, p + 1, p + S`` with no edge tests.
 A ``BoardState`` is one block whose size follows the board's (``board_bytes(W, H)``: about 1.5 KB
-for 9x9, 5.8 KB for 19x19): a header, one 8-byte ``Cell`` per padded point, the neighbour counts,
+for 9x9, 5.8 KB for 19x19): a header, one 8-byte ``Cell`` per padded point, the neighbour masks,
 the chain sizes, then the list of empty points.
 It holds no pointer, so copying is one memcpy and boards can lie back to back in one buffer.
 
@@ -22,11 +22,13 @@ they add up on a merge with no search for shared liberties, they are zero exactl
 has no liberty, and a play at p takes a chain's last liberty exactly when its pseudo-liberties
 equal the number of its stones next to p.
 
-Neighbour counts. ``nbr_counts(b)[p]`` packs how many of p's four neighbours are empty, black
-and white, four bits each (``NBR_EMPTY``, ``nbr_of(colour)``), kept up to date on every point
-(walls' counts are written but never read): "has an empty neighbour?", "is it walled in by one
-colour?" and a new stone's pseudo-liberties are one read each, where the playout asks them of
-every candidate it draws. Exact liberties, which only the Python API reports, are
+Neighbour masks. ``nbr_masks(b)[p]`` packs which of p's four neighbours (side k = 0..3: p - s,
+p - 1, p + 1, p + s) are empty, black and white, four bits each (``NBR_EMPTY``,
+``nbr_of(colour)``; bit k of a field is side k), kept up to date on every point (walls' are
+written but never read): "has an empty neighbour?", "is it walled in by one colour?", which
+sides hold the mover's or the opponent's stones and a new stone's pseudo-liberties (the
+empty sides counted) are one read each, where the playout asks them of every candidate it
+draws and every play. Exact liberties, which only the Python API reports, are
 counted on demand.
 
 Undo. Every write a move makes goes through ``jset*``, which records the old value in an optional
@@ -177,7 +179,7 @@ cdef extern from *:
         int32_t captures[3]    # captures[c]: stones removed from the board to colour c's credit
         uint64_t hash          # XOR of zkey(colour, p) over all stones
         # -- npad cells (a flexible array: the block is board_bytes(width, height) long), then
-        # npad neighbour counts (nbr_counts(b): uint16), npad chain sizes (chain_sizes(b)[head]:
+        # npad neighbour masks (nbr_masks(b): uint16), npad chain sizes (chain_sizes(b)[head]:
         # int16, read only by merges and captures), then
         # the empty list, width * height int16 (empty_list(b)), in no particular order: uniform
         # sampling is one random index
@@ -200,11 +202,11 @@ cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
     """Upper bound of the journal entries a play at padded point p can write.
 
     Fixed writes: placing the stone and joining the first own chain 19 fields (4 of them
-    neighbour counts), one pseudo-liberty per neighbouring stone (4), 4 per further merge (3 at
+    neighbour masks), one pseudo-liberty per neighbouring stone (4), 4 per further merge (3 at
     most), 3 per cleared chain or the suicide (4 at most), the capture count: under 64. Per
     stone of the neighbouring chains and the new stone: one relabel in each merge where it is on
     the smaller side (at most 4); clearing it (capture or suicide) writes 13 more (colour, 3 for
-    the empty list, head, a pseudo-liberty per neighbouring stone, 4 neighbour counts). So
+    the empty list, head, a pseudo-liberty per neighbouring stone, 4 neighbour masks). So
     64 + 32 per stone bounds it; the debug build asserts that no play exceeds its reservation.
     """
     cdef int heads[4]
@@ -293,20 +295,25 @@ cdef inline void journal_rewind(BoardState* b, Journal* j, int64_t mark) noexcep
 # Set-up and copy.
 
 cdef enum:
-    NBR_EMPTY = 0xF             # the empty neighbours' field of a neighbour count
+    NBR_EMPTY = 0xF             # the empty neighbours' field of a neighbour mask
+
+cdef inline int pop4(int x) noexcept nogil:
+    """How many of the 4 low bits of x (0 <= x < 16) are set: the nibble x of a constant."""
+    return <int>((<uint64_t>0x4332322132212110ULL >> (4 * x)) & 0xF)
 
 cdef inline int nbr_of(int colour) noexcept nogil:
-    """The field of `colour`'s (BLACK or WHITE) neighbours in a neighbour count."""
+    """The field of `colour`'s (BLACK or WHITE) neighbours in a neighbour mask."""
     return 0xF << (4 * colour)
 
-cdef inline uint16_t* nbr_counts(const BoardState* b) noexcept nogil:
-    """Packed neighbour counts, one per padded point: empty, black and white neighbours in bits
-    0-3, 4-7 and 8-11. The uint16 array after the cells."""
+cdef inline uint16_t* nbr_masks(const BoardState* b) noexcept nogil:
+    """Packed neighbour masks, one per padded point: bit 4 * c + k is set when p's side k
+    (p - s, p - 1, p + 1, p + s) holds colour c (EMPTY, BLACK, WHITE; walls set none). The
+    uint16 array after the cells."""
     return <uint16_t*>&b.cell[b.npad]
 
 cdef inline int16_t* chain_sizes(const BoardState* b) noexcept nogil:
-    """Stones of each chain, at its head's index: the int16 array after the neighbour counts."""
-    return <int16_t*>(nbr_counts(b) + b.npad)
+    """Stones of each chain, at its head's index: the int16 array after the neighbour masks."""
+    return <int16_t*>(nbr_masks(b) + b.npad)
 
 cdef inline int16_t* empty_list(const BoardState* b) noexcept nogil:
     """The empty points (padded indices), num_empty of them: the int16 array after the sizes."""
@@ -354,14 +361,14 @@ cdef inline void board_clear(BoardState* b, int width, int height) noexcept nogi
             empty[b.num_empty] = <int16_t>p
             b.num_empty += 1
     for p in range(b.npad):
-        nbr_counts(b)[p] = 0
+        nbr_masks(b)[p] = 0
     for r in range(height):             # every on-board neighbour is empty
         for c in range(width):
             p = (r + 1) * b.stride + c
-            nbr_counts(b)[p] = <uint16_t>((b.cell[p - b.stride].color == EMPTY) +
-                                          (b.cell[p - 1].color == EMPTY) +
-                                          (b.cell[p + 1].color == EMPTY) +
-                                          (b.cell[p + b.stride].color == EMPTY))
+            nbr_masks(b)[p] = <uint16_t>((b.cell[p - b.stride].color == EMPTY) |
+                                         ((b.cell[p - 1].color == EMPTY) << 1) |
+                                         ((b.cell[p + 1].color == EMPTY) << 2) |
+                                         ((b.cell[p + b.stride].color == EMPTY) << 3))
 
 cdef inline BoardState* board_new(int width, int height) noexcept nogil:
     """An empty width x height board on the heap (free it with board_free); NULL when out of memory."""
@@ -462,16 +469,16 @@ cdef inline int chain_liberties(const BoardState* b, int h) noexcept nogil:
     return n
 
 cdef inline bint has_empty_neighbour(const BoardState* b, int p) noexcept nogil:
-    return (nbr_counts(b)[p] & NBR_EMPTY) != 0
+    return (nbr_masks(b)[p] & NBR_EMPTY) != 0
 
-cdef inline void nbr_add(BoardState* b, Journal* j, int p, int delta) noexcept nogil:
-    """Add `delta` to the neighbour counts of p's four neighbours (walls included: their counts
-    are never read, so no test is needed)."""
-    cdef uint16_t* nbr = nbr_counts(b)
-    cdef int s = b.stride
-    jset16(b, j, <int16_t*>&nbr[p - s], <int16_t>(nbr[p - s] + delta))
-    jset16(b, j, <int16_t*>&nbr[p - 1], <int16_t>(nbr[p - 1] + delta))
-    jset16(b, j, <int16_t*>&nbr[p + 1], <int16_t>(nbr[p + 1] + delta))
+cdef inline void nbr_move(uint16_t* nbr, BoardState* b, Journal* j, Py_ssize_t p, Py_ssize_t s,
+                          int delta) noexcept nogil:
+    """p changed colour: `delta` is the change of a neighbour's sides when the change is on its
+    side 0, (1 << 4 * new) - (1 << 4 * old). p is side 3 of p - s, 2 of p - 1, 1 of p + 1 and
+    0 of p + s. Walls are written too (never read), so no test is needed."""
+    jset16(b, j, <int16_t*>&nbr[p - s], <int16_t>(nbr[p - s] + delta * 8))
+    jset16(b, j, <int16_t*>&nbr[p - 1], <int16_t>(nbr[p - 1] + delta * 4))
+    jset16(b, j, <int16_t*>&nbr[p + 1], <int16_t>(nbr[p + 1] + delta * 2))
     jset16(b, j, <int16_t*>&nbr[p + s], <int16_t>(nbr[p + s] + delta))
 
 cdef inline int distinct_neighbour_chains(const BoardState* b, int p, int* heads) noexcept nogil:
@@ -582,7 +589,7 @@ cdef inline int remove_chain(BoardState* b, Journal* j, int h) noexcept nogil:
         jset8(b, j, &cl[st].color, EMPTY)
         jset16(b, j, &cl[st].head, 0)
         add_empty(b, j, st)
-        nbr_add(b, j, st, 1 - (1 << (4 * colour)))     # a stone of colour -> an empty point
+        nbr_move(nbr_masks(b), b, j, st, s, 1 - (1 << (4 * colour)))    # a stone -> empty
         count += 1
         # stones of other chains next to the freed point gain a pair with it; the chain's own
         # stones still to be cleared add to plibs[h], which is zeroed below, those cleared to the
@@ -600,8 +607,8 @@ cdef inline int remove_chain(BoardState* b, Journal* j, int h) noexcept nogil:
 
 
 cdef inline void debug_check_nbr(const BoardState* b) noexcept nogil:
-    """Debug builds, after every play: each on-board point's neighbour counts against a recount
-    from the colours (EMPTY adds 1, BLACK 1 << 4, WHITE 1 << 8, a wall nothing)."""
+    """Debug builds, after every play: each on-board point's neighbour masks against a recount
+    from the colours (side k of colour c sets bit 4 * c + k, a wall nothing)."""
     cdef int r, c, p, k, v, want, s = b.stride
     cdef int nb[4]
     for r in range(b.height):
@@ -611,9 +618,9 @@ cdef inline void debug_check_nbr(const BoardState* b) noexcept nogil:
             want = 0
             for k in range(4):
                 v = b.cell[nb[k]].color
-                want += (1 << (4 * v)) if v != WALL else 0
-            FASTGO_ASSERT(nbr_counts(b)[p] == want,
-                          "neighbour counts: recorded == recounted; padded point", p)
+                want |= (1 << (4 * v + k)) if v != WALL else 0
+            FASTGO_ASSERT(nbr_masks(b)[p] == want,
+                          "neighbour masks: recorded == recounted; padded point", p)
 
 cdef inline int board_play(BoardState* b, Journal* j, int point, int colour) noexcept nogil:
     """Rule 7: colour the empty point p, clear the opponent's chains that no longer reach empty,
@@ -631,12 +638,10 @@ cdef inline int board_play(BoardState* b, Journal* j, int point, int colour) noe
     cdef int16_t* size = <int16_t*>(nbr + npad)
     cdef int16_t* empty = size + npad
     cdef int opp = 3 - colour, captured = 0, removed, around = nbr[p]
-    cdef int delta = (1 << (4 * colour)) - 1            # an empty point -> a stone of colour
+    cdef int own = (around >> (4 * colour)) & 0xF, opps = (around >> (4 * opp)) & 0xF
     cdef Py_ssize_t i = cl[p].next, last = empty[n_empty - 1]
     cdef Py_ssize_t h0 = cl[p - s].head, h1 = cl[p - 1].head, h2 = cl[p + 1].head
     cdef Py_ssize_t h3 = cl[p + s].head
-    cdef int c0 = cl[p - s].color, c1 = cl[p - 1].color, c2 = cl[p + 1].color
-    cdef int c3 = cl[p + s].color
     cdef Py_ssize_t o0, o1, o2, o3, me, t, q, other
     cdef int takes, more
     cdef uint64_t hsh = b.hash ^ zkey(colour, p)
@@ -652,10 +657,7 @@ cdef inline int board_play(BoardState* b, Journal* j, int point, int colour) noe
     jset16(b, j, &cl[last].next, <int16_t>i)
     jset32(b, j, &b.num_empty, <int32_t>(n_empty - 1))
     jset64(b, j, &b.hash, hsh)
-    jset16(b, j, <int16_t*>&nbr[p - s], <int16_t>(nbr[p - s] + delta))
-    jset16(b, j, <int16_t*>&nbr[p - 1], <int16_t>(nbr[p - 1] + delta))
-    jset16(b, j, <int16_t*>&nbr[p + 1], <int16_t>(nbr[p + 1] + delta))
-    jset16(b, j, <int16_t*>&nbr[p + s], <int16_t>(nbr[p + s] + delta))
+    nbr_move(nbr, b, j, p, s, (1 << (4 * colour)) - 1)        # an empty point -> a stone
     # each neighbouring stone loses its pair with p. Heads are 0 on empty points and walls, which
     # then rewrite plibs[0] (a wall's, never read) unchanged
     jset16(b, j, &cl[h0].plibs, cl[h0].plibs - (h0 != 0))
@@ -664,13 +666,13 @@ cdef inline int board_play(BoardState* b, Journal* j, int point, int colour) noe
     jset16(b, j, &cl[h3].plibs, cl[h3].plibs - (h3 != 0))
     # an opponent's chain left without a pseudo-liberty is captured (after the merges: its head
     # stays); bit k of takes is set when the chain on side k is such a chain
-    takes = (((cl[h0].plibs == 0) & (c0 == opp)) | (((cl[h1].plibs == 0) & (c1 == opp)) << 1) |
-             (((cl[h2].plibs == 0) & (c2 == opp)) << 2) | (((cl[h3].plibs == 0) & (c3 == opp)) << 3))
+    takes = opps & ((cl[h0].plibs == 0) | ((cl[h1].plibs == 0) << 1) |
+                    ((cl[h2].plibs == 0) << 2) | ((cl[h3].plibs == 0) << 3))
     # own chains beside p (0 elsewhere); the stone joins the first of them, or heads its own
-    o0 = h0 * (c0 == colour)
-    o1 = h1 * (c1 == colour)
-    o2 = h2 * (c2 == colour)
-    o3 = h3 * (c3 == colour)
+    o0 = h0 * (own & 1)
+    o1 = h1 * ((own >> 1) & 1)
+    o2 = h2 * ((own >> 2) & 1)
+    o3 = h3 * (own >> 3)
     me = p
     me = o3 if o3 else me
     me = o2 if o2 else me
@@ -697,7 +699,7 @@ cdef inline int board_play(BoardState* b, Journal* j, int point, int colour) noe
     jset16(b, j, &cl[me].next, <int16_t>p)
     jset16(b, j, &cl[p].next, <int16_t>t)
     jset16(b, j, &size[me], size[me] + 1)
-    jset16(b, j, &cl[me].plibs, cl[me].plibs + (around & NBR_EMPTY))
+    jset16(b, j, &cl[me].plibs, cl[me].plibs + pop4(around & NBR_EMPTY))
     # join the other own chains, lowest side first, each by its head now: a chain met on two
     # sides is me's own by the second
     while more:
@@ -971,7 +973,7 @@ cdef inline int judge_by_preview(const BoardState* b, int p, int colour, int ko_
     return LEGAL
 
 cdef inline bint plays_freely_by(uint16_t nb, uint8_t ever, int ko_rule) noexcept nogil:
-    """A play on an empty point with neighbour counts nb is legal whatever the colour and the
+    """A play on an empty point with neighbour masks nb is legal whatever the colour and the
     game so far: the point has an empty neighbour, so the stone keeps a liberty (no suicide),
     and either the ko rule is simple ko, which cannot bite there (a retake refills the point
     after the opponent's last turn captured our lone stone on it, so every neighbour was then,
@@ -986,7 +988,7 @@ cdef inline int captured_by(const BoardState* b, int p, int colour, int* taken) 
     itself when a single stone is captured), left as it was when none is."""
     cdef int heads[4]
     cdef int n, k, h, captured = 0, opp = 3 - colour
-    if not (nbr_counts(b)[p] & nbr_of(opp)):
+    if not (nbr_masks(b)[p] & nbr_of(opp)):
         return 0
     n = distinct_neighbour_chains(b, p, heads)
     for k in range(n):
@@ -1053,17 +1055,12 @@ cdef inline void judge_neighbours(const BoardState* b, int p, int colour, bint* 
                                   bint* survives) noexcept nogil:
     """For a play of `colour` at the empty point p: whether it takes the last liberty of an
     opponent chain next to p, and whether an own chain next to p keeps a liberty other than p."""
-    cdef int opp = 3 - colour, s = b.stride, c0, c1, c2, c3
+    cdef int n = nbr_masks(b)[p], last
     cdef bint t[4]
     last_liberty_sides(b, p, t)
-    c0 = b.cell[p - s].color
-    c1 = b.cell[p - 1].color
-    c2 = b.cell[p + 1].color
-    c3 = b.cell[p + s].color
-    takes[0] = (((c0 == opp) & t[0]) | ((c1 == opp) & t[1]) | ((c2 == opp) & t[2]) |
-                ((c3 == opp) & t[3]))
-    survives[0] = (((c0 == colour) & (not t[0])) | ((c1 == colour) & (not t[1])) |
-                   ((c2 == colour) & (not t[2])) | ((c3 == colour) & (not t[3])))
+    last = t[0] | (t[1] << 1) | (t[2] << 2) | (t[3] << 3)
+    takes[0] = (n >> (4 * (3 - colour))) & last != 0
+    survives[0] = (n >> (4 * colour)) & 0xF & ~last != 0
 
 cdef inline int judge_lives(const BoardState* b, int p, int colour, int ko_rule, bint suicide,
                             const uint64_t* ko_hash, SeenFn seen, const void* memory, int fresh,
@@ -1093,7 +1090,7 @@ cdef inline int judge_with_liberty(const BoardState* b, int p, int colour, int k
     cdef bint takes = False, survives
     if fresh == QUIET_FRESH | CAPTURE_FRESH:
         return LEGAL
-    if nbr_counts(b)[p] & nbr_of(3 - colour):      # a capture needs an opponent's neighbour
+    if nbr_masks(b)[p] & nbr_of(3 - colour):      # a capture needs an opponent's neighbour
         judge_neighbours(b, p, colour, &takes, &survives)
     # (no suicide: the suicide option does not matter)
     return judge_lives(b, p, colour, ko_rule, True, ko_hash, seen, memory, fresh, takes)
@@ -1120,7 +1117,7 @@ cdef inline int judge_walled(const BoardState* b, int p, int colour, int ko_rule
     by an own chain that keeps another liberty; otherwise the play is a suicide."""
     cdef bint takes, survives
     cdef uint64_t h
-    cdef uint16_t nb = nbr_counts(b)[p]
+    cdef uint16_t nb = nbr_masks(b)[p]
     if ko_rule == KO_SIMPLE and suicide and (nb & nbr_of(colour)):
         # next to an own stone: no retake (see plays_freely_by); a suicide is allowed and
         # clears own stones that stood before the opponent's last turn too (a turn never adds
@@ -1142,7 +1139,7 @@ cdef inline int judge_calm(const BoardState* b, int p, int colour, int ko_rule, 
     false): the play captures nothing and every own chain next to p keeps another liberty, so
     the stone stays when it has an empty or an own neighbour, and is a lone stone's suicide
     otherwise. No chain is read."""
-    if nbr_counts(b)[p] & (NBR_EMPTY | nbr_of(colour)):
+    if nbr_masks(b)[p] & (NBR_EMPTY | nbr_of(colour)):
         return judge_lives(b, p, colour, ko_rule, suicide, ko_hash, seen, memory, fresh, False)
     return judge_lone_suicide(b, colour, ko_rule, suicide, ko_hash, seen, memory)
 
@@ -1153,7 +1150,7 @@ cdef inline int judge_quick(const BoardState* b, int p, int colour, int ko_rule,
     theirs computed. `fresh` (superko rules; QUIET_FRESH | CAPTURE_FRESH): what the caller knows
     that no play of a kind can repeat, from the stone counts such plays leave (BoardBatch keeps
     the counts of its memory's colourings)."""
-    cdef uint16_t nb = nbr_counts(b)[p]
+    cdef uint16_t nb = nbr_masks(b)[p]
     if b.cell[p].color != EMPTY:
         return OCCUPIED
     if plays_freely_by(nb, b.cell[p].ever, ko_rule):
@@ -1286,7 +1283,7 @@ cdef inline void settle_point(const BoardState* b, int p, int ko_rule, uint32_t 
     s_inv: stride_inverse(b.stride)."""
     cdef uint64_t bit = <uint64_t>1 << (p & 63)
     cdef int colour = b.cell[p].color, w = p >> 6, words = hard_words(b)
-    cdef uint16_t nb = nbr_counts(b)[p]
+    cdef uint16_t nb = nbr_masks(b)[p]
     cdef bint empty, free, liberty
     if colour == WALL:
         return
@@ -1301,7 +1298,7 @@ cdef inline void settle_point(const BoardState* b, int p, int ko_rule, uint32_t 
 cdef inline void settle_around(const BoardState* b, int p, int ko_rule, uint32_t s_inv,
                                uint8_t* out, uint64_t* hard) noexcept nogil:
     """settle_point for p and its four neighbours: after p changed colour, theirs are the only
-    neighbour counts that changed."""
+    neighbour masks that changed."""
     cdef int k
     cdef int nb[4]
     settle_point(b, p, ko_rule, s_inv, out, hard)
@@ -1345,7 +1342,7 @@ cdef inline void settle_sole_liberties(const BoardState* b, int q, uint64_t* sol
     lib = chain_sole_liberty(b, b.cell[q].head)
     if lib:
         set_bit(sole, lib)
-    if nbr_counts(b)[q] & nbr_of(3 - colour):
+    if nbr_masks(b)[q] & nbr_of(3 - colour):
         # a chain met on two sides is looked at twice: cheaper than telling
         neighbours(nb, q, b.stride)
         for k in range(4):
@@ -1367,7 +1364,7 @@ cdef inline bint judge_mask(const BoardState* b, int colour, bint over, int ko_r
     # local copies: every store to out (bytes) could alias the board, so a field read through
     # b inside the loop would be read again after each store
     cdef const int16_t* empty = empty_list(b)
-    cdef const uint16_t* nbr = nbr_counts(b)
+    cdef const uint16_t* nbr = nbr_masks(b)
     cdef const Cell* cell = b.cell
     cdef uint64_t local[3 * MASK_WORDS]
     cdef uint32_t s_inv = stride_inverse(s)

@@ -157,7 +157,7 @@ cdef inline void local_add(PlayoutScratch* s, uint64_t key) noexcept nogil:
 cdef inline bint is_own_eye(const BoardState* b, int p, int colour) noexcept nogil:
     """p (empty) is a one-point eye of `colour`: every on-board orthogonal neighbour is its stone,
     and fewer than two diagonal points hold opponent stones (none on the edge or in a corner)."""
-    cdef int s = b.stride, opp = 3 - colour, bad, n = nbr_counts(b)[p]
+    cdef int s = b.stride, opp = 3 - colour, bad, n = nbr_masks(b)[p]
     cdef const Cell* c = b.cell
     if n & (NBR_EMPTY | nbr_of(opp)):
         return False            # an empty or an opponent's neighbour
@@ -166,8 +166,8 @@ cdef inline bint is_own_eye(const BoardState* b, int p, int colour) noexcept nog
     bad = ((c[(p - s - 1) * (p - s - 1 > 0)].color == opp) + (c[p - s + 1].color == opp) +
            (c[p + s - 1].color == opp) + (c[p + s + 1].color == opp))
     # on the edge (a wall beside it) no opponent diagonal is allowed, elsewhere one; no branches
-    # (the mover's neighbours are fewer than four exactly on the edge)
-    return bad < 2 - (((n >> (4 * colour)) & 0xF) < 4)
+    # (some side holds no stone of the mover exactly on the edge)
+    return bad < 2 - (((n >> (4 * colour)) & 0xF) != 0xF)
 
 cdef inline bint simple_ko_allows(const BoardState* b, int p, int colour, bint suicide,
                                   bint has_ko, uint64_t ko_hash) noexcept nogil:
@@ -179,7 +179,7 @@ cdef inline bint simple_ko_allows(const BoardState* b, int p, int colour, bint s
     chain too: the colouring changes). Walled in by the opponent it is allowed exactly when it
     captures and is no retake."""
     cdef int taken = 0, captured
-    if nbr_counts(b)[p] & nbr_of(colour):
+    if nbr_masks(b)[p] & nbr_of(colour):
         return suicide or judge_quick(b, p, colour, KO_SIMPLE, False, NULL, NULL, NULL, 0) == LEGAL
     if not is_sole_liberty(b, p):       # (beside only opponent stones and walls: no capture)
         return False
@@ -196,7 +196,7 @@ cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, 
     if has_empty_neighbour(b, p):     # so not an eye, not suicide, not a simple-ko retake
         if g.ko_rule == KO_SIMPLE or not b.cell[p].ever:
             return True         # (never used: a colouring that cannot have occurred before)
-        if nbr_counts(b)[p] & nbr_of(opp):         # a capture needs an opponent's neighbour
+        if nbr_masks(b)[p] & nbr_of(opp):         # a capture needs an opponent's neighbour
             judge_neighbours(b, p, colour, &atari, &lives)      # (without a branch)
         if not atari:           # no capture, no suicide: the hash needs no preview
             h = b.hash ^ zkey(colour, p)
@@ -218,7 +218,7 @@ cdef inline bint playout_allows(PlayoutScratch* s, const PlayoutSpec* g, int p, 
                 board_preview(b, p, colour, &h, &captured)
             else:
                 h = b.hash ^ zkey(colour, p)
-        elif g.suicide and (nbr_counts(b)[p] & nbr_of(colour)):
+        elif g.suicide and (nbr_masks(b)[p] & nbr_of(colour)):
             board_preview(b, p, colour, &h, &captured)      # own stones cleared too
         else:
             return False        # suicide forbidden, or a lone stone's: the colouring unchanged
@@ -249,7 +249,7 @@ cdef inline int playout_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* 
 
 cdef inline int empty_neighbours(const BoardState* b, int p) noexcept nogil:
     """How many of p's orthogonal neighbours are empty."""
-    return nbr_counts(b)[p] & NBR_EMPTY
+    return pop4(nbr_masks(b)[p] & NBR_EMPTY)
 
 cdef inline int add_atari_rescue(const BoardState* b, int h, int* cand, int n) noexcept nogil:
     """Append to cand the moves that save the mover's chain headed by h, in atari: its liberty
