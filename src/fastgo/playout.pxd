@@ -233,9 +233,16 @@ cdef inline int playout_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* 
     cdef BoardState* b = s.board
     cdef int16_t* empty = empty_list(b)
     cdef int k = b.num_empty, i, p, q
-    while k > 0:
-        i = <int>rng_below(rng, <uint32_t>k)
-        p = empty[i]
+    if k == 0:
+        return 0
+    i = <int>rng_below(rng, <uint32_t>k)
+    p = empty[i]
+    # the common case, a point that plays freely (core.plays_freely_by: the policy allows it
+    # too), taken before the loop: what the loop's other cases need is then prepared only when
+    # it runs (the compiler hoists it to the loop's entry)
+    if plays_freely_by(nbr_masks(b)[p], b.cell[p].ever, g.ko_rule):
+        return p
+    while True:
         if playout_allows(s, g, p, colour, has_ko, ko_hash):
             return p
         k -= 1                  # p is refused this turn: swap it past the candidates
@@ -244,7 +251,10 @@ cdef inline int playout_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* 
         b.cell[q].next = <int16_t>i
         empty[k] = <int16_t>p
         b.cell[p].next = <int16_t>k
-    return 0
+        if k == 0:
+            return 0
+        i = <int>rng_below(rng, <uint32_t>k)
+        p = empty[i]
 
 
 cdef inline int empty_neighbours(const BoardState* b, int p) noexcept nogil:
