@@ -642,7 +642,7 @@ cdef inline int board_play(BoardState* b, Journal* j, int point, int colour) noe
     cdef Py_ssize_t i = cl[p].next, last = empty[n_empty - 1]
     cdef Py_ssize_t h0 = cl[p - s].head, h1 = cl[p - 1].head, h2 = cl[p + 1].head
     cdef Py_ssize_t h3 = cl[p + s].head
-    cdef Py_ssize_t me, t, q, other
+    cdef Py_ssize_t o0, o1, o2, o3, me, t, q, other
     cdef int takes, more
     cdef uint64_t hsh = b.hash ^ zkey(colour, p)
     cdef Cell stone
@@ -669,11 +669,17 @@ cdef inline int board_play(BoardState* b, Journal* j, int point, int colour) noe
     takes = opps & ((cl[h0].plibs == 0) | ((cl[h1].plibs == 0) << 1) |
                     ((cl[h2].plibs == 0) << 2) | ((cl[h3].plibs == 0) << 3))
     # the stone joins the chain on the first side that holds an own stone, or heads its own
+    # (o_k: h_k on an own side, else 0; selects on o_k compile to conditional moves, where
+    # selects on bits of `own` became branches)
+    o0 = h0 & -(own & 1)
+    o1 = h1 & -((own >> 1) & 1)
+    o2 = h2 & -((own >> 2) & 1)
+    o3 = h3 & -(own >> 3)
     me = p
-    me = h3 if own & 8 else me
-    me = h2 if own & 4 else me
-    me = h1 if own & 2 else me
-    me = h0 if own & 1 else me
+    me = o3 if o3 else me
+    me = o2 if o2 else me
+    me = o1 if o1 else me
+    me = o0 if o0 else me
     # bit k of more: side k holds an own chain other than me's, by its head before the play
     more = own & (((h1 != me) << 1) | ((h2 != me) << 2) | ((h3 != me) << 3))
     # p's cell in one store: the stone, ever used, in me's chain, a ring of one with no pairs.
@@ -694,10 +700,9 @@ cdef inline int board_play(BoardState* b, Journal* j, int point, int colour) noe
     jset16(b, j, &cl[me].plibs, cl[me].plibs + pop4(around & NBR_EMPTY))
     # join the other own chains, lowest side first, each by its head now: a chain met on two
     # sides is me's own by the second
-    if more:
-        hh[1] = h1
-        hh[2] = h2
-        hh[3] = h3
+    hh[1] = h1
+    hh[2] = h2
+    hh[3] = h3
     while more:
         other = cl[hh[ctz64(<uint64_t>more)]].head
         if other != me:
