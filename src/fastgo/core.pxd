@@ -797,16 +797,13 @@ cdef inline void board_area_counts(BoardState* b, int* owned, int* territory) no
     with no empty neighbour (an eye, mostly) is a region of its own, owned by the one colour
     among its neighbours. Marks visited points in b's cells: b is not used again."""
     cdef int16_t region[MAX_POINTS]
-    cdef int r, c, k, p, n, reach, s = b.stride, black = 0, white = 0, v
+    cdef int k, p, n, m, reach, s = b.stride, black = 0, white = 0, v
     cdef Cell* cl = b.cell
-    cdef const Cell* row
     cdef const int16_t* empty = empty_list(b)
-    for r in range(b.height):
-        row = cl + (r + 1) * s
-        for c in range(b.width):
-            v = row[c].color
-            black += v == BLACK
-            white += v == WHITE
+    for p in range(s, b.npad - s):      # the rows of the board in one loop (walls count nothing)
+        v = cl[p].color
+        black += v == BLACK
+        white += v == WHITE
     owned[0] = territory[0] = territory[1] = territory[2] = 0
     owned[BLACK] = black
     owned[WHITE] = white
@@ -814,12 +811,12 @@ cdef inline void board_area_counts(BoardState* b, int* owned, int* territory) no
         p = empty[k]
         if cl[p].color != EMPTY:
             continue                        # in a region already counted
-        if has_empty_neighbour(b, p):
+        m = nbr_masks(b)[p]
+        if m & NBR_EMPTY:
             n = empty_region(&cl[0].color, sizeof(Cell), s, p, region, &reach)
         else:
-            n = 1                           # (1 << v) >> 1 & 3: BLACK 1, WHITE 2, else 0
-            reach = ((((1 << cl[p - s].color) | (1 << cl[p - 1].color) | (1 << cl[p + 1].color) |
-                       (1 << cl[p + s].color)) >> 1) & 3)
+            n = 1                           # BLACK 1, WHITE 2, both 3, neither (walls) 0
+            reach = ((m & nbr_of(BLACK)) != 0) | (((m & nbr_of(WHITE)) != 0) << 1)
         reach = 0 if reach == 3 else reach
         owned[reach] += n
         territory[reach] += n
