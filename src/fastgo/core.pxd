@@ -201,8 +201,8 @@ ctypedef struct Journal:
 cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
     """Upper bound of the journal entries a play at padded point p can write.
 
-    Fixed writes: placing the stone and joining the first own chain 19 fields (4 of them
-    neighbour masks), one pseudo-liberty per neighbouring stone (4), 4 per further merge (3 at
+    Fixed writes: placing the stone and joining the first own chain 16 fields (4 of them
+    neighbour masks, 2 the stone's cell), one pseudo-liberty per neighbouring stone (4), 4 per further merge (3 at
     most), 3 per cleared chain or the suicide (4 at most), the capture count: under 64. Per
     stone of the neighbouring chains and the new stone: one relabel in each merge where it is on
     the smaller side (at most 4); clearing it (capture or suicide) writes 13 more (colour, 3 for
@@ -277,7 +277,7 @@ cdef inline void jset64(BoardState* b, Journal* j, uint64_t* f, uint64_t v) noex
     f[0] = v
 
 cdef inline void jset_cell(BoardState* b, Journal* j, Cell* f, Cell v) noexcept nogil:
-    """A whole cell in one 8-byte store (logged as two 4-byte halves)."""
+    """A whole cell written at once (logged as two 4-byte halves)."""
     jlog(b, j, f, 4)
     jlog(b, j, <char*>f + 4, 4)
     f[0] = v
@@ -682,7 +682,7 @@ cdef inline int board_play(BoardState* b, Journal* j, int point, int colour) noe
     me = o0 if o0 else me
     # bit k of more: side k holds an own chain other than me's, by its head before the play
     more = own & (((h1 != me) << 1) | ((h2 != me) << 2) | ((h3 != me) << 3))
-    # p's cell in one store: the stone, ever used, in me's chain, a ring of one with no pairs.
+    # p's cell written whole: the stone, ever used, in me's chain, a ring of one with no pairs.
     # Then it is spliced into me's ring after me (nothing changes when me is p), and me's chain
     # counts it and its pairs. p's fields are written before the splice so that the case
     # me == p needs no choice: selecting the values instead puts a load on the critical path
