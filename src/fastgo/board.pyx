@@ -866,9 +866,9 @@ cdef class Board:
     # -- checks and display ------------------------------------------------------------------------
 
     def check_consistency(self):
-        """Recompute chains, liberties, sizes, chain hashes, neighbour masks, the empty list, the hash and the
-        superko memory from the colouring and the history alone, and raise ``ConsistencyError``
-        where the incremental state disagrees."""
+        """Recompute chains, liberties, sizes, chain hashes, neighbour masks, the empty list, the
+        hash and the superko memory from the colouring and the history alone, and raise
+        ``ConsistencyError`` where the incremental state disagrees."""
         cdef BoardState* b = self.st
         cdef int p, q, s = b.stride
         err = []
@@ -928,7 +928,8 @@ cdef class Board:
                     c = b.cell[q].color
                     want |= 1 << (4 * c + k) if c != WALL else 0
                 if nbr_masks(b)[p] != want:
-                    err.append(f"point {p}: neighbour masks {nbr_masks(b)[p]:#x} recorded, {want:#x} true")
+                    err.append(f"point {p}: neighbour masks {nbr_masks(b)[p]:#x} recorded, "
+                               f"{want:#x} true")
         n_empty = sum(1 for p in range(b.npad) if b.cell[p].color == EMPTY)
         if n_empty != b.num_empty:
             err.append(f"{b.num_empty} points listed empty, {n_empty} true")

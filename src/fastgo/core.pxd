@@ -202,8 +202,9 @@ cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
     """Upper bound of the journal entries a play at padded point p can write.
 
     Fixed writes: placing the stone and joining the first own chain 16 fields (4 of them
-    neighbour masks, 2 the stone's cell), one pseudo-liberty per neighbouring stone (4), 4 per further merge (3 at
-    most), 3 per cleared chain or the suicide (4 at most), the capture count: under 64. Per
+    neighbour masks, 2 the stone's cell), one pseudo-liberty per neighbouring stone (4), 4 per
+    further merge (3 at most), 3 per cleared chain or the suicide (4 at most), the capture
+    count: under 64. Per
     stone of the neighbouring chains and the new stone: one relabel in each merge where it is on
     the smaller side (at most 4); clearing it (capture or suicide) writes 13 more (colour, 3 for
     the empty list, head, a pseudo-liberty per neighbouring stone, 4 neighbour masks). So
@@ -321,10 +322,10 @@ cdef inline int16_t* empty_list(const BoardState* b) noexcept nogil:
 
 cdef inline size_t board_bytes(int width, int height) noexcept nogil:
     """Bytes a width x height board needs: the header, (height + 2) * (width + 1) cells, neighbour
-    counts and chain sizes, the empty list, rounded up to 8 (boards can lie back to back). A BoardState lives only where
-    board_new put it or in a caller's buffer of board_bytes bytes at an 8-byte-aligned address,
-    set up by board_clear and copied by board_copy (never by value: its size depends on the
-    board's)."""
+    masks and chain sizes, the empty list, rounded up to 8 (boards can lie back to back). A
+    BoardState lives only where board_new put it or in a caller's buffer of board_bytes bytes at
+    an 8-byte-aligned address, set up by board_clear and copied by board_copy (never by value:
+    its size depends on the board's)."""
     cdef size_t n = (FASTGO_HEADER_BYTES
                      + <size_t>((height + 2) * (width + 1)) * (sizeof(Cell) + sizeof(uint16_t)
                                                                + sizeof(int16_t))
@@ -637,19 +638,24 @@ cdef inline int board_play(BoardState* b, Journal* j, int point, int colour) noe
     cdef uint16_t* nbr = <uint16_t*>&cl[npad]
     cdef int16_t* size = <int16_t*>(nbr + npad)
     cdef int16_t* empty = size + npad
-    cdef int opp = 3 - colour, captured = 0, removed, around = nbr[p]
-    cdef int own = (around >> (4 * colour)) & 0xF, opps = (around >> (4 * opp)) & 0xF
-    cdef Py_ssize_t i = cl[p].next, last = empty[n_empty - 1]
-    cdef Py_ssize_t h0 = cl[p - s].head, h1 = cl[p - 1].head, h2 = cl[p + 1].head
-    cdef Py_ssize_t h3 = cl[p + s].head
-    cdef Py_ssize_t o0, o1, o2, o3, me, t, q, other
-    cdef int takes, more
-    cdef uint64_t hsh = b.hash ^ zkey(colour, p)
+    cdef int opp = 3 - colour, captured = 0, removed, around, own, opps, takes, more
+    cdef Py_ssize_t i, last, h0, h1, h2, h3, o0, o1, o2, o3, me, t, q, other
+    cdef uint64_t hsh
     cdef Cell stone
     cdef Py_ssize_t nb[4]
     cdef Py_ssize_t hh[4]               # hh[k]: h_k, for the sides in `more`
     FASTGO_ASSERT(p > 0 and p < npad and cl[p].color == EMPTY,
                   "board_play: padded point p is on the board and empty; p", p)
+    around = nbr[p]
+    own = (around >> (4 * colour)) & 0xF
+    opps = (around >> (4 * opp)) & 0xF
+    i = cl[p].next
+    last = empty[n_empty - 1]
+    h0 = cl[p - s].head
+    h1 = cl[p - 1].head
+    h2 = cl[p + 1].head
+    h3 = cl[p + s].head
+    hsh = b.hash ^ zkey(colour, p)
     # p leaves the empty list: the last entry takes its place
     FASTGO_ASSERT(i >= 0 and i < n_empty and empty[i] == p,
                   "board_play: padded point p is in the empty list; p", p)
@@ -674,7 +680,7 @@ cdef inline int board_play(BoardState* b, Journal* j, int point, int colour) noe
     o0 = h0 & -(own & 1)
     o1 = h1 & -((own >> 1) & 1)
     o2 = h2 & -((own >> 2) & 1)
-    o3 = h3 & -(own >> 3)
+    o3 = h3 & -((own >> 3) & 1)
     me = p
     me = o3 if o3 else me
     me = o2 if o2 else me
@@ -815,7 +821,8 @@ cdef inline void board_area_counts(BoardState* b, int* owned, int* territory) no
         if m & NBR_EMPTY:
             n = empty_region(&cl[0].color, sizeof(Cell), s, p, region, &reach)
         else:
-            n = 1                           # BLACK 1, WHITE 2, both 3, neither (walls) 0
+            n = 1
+            # BLACK 1, WHITE 2, both 3, neither (walls only) 0
             reach = ((m & nbr_of(BLACK)) != 0) | (((m & nbr_of(WHITE)) != 0) << 1)
         reach = 0 if reach == 3 else reach
         owned[reach] += n

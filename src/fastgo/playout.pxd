@@ -239,7 +239,8 @@ cdef inline int playout_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* 
     p = empty[i]
     # the common case, a point that plays freely (core.plays_freely_by: the policy allows it
     # too), taken before the loop: what the loop's other cases need is then prepared only when
-    # it runs (the compiler hoists it to the loop's entry)
+    # it runs (GCC hoisted it to the loop's entry, then in every turn: benchmarks/RESULTS.md,
+    # fifteenth session)
     if plays_freely_by(nbr_masks(b)[p], b.cell[p].ever, g.ko_rule):
         return p
     while True:
