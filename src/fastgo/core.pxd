@@ -1025,16 +1025,17 @@ cdef enum:
     QUIET_FRESH = 1     # no play by the mover that removes no stone leaves a remembered colouring
     CAPTURE_FRESH = 2   # nor does a play that removes opponent stones only
 
-cdef inline void last_liberty_sides(const BoardState* b, int p, bint* t) noexcept nogil:
-    """t[k] for p's neighbours k = 0..3 (p - s, p - 1, p + 1, p + s): the neighbour is a stone
-    of a chain whose only liberty is the empty point p (takes_last_liberty)."""
+cdef inline int last_liberty_sides(const BoardState* b, int p) noexcept nogil:
+    """The sides of p as a 4-bit mask (bit k: p - s, p - 1, p + 1, p + s, as the neighbour
+    masks) where the neighbour is a stone of a chain whose only liberty is the empty point p
+    (takes_last_liberty)."""
     # the four judged without a branch (random positions make every test here unpredictable,
     # and telling costs more than judging): a chain met twice is judged twice, and the stones of
     # h_k next to p are 1 + its equal pairs. Walls and empty points have head 0, whose plibs
     # (a wall's) stays 0: never equal to a count of at least 1.
     cdef int h0, h1, h2, h3, e01, e02, e03, e12, e13, e23, s = b.stride
-    FASTGO_ASSERT(b.cell[0].plibs == 0, "last_liberty_sides: the wall at 0 has no pseudo-liberty; "
-                  "plibs", b.cell[0].plibs)
+    FASTGO_ASSERT(b.cell[0].plibs == 0, "last_liberty_sides: the wall at 0 has no "
+                  "pseudo-liberty; plibs", b.cell[0].plibs)
     h0 = b.cell[p - s].head
     h1 = b.cell[p - 1].head
     h2 = b.cell[p + 1].head
@@ -1045,25 +1046,20 @@ cdef inline void last_liberty_sides(const BoardState* b, int p, bint* t) noexcep
     e12 = h1 == h2
     e13 = h1 == h3
     e23 = h2 == h3
-    t[0] = b.cell[h0].plibs == 1 + e01 + e02 + e03
-    t[1] = b.cell[h1].plibs == 1 + e01 + e12 + e13
-    t[2] = b.cell[h2].plibs == 1 + e02 + e12 + e23
-    t[3] = b.cell[h3].plibs == 1 + e03 + e13 + e23
+    return ((b.cell[h0].plibs == 1 + e01 + e02 + e03) |
+            ((b.cell[h1].plibs == 1 + e01 + e12 + e13) << 1) |
+            ((b.cell[h2].plibs == 1 + e02 + e12 + e23) << 2) |
+            ((b.cell[h3].plibs == 1 + e03 + e13 + e23) << 3))
 
 cdef inline bint is_sole_liberty(const BoardState* b, int p) noexcept nogil:
     """The empty point p is the only liberty of a chain next to it (of either colour)."""
-    cdef bint t[4]
-    last_liberty_sides(b, p, t)
-    return t[0] | t[1] | t[2] | t[3]
+    return last_liberty_sides(b, p) != 0
 
 cdef inline void judge_neighbours(const BoardState* b, int p, int colour, bint* takes,
                                   bint* survives) noexcept nogil:
     """For a play of `colour` at the empty point p: whether it takes the last liberty of an
     opponent chain next to p, and whether an own chain next to p keeps a liberty other than p."""
-    cdef int n = nbr_masks(b)[p], last
-    cdef bint t[4]
-    last_liberty_sides(b, p, t)
-    last = t[0] | (t[1] << 1) | (t[2] << 2) | (t[3] << 3)
+    cdef int n = nbr_masks(b)[p], last = last_liberty_sides(b, p)
     takes[0] = (n >> (4 * (3 - colour))) & last != 0
     survives[0] = (n >> (4 * colour)) & 0xF & ~last != 0
 
