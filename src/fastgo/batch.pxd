@@ -26,7 +26,6 @@ ctypedef struct Game:
     int32_t first           # colour to move at the set-up
     int32_t passes          # consecutive passes at the end of the turns so far (2: game over)
     int32_t loaded          # 1 when set() loaded this game from a Board with its own set-up
-    int32_t oom             # scratch flag: a reservation for the next turn failed
     int32_t vetoed          # the kept mask may hold a 0 for a hard point with a liberty (core.judge_hard)
 
 
@@ -59,6 +58,11 @@ cdef class BoardBatch:
                                     # now (judge_move == LEGAL; none once over or capped), made by
                                     # commit and load_state while the game's memory is in cache,
                                     # so legal_mask is a copy and step's check one byte
+    cdef uint8_t* ready             # ready[i]: 1 when game i's records have room for its next
+                                    # turn (reserve), so that step's check of a turn the mask
+                                    # allows reads two bytes
+    cdef void* blocks               # the parallel jobs' claims, one block a thread (_run)
+    cdef int nblocks
     cdef int hard_words             # 3 * core.hard_words: a game's three-part hard-point bitset
     cdef uint32_t s_inv             # core.stride_inverse of the boards' stride (core.public_of)
     cdef uint64_t* hard             # hard + i * hard_words: game i's hard points (core.judge_mask)
@@ -96,6 +100,7 @@ cdef class BoardBatch:
 
     cdef int judge(self, int64_t i, int point) noexcept nogil
     cdef int reserve(self, int64_t i) noexcept nogil
+    cdef bint has_room(self, int64_t i) noexcept nogil
     cdef void commit(self, int64_t i, int point) noexcept nogil
     cdef void ring_colouring(self, int64_t i) noexcept nogil
     cdef void restart(self, int64_t i) noexcept nogil
@@ -107,7 +112,9 @@ cdef class BoardBatch:
     cdef void refresh_mask(self, int64_t i) noexcept nogil
     cdef void prefetch_turn(self, int64_t i, int point) noexcept nogil
     cdef void _work(self, int job, int64_t i) noexcept nogil
-    cdef void _run(self, int job) noexcept
+    cdef void _run(self, int job, int t) noexcept
+    cdef void _drain(self, int job, int me, int t) noexcept nogil
+    cdef bint _judge_all(self, bint prefetch) noexcept nogil
     cdef bint _run_step(self, int t) noexcept
     cdef void _observe(self, bint many, double seconds) noexcept
     cdef void _adapt_reset(self) noexcept

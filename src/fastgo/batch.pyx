@@ -13,7 +13,7 @@ from time import perf_counter
 import numpy as np
 cimport numpy as cnp
 cimport cython
-from cython.parallel cimport prange, parallel
+from cython.parallel cimport prange, parallel, threadid
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t, INT16_MAX
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
@@ -41,14 +41,13 @@ cdef enum:
     STEP_RESET = 100        # next-step autoreset: this game restarts, its action is ignored
     STEP_OOM = 101          # no memory for the turn's records
     STEP_RANGE = 102        # the action is no point and no pass
-    CHUNK = 16              # games per OpenMP work item (dynamic schedule)
+    CHUNK = 16              # games a thread claims at a time (_run)
     PROBE_MIN_GAP = 16      # steps between tries of the other thread setting (_observe), at first
     PROBE_MAX_GAP = 512     # and at most, after tries that confirmed the choice
     PROBE_STEPS = 2         # steps a try lasts
     RANDOM_PARALLEL_BYTES = 1 << 17     # random_actions: the smallest mask it runs on threads
 
 cdef enum:
-    JOB_JUDGE = 0
     JOB_APPLY = 1
     JOB_ENCODE = 3
     JOB_SCORE = 4
@@ -107,15 +106,45 @@ cdef extern from *:
 
 cdef extern from *:
     """
-    /* Every thread of the parallel region waits here for the others (Cython's prange loops end
-       without one: nowait). Bound to the enclosing region when called inside one. */
-    static inline void fastgo_barrier(void) {
-    #ifdef _OPENMP
-        #pragma omp barrier
-    #endif
+    /* The games of a parallel job, one block per thread: a [lo, hi) range packed in one 64-bit
+       word (a 64-byte line each, so that two threads' claims never share one), which its owner
+       takes from the front and threads that have run out of their own take from the back, each
+       claim one compare-and-swap. A thread keeps the same games from turn to turn (their memory
+       stays in its core's cache) and a thread that starts late (woken from sleep) leaves its
+       work to the others instead of delaying them. */
+    static void* fastgo_blocks_new(int t) {
+        void* p = NULL;
+        return posix_memalign(&p, 64, (size_t)t * 64) ? NULL : p;
+    }
+    static inline void fastgo_block_set(void* blocks, int k, int64_t lo, int64_t hi) {
+        ((uint64_t*)blocks)[8 * k] = (uint64_t)lo | ((uint64_t)hi << 32);
+    }
+    static inline int fastgo_take(void* blocks, int k, int64_t chunk, int front,
+                                  int64_t* first, int64_t* end) {
+        uint64_t* span = (uint64_t*)blocks + 8 * k;
+        uint64_t w = __atomic_load_n(span, __ATOMIC_RELAXED), next;
+        for (;;) {
+            int64_t lo = (uint32_t)w, hi = (uint32_t)(w >> 32);
+            if (lo >= hi)
+                return 0;
+            if (front) {
+                *first = lo;
+                *end = hi - lo > chunk ? lo + chunk : hi;
+                next = (uint64_t)*end | ((uint64_t)hi << 32);
+            } else {
+                *first = hi - lo > chunk ? hi - chunk : lo;
+                *end = hi;
+                next = (uint64_t)lo | ((uint64_t)*first << 32);
+            }
+            if (__atomic_compare_exchange_n(span, &w, next, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+                return 1;
+        }
     }
     """
-    void fastgo_barrier() noexcept nogil
+    void* fastgo_blocks_new(int t) noexcept nogil
+    void fastgo_block_set(void* blocks, int k, int64_t lo, int64_t hi) noexcept nogil
+    bint fastgo_take(void* blocks, int k, int64_t chunk, bint front, int64_t* first,
+                     int64_t* end) noexcept nogil
 
 
 cdef inline void plane_pair(const uint8_t* col, int n, int me, plane_t* own,
@@ -250,6 +279,9 @@ cdef class BoardBatch:
         self.masks = NULL
         self.hard = NULL
         self.spans = NULL
+        self.ready = NULL
+        self.blocks = NULL
+        self.nblocks = 0
         self.n = 0
 
     def __dealloc__(self):
@@ -264,6 +296,8 @@ cdef class BoardBatch:
         free(self.masks)
         free(self.hard)
         free(self.spans)
+        free(self.ready)
+        free(self.blocks)
 
     def __init__(self, n, width=9, height=None, *, rules=None, ko=None, suicide=None,
                  scoring=None, komi=None, handicap=0, max_moves=None, autoreset="next-step",
@@ -311,12 +345,13 @@ cdef class BoardBatch:
         self.rings = <uint8_t*>calloc(n, self.ring_bytes)
         self.games = <Game*>calloc(n, sizeof(Game))
         self.masks = <uint8_t*>malloc(<size_t>n * (self.npoints + 1))
+        self.ready = <uint8_t*>calloc(n, 1)
         self.hard_words = 3 * hard_words(start.st)
         self.s_inv = stride_inverse(start.st.stride)
         self.hard = <uint64_t*>calloc(n * self.hard_words, sizeof(uint64_t))
         self.spans = <int16_t*>malloc(<size_t>4 * n * (self.npoints + 1) * sizeof(int16_t))
         if (self.states == NULL or self.rings == NULL or self.games == NULL or self.masks == NULL
-                or self.hard == NULL or self.spans == NULL):
+                or self.hard == NULL or self.spans == NULL or self.ready == NULL):
             raise MemoryError()
         for i in range(n):
             if hashset_init(&self.games[i].seen, 16):
@@ -342,11 +377,19 @@ cdef class BoardBatch:
         return judge_move(self.state(i), point, self.to_move_of(i), self.over(i), self.ko_rule,
                           self.suicide, &g.ko_hash if g.nturns >= 1 else NULL, hashset_seen, &g.seen, NULL)
 
+    cdef bint has_room(self, int64_t i) noexcept nogil:
+        """Whether game i's records (move list, superko memory) have room for one more turn."""
+        cdef Game* g = &self.games[i]
+        return g.nturns + 1 <= g.cap_moves and (self.ko_rule == KO_SIMPLE
+                                                or 2 * (g.seen.used + 1) <= g.seen.cap)
+
     cdef int reserve(self, int64_t i) noexcept nogil:
-        """Room for one more turn of game i; -1 when out of memory (the game unchanged)."""
+        """Room for one more turn of game i; -1 when out of memory (the game unchanged).
+        ready[i] records whether there is."""
         cdef Game* g = &self.games[i]
         cdef int64_t cap
         cdef int16_t* mem
+        self.ready[i] = 0
         if g.nturns + 1 > g.cap_moves:
             cap = 2 * g.cap_moves if g.cap_moves >= 32 else 64
             mem = <int16_t*>realloc(g.moves, <size_t>cap * sizeof(int16_t))
@@ -356,6 +399,7 @@ cdef class BoardBatch:
             g.cap_moves = cap
         if self.ko_rule != KO_SIMPLE and hashset_reserve(&g.seen, 1):
             return -1
+        self.ready[i] = 1
         return 0
 
     cdef void commit(self, int64_t i, int point) noexcept nogil:
@@ -398,6 +442,7 @@ cdef class BoardBatch:
             self.refresh_mask(i)
         else:
             self.update_mask(i, p, freed, gone)
+        self.reserve(i)         # the next turn's room, here on the thread that owns the game
 
     cdef void ring_colouring(self, int64_t i) noexcept nogil:
         """Game i's colouring now into its ring slot for turn nturns (public points)."""
@@ -439,6 +484,7 @@ cdef class BoardBatch:
             self.tally(i)
         self.ring_colouring(i)
         self.refresh_mask(i)
+        self.reserve(i)
 
     cdef double margin(self, int64_t i) noexcept nogil:
         """Black's points minus White's (komi in White's) under the batch's scoring, as
@@ -461,22 +507,7 @@ cdef class BoardBatch:
         cdef uint8_t** res
         cdef double m
         cdef size_t per
-        if job == JOB_JUDGE:
-            if self.job_actions[i] < 0 or self.job_actions[i] > self.npoints:   # before the cast
-                self.job_flags[i] = STEP_RANGE
-                return
-            point = <int>self.job_actions[i]
-            if self.autoreset == AUTORESET_NEXT_STEP and (self.over(i) or self.capped(i)):
-                self.job_flags[i] = STEP_RESET
-                return
-            status = self.judge(i, point)
-            if status == LEGAL:
-                if self.reserve(i):
-                    status = STEP_OOM
-                else:
-                    self.prefetch_turn(i, point)
-            self.job_flags[i] = <uint8_t>status
-        elif job == JOB_APPLY:
+        if job == JOB_APPLY:
             res = self.job_res                  # terminated, truncated, winners, reset
             if self.job_flags[i] == STEP_RESET:
                 self.restart(i)
@@ -607,44 +638,79 @@ cdef class BoardBatch:
         self.busy = True
         return 0
 
-    cdef void _run(self, int job) noexcept:
-        """Run `job` on every game: OpenMP threads taking CHUNK games at a time (dynamic
-        schedule), or a plain loop on one thread or for a small batch."""
+    cdef void _run(self, int job, int t) noexcept:
+        """Run `job` on every game: on t threads, each taking CHUNK games at a time from its
+        own block and then from the others' (fastgo_take), or a plain loop on one thread or for
+        a small batch. The threads meet once, at the end."""
         cdef int64_t i, n = self.n
-        cdef int t = self._threads_now()
-        if t > 1 and n >= 4 * CHUNK:
-            for i in prange(n, nogil=True, num_threads=t, schedule="dynamic", chunksize=CHUNK):
-                self._work(job, i)
-        else:
-            with nogil:
-                for i in range(n):
-                    self._work(job, i)
-
-    cdef bint _run_step(self, int t) noexcept:
-        """step's two jobs in one parallel region (one wake-up of the threads a turn): every
-        game judged (JOB_JUDGE), then, after the loop's barrier, each thread checks that no game
-        was refused and only then applies (JOB_APPLY), on t threads. Returns whether it
-        applied."""
-        cdef int64_t i, n = self.n
-        cdef bint ok = True
-        if t > 1 and n >= 4 * CHUNK:
-            with nogil, parallel(num_threads=t):
-                for i in prange(n, schedule="dynamic", chunksize=CHUNK):
-                    self._work(JOB_JUDGE, i)
-                fastgo_barrier()                        # every game judged
-                ok = _accepted(self.job_flags, n)
-                for i in prange(n, schedule="dynamic", chunksize=CHUNK):
-                    if ok:
-                        self._work(JOB_APPLY, i)
-            return _accepted(self.job_flags, n)
+        cdef int k
+        cdef void* mem
+        if t > 1 and n >= 4 * CHUNK and n < (<int64_t>1 << 31):
+            if self.nblocks < t:
+                mem = fastgo_blocks_new(t)
+                if mem != NULL:
+                    free(self.blocks)
+                    self.blocks = mem
+                    self.nblocks = t
+            if self.nblocks >= t:
+                for k in range(t):
+                    fastgo_block_set(self.blocks, k, n * k // t, n * (k + 1) // t)
+                with nogil, parallel(num_threads=t):
+                    self._drain(job, threadid(), t)
+                return
         with nogil:
             for i in range(n):
-                self._work(JOB_JUDGE, i)
-            if not _accepted(self.job_flags, n):
-                return False
-            for i in range(n):
-                self._work(JOB_APPLY, i)
-        return True
+                self._work(job, i)
+
+    cdef void _drain(self, int job, int me, int t) noexcept nogil:
+        """Thread `me`'s part of a parallel job: its own block's games from the front, then
+        what is left of the others' from the back (_run)."""
+        cdef int64_t i, first, end
+        cdef int k
+        for k in range(t):
+            while fastgo_take(self.blocks, (me + k) % t, CHUNK, k == 0, &first, &end):
+                for i in range(first, end):
+                    self._work(job, i)
+
+    cdef bint _judge_all(self, bint prefetch) noexcept nogil:
+        """Judge every game's action into job_flags on the calling thread; whether none was
+        refused. The usual case reads two bytes a game (the kept mask's verdict and whether the
+        turn's records have room), bytes the caller's legal_mask has just read: the games'
+        memory stays with the threads that play them. `prefetch`: ask for the memory each turn
+        will write (for a following pass on this thread)."""
+        cdef int64_t i, a, P = self.npoints + 1
+        cdef int status
+        cdef bint ok = True
+        for i in range(self.n):
+            a = self.job_actions[i]
+            if <uint64_t>a < <uint64_t>P and self.masks[i * P + a] & self.ready[i]:
+                if FASTGO_DEBUG:
+                    FASTGO_ASSERT(self.judge(i, <int>a) == LEGAL and self.has_room(i),
+                                  "BoardBatch: a kept mask and room allow an illegal turn; game", i)
+                status = LEGAL
+            elif <uint64_t>a >= <uint64_t>P:          # before the cast
+                status = STEP_RANGE
+            elif self.autoreset == AUTORESET_NEXT_STEP and (self.over(i) or self.capped(i)):
+                status = STEP_RESET
+            else:
+                status = self.judge(i, <int>a)
+                if status == LEGAL and self.reserve(i):
+                    status = STEP_OOM
+            if status == LEGAL and prefetch:
+                self.prefetch_turn(i, <int>a)
+            self.job_flags[i] = <uint8_t>status
+            ok &= status == LEGAL or status == STEP_RESET
+        return ok
+
+    cdef bint _run_step(self, int t) noexcept:
+        """step: every game judged on the calling thread (_judge_all) and, when none was
+        refused, played (JOB_APPLY) on t threads. Returns whether it played."""
+        cdef bint ok
+        with nogil:
+            ok = self._judge_all(t == 1)
+        if ok:
+            self._run(JOB_APPLY, t)
+        return ok
 
     # -- one thread or many -----------------------------------------------------------------------
     # A step is short (a few hundred microseconds for a thousand games), and its threads meet at
@@ -775,7 +841,7 @@ cdef class BoardBatch:
                     raise ValueError(f"mask must be a bool array of shape ({self.n},)")
                 m = np.ascontiguousarray(mk, dtype=np.uint8)
             self.job_flags = <uint8_t*>cnp.PyArray_DATA(m)
-            self._run(JOB_RESET)
+            self._run(JOB_RESET, self._threads_now())
         finally:
             self.busy = False
 
@@ -814,7 +880,7 @@ cdef class BoardBatch:
             self.job_encoding = _ENC_CODES[encoding]
             self.job_dtype = _DTYPES[out.dtype]
             self.job_out = <uint8_t*>cnp.PyArray_DATA(out)
-            self._run(JOB_ENCODE)
+            self._run(JOB_ENCODE, self._threads_now())
             return out
         finally:
             self.busy = False
@@ -826,7 +892,7 @@ cdef class BoardBatch:
         try:
             out = np.empty(self.n, dtype=np.float64)
             self.job_out = <uint8_t*>cnp.PyArray_DATA(out)
-            self._run(JOB_SCORE)
+            self._run(JOB_SCORE, self._threads_now())
             return out
         finally:
             self.busy = False
@@ -1019,6 +1085,7 @@ cdef class BoardBatch:
                 board_copy(c.state(i), self.state(i))
                 g = &c.games[i]
                 hashset_free(&g.seen)
+                free(g.moves)
                 g[0] = self.games[i]
                 g.moves = NULL
                 g.cap_moves = 0
@@ -1031,6 +1098,7 @@ cdef class BoardBatch:
                         raise MemoryError()
                     g.cap_moves = self.games[i].cap_moves
                     memcpy(g.moves, self.games[i].moves, g.nturns * sizeof(int16_t))
+                c.reserve(i)
             return c
         finally:
             self.busy = False
@@ -1038,15 +1106,6 @@ cdef class BoardBatch:
     def __repr__(self):
         return (f"<fastgo.BoardBatch {self.n} games {self.width}x{self.height} "
                 f"ko={self.rules.ko} autoreset={self.autoreset}>")
-
-
-cdef inline bint _accepted(const uint8_t* flags, int64_t n) noexcept nogil:
-    """No game's judgement refused its action (flags: LEGAL, or STEP_RESET for a restart)."""
-    cdef int64_t i
-    cdef int bad = 0
-    for i in range(n):
-        bad |= flags[i] != LEGAL and flags[i] != STEP_RESET
-    return not bad
 
 
 def _refuse_range(a, npoints):
