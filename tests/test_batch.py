@@ -136,8 +136,9 @@ def test_illegal_step_changes_nothing():
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_refused_steps_of_a_large_batch_change_nothing(threads):
-    # a batch large enough for the threaded step (judge and apply in one parallel region): a
-    # refusal in any game, or an action out of range in any integer dtype, changes no game
+    # a batch large enough for the threaded step (every game judged on the calling thread, then
+    # played on the threads): a refusal in any game, or an action out of range in any integer
+    # dtype, changes no game
     n = 300
     batch = BoardBatch(n, 5, threads=threads, autoreset="disabled")
     rng = np.random.default_rng(5)
@@ -499,6 +500,30 @@ def test_thread_choice_follows_the_measured_costs():
     for small in (BoardBatch(8, 9, threads=2), BoardBatch(1024, 9, threads=1)):
         small._feed(True, 1.0)                      # nothing to choose: never measured
         assert small._adaptation()[1:3] == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("n,threads", [(64, 3), (203, 2), (1000, 5), (130, 64)])
+def test_every_game_is_played_once_a_step_on_any_number_of_threads(n, threads):
+    # The threads split the games into blocks and take chunks of each other's when they run out
+    # (more threads than cores, sizes that divide unevenly, blocks shorter than a chunk): every
+    # game must be played exactly once a step, as on one thread (its move count, colouring and
+    # mask), through the move list's and superko memory's growth past their first sizes.
+    a = BoardBatch(n, 5, threads=1, max_moves=150)
+    b = BoardBatch(n, 5, threads=threads, max_moves=150)
+    mask = np.empty((n, 26), dtype=bool)
+    many = 0
+    for t in range(150):
+        a.legal_mask(out=mask)
+        acts = random_actions(mask, 1000 + t, threads=1)
+        b._feed(False, 1.0)                         # one thread "slow": stay on `threads`
+        many += b._adaptation()[0] == threads
+        ra, rb = a.step(acts), b.step(acts)
+        assert (b.move_numbers == a.move_numbers).all()
+        assert (a.hashes == b.hashes).all()
+        assert all((x == y).all() for x, y in zip(ra, rb))
+        assert (b.legal_mask() == a.legal_mask()).all()
+    assert (a.stones() == b.stones()).all()
+    assert many > 100
 
 
 def test_thread_choice_changes_no_result():
