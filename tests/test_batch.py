@@ -477,7 +477,8 @@ def test_kept_masks_follow_copies_loads_and_resets(ko):
 def test_thread_choice_follows_the_measured_costs():
     # step runs on one thread or on `threads`, whichever a game's turn costs less on (measured;
     # made-up timings here), and tries the other again after 16 steps, then after twice as long
-    # each time a try confirms the choice. Two steps a try.
+    # each time a try confirms the choice. A try measures two steps after one it does not count
+    # (the games' memory moving between the cores), and so does the return from a try.
     batch = BoardBatch(1024, 9, threads=2)
     assert batch._adaptation() == (2, 0.0, 0.0, 16)
 
@@ -488,12 +489,16 @@ def test_thread_choice_follows_the_measured_costs():
 
     feed(one=500e-9, many=700e-9, steps=16)         # two threads slower: a busy machine
     assert batch._adaptation()[0] == 1              # the try of one thread begins
+    feed(one=9e-6, many=700e-9, steps=1)            # its first step, moving the games: not counted
+    assert batch._adaptation()[:3] == (1, 0.0, pytest.approx(700e-9))
     feed(one=500e-9, many=700e-9, steps=2)
     used, one, many, next_try = batch._adaptation()
     assert (used, next_try) == (1, 16) and one == pytest.approx(500e-9) and many == pytest.approx(700e-9)
-    feed(one=500e-9, many=700e-9, steps=16 + 2)     # the try of two threads confirms: gap 32
+    feed(one=500e-9, many=700e-9, steps=16 + 3)     # the try of two threads confirms: gap 32
     assert batch._adaptation()[0::3] == (1, 32)
-    feed(one=500e-9, many=300e-9, steps=32 + 2)     # the machine frees up
+    feed(one=9e-6, many=700e-9, steps=1)            # back on one thread: not counted
+    assert batch._adaptation()[1] == pytest.approx(500e-9)
+    feed(one=500e-9, many=300e-9, steps=31 + 3)     # the machine frees up
     assert batch._adaptation()[0::3] == (2, 16)
     batch.threads = 2                               # a new setting starts afresh
     assert batch._adaptation() == (2, 0.0, 0.0, 16)

@@ -48,6 +48,7 @@ cdef class BoardBatch:
     cdef int64_t probe_in
     cdef int64_t probe_gap
     cdef int probing
+    cdef int settle                 # steps still to pass unmeasured after a change of setting
     cdef size_t sbytes              # bytes from one game's BoardState to the next
     cdef char* states               # n BoardStates
     cdef Game* games

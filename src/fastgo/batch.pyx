@@ -44,7 +44,8 @@ cdef enum:
     CHUNK = 16              # games a thread claims at a time (_run)
     PROBE_MIN_GAP = 16      # steps between tries of the other thread setting (_observe), at first
     PROBE_MAX_GAP = 512     # and at most, after tries that confirmed the choice
-    PROBE_STEPS = 2         # steps a try lasts
+    PROBE_STEPS = 2         # steps a try measures
+    PROBE_SETTLE = 1        # steps after a change of setting that are not measured
     RANDOM_PARALLEL_BYTES = 1 << 17     # random_actions: the smallest mask it runs on threads
 
 cdef enum:
@@ -719,7 +720,10 @@ cdef class BoardBatch:
     # The batch measures what a game's turn costs on one thread and on `threads`, uses the
     # cheaper, and tries the other again now and then (after 16 steps, then twice as long each
     # time the try confirms the choice, up to 512): the choice follows the machine's load.
-    # Results never depend on it (every game is stepped alone).
+    # The first step after a change of setting is not counted: each thread keeps its own block
+    # of games in its core's cache, and that step moves them (a try that counted it judged the
+    # setting in use cheaper, whichever it was). Results never depend on the choice (every game
+    # is stepped alone).
 
     cdef void _adapt_reset(self) noexcept:
         self.step_cost[0] = self.step_cost[1] = 0
@@ -727,6 +731,7 @@ cdef class BoardBatch:
         self.probe_gap = PROBE_MIN_GAP
         self.probe_in = PROBE_MIN_GAP
         self.probing = 0
+        self.settle = 0
 
     cdef int _threads_now(self) noexcept:
         """The threads the next job runs on: `threads`, or one while one is cheaper (or tried)."""
@@ -740,7 +745,9 @@ cdef class BoardBatch:
         if self.threads < 2 or self.n < 4 * CHUNK:
             return
         per = seconds / self.n
-        if self.step_cost[many] == 0:
+        if self.settle:
+            self.settle -= 1        # the games' memory moved between the cores: not counted
+        elif self.step_cost[many] == 0:
             self.step_cost[many] = per
         else:       # a try's steps weigh alike (its two: their mean), the setting in use's decay
             self.step_cost[many] += (0.5 if self.probing else 0.25) * (per - self.step_cost[many])
@@ -750,6 +757,7 @@ cdef class BoardBatch:
                 best = self.step_cost[1] <= self.step_cost[0]
                 if best == self.use_many:
                     self.probe_gap = min(2 * self.probe_gap, PROBE_MAX_GAP)
+                    self.settle = PROBE_SETTLE          # back to the setting in use
                 else:
                     self.probe_gap = PROBE_MIN_GAP
                 self.use_many = best
@@ -757,7 +765,8 @@ cdef class BoardBatch:
         else:
             self.probe_in -= 1
             if self.probe_in <= 0:
-                self.probing = PROBE_STEPS
+                self.probing = PROBE_SETTLE + PROBE_STEPS
+                self.settle = PROBE_SETTLE
                 self.step_cost[not self.use_many] = 0        # measured afresh by the try
 
     def _adaptation(self):
