@@ -5,9 +5,10 @@ callgrind (repeatable, unlike time).
 
 Plays `steps` rounds of random legal play in `games` games on one thread (``legal_mask`` into a
 preallocated buffer, ``random_actions`` from it, ``step``; next-step autoreset) under
-``valgrind --tool=callgrind``, collecting only inside ``BoardBatch._run_step`` (step's parallel region: the C loops over the
-games that judge and apply the actions and write the masks) and ``BoardBatch._run``. Python's argument checks and
-numpy calls around it are not counted. Divides by game-steps (games x steps). The seeds are
+``valgrind --tool=callgrind``, collecting only inside ``BoardBatch._run_step`` (the C loops over
+the games that judge and apply the actions and write the masks; callgrind's toggle would stop at
+a nested match, so the pattern names that one function). Python's argument checks and numpy
+calls around it are not counted. Divides by game-steps (games x steps). The seeds are
 fixed, so two builds whose rules agree play the same games move for move.
 """
 import argparse
@@ -15,7 +16,7 @@ import re
 
 from kernel_instructions import callgrind
 
-KERNEL = "__pyx_f_6fastgo_5batch_10BoardBatch__run*"
+KERNEL = "__pyx_f_6fastgo_5batch_10BoardBatch__run_step"
 CHILD = """
 import sys, numpy as np, fastgo
 from fastgo.batch import random_actions
