@@ -2,6 +2,7 @@
 over seeded playouts, mapped from the generated C back to the .pxd/.pyx lines.
 
     python benchmarks/kernel_branches.py [--size 9] [--ko simple] [--games 600] [--top 20]
+                                         [--sort instructions]
 
 Runs `fastgo.playouts(Board(size), games, seed=3, threads=1, ko=ko)` under
 ``valgrind --tool=cachegrind --cache-sim=no --branch-sim=yes`` and prints, per move, the
@@ -42,6 +43,8 @@ def main():
     ap.add_argument("--ko", default="simple", choices=("simple", "positional", "situational"))
     ap.add_argument("--games", type=int, default=600)
     ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--sort", default="mispredicted", choices=("mispredicted", "instructions"),
+                    help="order of the source lines")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cachegrind.out")
@@ -64,7 +67,8 @@ def main():
     print(f"{a.size}x{a.size} ko={a.ko}, {a.games} games, {moves} moves; per move: "
           f"{total[0] / moves:.1f} instructions, {total[1] / moves:.2f} conditional branches, "
           f"{total[2] / moves:.2f} mispredicted (simulated)")
-    for key, v in sorted(counts.items(), key=lambda kv: -kv[1][2])[:a.top]:
+    column = 2 if a.sort == "mispredicted" else 0
+    for key, v in sorted(counts.items(), key=lambda kv: -kv[1][column])[:a.top]:
         text = ""
         if ":" in key:
             path, line = key.rsplit(":", 1)
@@ -73,7 +77,8 @@ def main():
                     text = f.read().split("\n")[int(line) - 1].strip()[:70]
             except OSError:
                 pass
-        print(f"{v[2] / moves:6.3f} mispredicted ({v[1] / moves:5.2f} branches) a move  {key:24s} {text}")
+        print(f"{v[0] / moves:6.1f} instructions {v[2] / moves:6.3f} mispredicted "
+              f"({v[1] / moves:5.2f} branches) a move  {key:24s} {text}")
 
 
 if __name__ == "__main__":

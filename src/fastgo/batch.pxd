@@ -114,6 +114,7 @@ cdef class BoardBatch:
     cdef void prefetch_turn(self, int64_t i, int point) noexcept nogil
     cdef void _work(self, int job, int64_t i) noexcept nogil
     cdef void _run(self, int job, int t) noexcept
+    cdef bint _parallel(self, int t) noexcept nogil
     cdef void _drain(self, int job, int me, int t) noexcept nogil
     cdef bint _judge_all(self, bint prefetch) noexcept nogil
     cdef bint _run_step(self, int t) noexcept

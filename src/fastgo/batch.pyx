@@ -646,7 +646,7 @@ cdef class BoardBatch:
         cdef int64_t i, n = self.n
         cdef int k
         cdef void* mem
-        if t > 1 and n >= 4 * CHUNK and n < (<int64_t>1 << 31):
+        if self._parallel(t):
             if self.nblocks < t:
                 mem = fastgo_blocks_new(t)
                 if mem != NULL:
@@ -662,6 +662,10 @@ cdef class BoardBatch:
         with nogil:
             for i in range(n):
                 self._work(job, i)
+
+    cdef bint _parallel(self, int t) noexcept nogil:
+        """Whether _run runs a job on t threads (a claim packs game indices in 32 bits)."""
+        return t > 1 and self.n >= 4 * CHUNK and self.n < (<int64_t>1 << 31)
 
     cdef void _drain(self, int job, int me, int t) noexcept nogil:
         """Thread `me`'s part of a parallel job: its own block's games from the front, then
@@ -708,7 +712,7 @@ cdef class BoardBatch:
         refused, played (JOB_APPLY) on t threads. Returns whether it played."""
         cdef bint ok
         with nogil:
-            ok = self._judge_all(t == 1)
+            ok = self._judge_all(not self._parallel(t))
         if ok:
             self._run(JOB_APPLY, t)
         return ok
