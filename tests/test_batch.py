@@ -9,7 +9,10 @@ scores, winners, terminal flags, move numbers and the side to move must be equal
 """
 
 import itertools
+import os
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -529,6 +532,33 @@ def test_every_game_is_played_once_a_step_on_any_number_of_threads(n, threads):
         assert (b.legal_mask() == a.legal_mask()).all()
     assert (a.stones() == b.stones()).all()
     assert many > 100
+
+
+STEAL_CHILD = """
+import numpy as np
+from fastgo import BoardBatch, random_actions
+a, b = BoardBatch(300, 5, threads=1), BoardBatch(300, 5, threads=4)
+mask = np.empty((300, 26), dtype=bool)
+many = 0
+for t in range(60):
+    a.legal_mask(out=mask)
+    acts = random_actions(mask, t, threads=1)
+    b._feed(False, 1.0)
+    many += b._adaptation()[0] == 4
+    a.step(acts), b.step(acts)
+    assert (a.move_numbers == b.move_numbers).all() and (a.hashes == b.hashes).all()
+print("same" if many > 40 else many)
+"""
+
+
+@pytest.mark.parametrize("limit", ["1", "2"])
+def test_threads_that_never_come_leave_their_games_to_the_others(limit):
+    # OpenMP may give a region fewer threads than asked (here OMP_THREAD_LIMIT): the blocks of
+    # the threads that never start are played from the back by the ones that do.
+    env = dict(os.environ, OMP_THREAD_LIMIT=limit)
+    r = subprocess.run([sys.executable, "-c", STEAL_CHILD], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "same", r.stderr
 
 
 def test_thread_choice_changes_no_result():

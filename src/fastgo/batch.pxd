@@ -58,7 +58,7 @@ cdef class BoardBatch:
     cdef uint8_t* masks             # masks[i * (npoints + 1) + a]: 1 when game i may make action a
                                     # now (judge_move == LEGAL; none once over or capped), made by
                                     # commit and load_state while the game's memory is in cache,
-                                    # so legal_mask is a copy and step's check one byte
+                                    # so legal_mask is a copy and step's check a byte read
     cdef uint8_t* ready             # ready[i]: 1 when game i's records have room for its next
                                     # turn (reserve), so that step's check of a turn the mask
                                     # allows reads two bytes

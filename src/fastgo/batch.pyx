@@ -49,10 +49,10 @@ cdef enum:
     RANDOM_PARALLEL_BYTES = 1 << 17     # random_actions: the smallest mask it runs on threads
 
 cdef enum:
-    JOB_APPLY = 1
-    JOB_ENCODE = 3
-    JOB_SCORE = 4
-    JOB_RESET = 5
+    JOB_APPLY = 0
+    JOB_ENCODE = 1
+    JOB_SCORE = 2
+    JOB_RESET = 3
 
 cdef enum:
     ENC_AGZ17 = 0
@@ -443,7 +443,10 @@ cdef class BoardBatch:
             self.refresh_mask(i)
         else:
             self.update_mask(i, p, freed, gone)
-        self.reserve(i)         # the next turn's room, here on the thread that owns the game
+        if self.over(i) or self.capped(i):
+            self.ready[i] = 0   # no next turn: an action is refused, or restarts the game
+        else:
+            self.reserve(i)     # the next turn's room, here on the thread that owns the game
 
     cdef void ring_colouring(self, int64_t i) noexcept nogil:
         """Game i's colouring now into its ring slot for turn nturns (public points)."""
@@ -504,7 +507,6 @@ cdef class BoardBatch:
 
     cdef void _work(self, int job, int64_t i) noexcept nogil:
         """Game i's part of `job`."""
-        cdef int status, point
         cdef uint8_t** res
         cdef double m
         cdef size_t per
@@ -541,7 +543,7 @@ cdef class BoardBatch:
     cdef void prefetch_turn(self, int64_t i, int point) noexcept nogil:
         """Ask for the memory game i's turn at `point` will write at random places (the superko
         table's slot for the colouring a play that takes nothing leaves, the ring's next slot),
-        while the judging pass goes on to the next games: the apply pass then finds it near."""
+        while step's judging of the next games goes on, when the same thread plays them next."""
         cdef BoardState* b = self.state(i)
         cdef Game* g = &self.games[i]
         cdef uint64_t key
@@ -691,7 +693,8 @@ cdef class BoardBatch:
             if <uint64_t>a < <uint64_t>P and self.masks[i * P + a] & self.ready[i]:
                 if FASTGO_DEBUG:
                     FASTGO_ASSERT(self.judge(i, <int>a) == LEGAL and self.has_room(i),
-                                  "BoardBatch: a kept mask and room allow an illegal turn; game", i)
+                                  "BoardBatch: a kept mask or ready[] allows a turn that is illegal "
+                                  "or has no room; game", i)
                 status = LEGAL
             elif <uint64_t>a >= <uint64_t>P:          # before the cast
                 status = STEP_RANGE
