@@ -5,10 +5,11 @@ callgrind (repeatable, unlike time).
 
 Plays `steps` rounds of random legal play in `games` games on one thread (``legal_mask`` into a
 preallocated buffer, ``random_actions`` from it, ``step``; next-step autoreset) under
-``valgrind --tool=callgrind``, collecting only inside ``BoardBatch._run_step`` (the C loops over
-the games that judge and apply the actions and write the masks; callgrind's toggle would stop at
-a nested match, so the pattern names that one function). Python's argument checks and numpy
-calls around it are not counted. Divides by game-steps (games x steps). The seeds are
+``valgrind --tool=callgrind``, collecting only inside ``BoardBatch._judge_all`` and
+``BoardBatch._run`` (step's C loops over the games: the judging of the actions, then the turns
+and the masks they leave; the two are called one after the other, never one inside the other,
+which would stop callgrind's toggle). Python's argument checks and numpy calls around them are
+not counted. Divides by game-steps (games x steps). The seeds are
 fixed, so two builds whose rules agree play the same games move for move.
 """
 import argparse
@@ -16,7 +17,7 @@ import re
 
 from kernel_instructions import callgrind
 
-KERNEL = "__pyx_f_6fastgo_5batch_10BoardBatch__run_step"
+KERNEL = ("__pyx_f_6fastgo_5batch_10BoardBatch__judge_all", "__pyx_f_6fastgo_5batch_10BoardBatch__run")
 CHILD = """
 import sys, numpy as np, fastgo
 from fastgo.batch import random_actions
@@ -46,7 +47,7 @@ def main():
     steps = int(m.group(1))
     print(f"{a.size}x{a.size} ko={a.ko}: {instructions / steps:.1f} instructions a game-step "
           f"({a.games} games x {a.steps} steps, {m.group(2)} restarts, final hash xor {m.group(3)}; "
-          f"{instructions} instructions in {KERNEL})")
+          f"{instructions} instructions in {' and '.join(KERNEL)})")
 
 
 if __name__ == "__main__":

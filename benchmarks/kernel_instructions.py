@@ -31,11 +31,13 @@ def valgrind(options, child, args):
 
 
 def callgrind(function, child, args, keep=None):
-    """Run `python -c child *args` under callgrind collecting only inside the C `function`;
-    returns (instructions collected, the child's stdout). `keep`: a path to copy the output to."""
+    """Run `python -c child *args` under callgrind collecting only inside the C `function` (or
+    each of a tuple of functions, none called inside another); returns (instructions collected,
+    the child's stdout). `keep`: a path to copy the output to."""
+    functions = (function,) if isinstance(function, str) else function
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "callgrind.out")
-        r = valgrind(["--tool=callgrind", f"--toggle-collect={function}",
+        r = valgrind(["--tool=callgrind", *(f"--toggle-collect={f}" for f in functions),
                       f"--callgrind-out-file={out}"], child, args)
         if keep:
             shutil.copy(out, keep)

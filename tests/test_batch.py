@@ -561,6 +561,13 @@ def test_threads_that_never_come_leave_their_games_to_the_others(limit):
     assert r.returncode == 0 and r.stdout.strip() == "same", r.stderr
 
 
+def test_batch_is_final():
+    # its C methods are called directly (the step's loops inline them): no subclass may
+    # override them
+    with pytest.raises(TypeError):
+        type("Sub", (BoardBatch,), {})
+
+
 def test_thread_choice_changes_no_result():
     # Games stepped while the choice switches between one thread and two (driven by made-up
     # timings) end exactly as on one thread.

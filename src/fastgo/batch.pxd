@@ -7,6 +7,7 @@ Each game is a ``BoardState`` (allocated through ``board_bytes``/``board_clear``
 judgement ``Board`` uses, so a batch game and a ``Board`` under the same rules agree on every move.
 """
 
+cimport cython
 from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
 from fastgo.core cimport BoardState, HashSet
 from fastgo.board cimport Board
@@ -29,6 +30,7 @@ ctypedef struct Game:
     int32_t vetoed          # the kept mask may hold a 0 for a hard point with a liberty (core.judge_hard)
 
 
+@cython.final                   # no subclass: the methods below are called directly (and inlined)
 cdef class BoardBatch:
     cdef int64_t n                  # games
     cdef int width, height, npoints

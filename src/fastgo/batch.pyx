@@ -263,7 +263,9 @@ cdef class BoardBatch:
     thread and on ``threads`` and runs on the cheaper (another job holding a core makes one
     thread the faster), trying the other now and then. Results never depend on it.
 
-    Actions are points ``row * width + col`` (pass = ``width * height``), one per game.
+    Actions are points ``row * width + col`` (pass = ``width * height``), one per game. The
+    class cannot be subclassed (its C methods are called directly, not through a table): wrap
+    it instead, as ``fastgo.envs`` does.
 
     >>> batch = BoardBatch(2, 5)
     >>> r = batch.step([12, 25])            # game 0 plays C3, game 1 passes
