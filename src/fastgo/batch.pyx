@@ -1021,13 +1021,13 @@ cdef class BoardBatch:
     @property
     def state_bytes(self):
         """Bytes of C state per game now: the BoardState, the game record, the colouring ring,
-        the kept legal mask and its hard points, the superko filter's counts, the superko table
-        and the move list (the last two grow with the game)."""
+        the kept legal mask, its hard points and `ready` byte, the superko filter's counts, the
+        superko table and the move list (the last two grow with the game)."""
         cdef int64_t i, total = 0
         for i in range(self.n):
             total += (self.games[i].seen.cap * (sizeof(uint64_t) + sizeof(int32_t))
                       + self.games[i].cap_moves * sizeof(int16_t))
-        return (self.sbytes + sizeof(Game) + self.ring_bytes + (self.npoints + 1)
+        return (self.sbytes + sizeof(Game) + self.ring_bytes + (self.npoints + 1) + 1
                 + self.hard_words * sizeof(uint64_t) + 4 * (self.npoints + 1) * sizeof(int16_t)
                 + total / self.n)
 
