@@ -1218,8 +1218,8 @@ cdef uint64_t row_tail(const uint8_t* row, int64_t P) noexcept nogil:
 
 cdef inline int64_t draw_below(uint64_t s, int64_t i, int64_t count) noexcept nogil:
     """random_actions' index for row i: uniform in [0, count) by Lemire's multiply-shift with
-    rejection on the splitmix64 stream of (s, i)."""
-    cdef uint64_t r = mix64(mix64(s) ^ (<uint64_t>i * <uint64_t>0x9E3779B97F4A7C15ULL))
+    rejection on the splitmix64 stream of (seed, i); s is mix64(seed), mixed once a call."""
+    cdef uint64_t r = mix64(s ^ (<uint64_t>i * <uint64_t>0x9E3779B97F4A7C15ULL))
     cdef uint64_t x = (r >> 32) * <uint64_t>count, t
     if (x & <uint64_t>0xFFFFFFFFULL) < <uint64_t>count:
         t = ((<uint64_t>1 << 32) - <uint64_t>count) % <uint64_t>count
@@ -1291,7 +1291,7 @@ def random_actions(mask, seed=0, out=None, threads=None):
         raise ValueError("mask must be a bool array [n, points + 1]")
     m = np.ascontiguousarray(m)
     cdef int64_t n = m.shape[0], P = m.shape[1], i
-    cdef uint64_t s = <uint64_t>(_index(seed, "seed") & 0xFFFFFFFFFFFFFFFF)
+    cdef uint64_t s = mix64(<uint64_t>(_index(seed, "seed") & 0xFFFFFFFFFFFFFFFF))
     cdef int nt = _threads(threads)
     out = _check_out(out, (n,), np.int64)
     cdef const uint8_t* mk = <const uint8_t*>cnp.PyArray_DATA(m)
