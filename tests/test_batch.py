@@ -420,7 +420,7 @@ def _random_action_model(row, seed, i):
     return legal[x >> 32]
 
 
-@pytest.mark.parametrize("points", [1, 7, 8, 9, 16, 17, 82, 362, 640, 641, 700])
+@pytest.mark.parametrize("points", [1, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 26, 50, 82, 362, 640, 641, 700])
 def test_random_actions_follow_the_documented_draw(points):
     # rows of every density, read eight bytes at a time by the kernel (byte by byte past 640);
     # any nonzero byte (a bool view of other bytes) counts as legal, and a row with one legal

@@ -1213,6 +1213,9 @@ cdef uint64_t row_tail(const uint8_t* row, int64_t P) noexcept nogil:
     """true_bytes of the row's last word, entries 8 * ((P - 1) // 8) .. P - 1 (zeros beyond)."""
     cdef uint64_t x = 0
     cdef int64_t at = 8 * ((P - 1) >> 3)
+    if P >= 8:      # the row's last eight bytes, shifted down past those of the word before
+        memcpy(&x, row + P - 8, 8)
+        return true_bytes(x >> (8 * (8 - (P - at))))
     memcpy(&x, row + at, <size_t>(P - at))
     return true_bytes(x)
 
