@@ -36,14 +36,18 @@ def test_make_with_module_prefix_and_kwargs():
     assert "A" in rect.render()
 
 
-@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP,
-                                  AutoresetMode.DISABLED])
-def test_vector_env_matches_sync_vector_env(mode):
+@pytest.mark.parametrize("mode,copy", [(AutoresetMode.NEXT_STEP, True),
+                                       (AutoresetMode.SAME_STEP, True),
+                                       (AutoresetMode.DISABLED, True),
+                                       (AutoresetMode.NEXT_STEP, False),
+                                       (AutoresetMode.SAME_STEP, False)])
+def test_vector_env_matches_sync_vector_env(mode, copy):
     """Same actions through GoVectorEnv and through Gymnasium's SyncVectorEnv of GoEnvs: the
-    same observations, rewards, flags and final observations at every step."""
+    same observations, rewards, flags and final observations at every step. With copy=False
+    the observations are the env's own buffers, the same arrays every step."""
     n, size, cap = 6, 3, 12                 # a 3x3 board and a low cap: games end often
     ours = gym.make_vec("fastgo/Go9x9-v0", num_envs=n, vectorization_mode="vector_entry_point",
-                        size=size, komi=0.5, max_moves=cap, autoreset_mode=mode)
+                        size=size, komi=0.5, max_moves=cap, autoreset_mode=mode, copy=copy)
     ref = SyncVectorEnv([lambda: GoEnv(size, komi=0.5, max_moves=cap) for _ in range(n)],
                         autoreset_mode=mode)
     assert ours.metadata["autoreset_mode"] == mode
@@ -62,8 +66,11 @@ def test_vector_env_matches_sync_vector_env(mode):
         acts = fastgo.random_actions(mask, t)
         acts[rng.random(n) < 0.3] = size * size         # pass often
         acts[~mask.any(1)] = 0                          # games to restart: any action
+        before = o1
         o1, r1, te1, tr1, i1 = ours.step(acts)
         o2, r2, te2, tr2, i2 = ref.step(acts)
+        for k in o1:
+            assert np.shares_memory(before[k], o1[k]) == (not copy)
         assert np.array_equal(r1, r2) and np.array_equal(te1, te2) and np.array_equal(tr1, tr2)
         ends += int(te1.sum() + tr1.sum())
         if mode == AutoresetMode.SAME_STEP and "final_obs" in i2:
