@@ -63,8 +63,8 @@ class GoVectorEnv(VectorEnv):
     step returns the new game's observation, the final one in ``info["final_obs"]``), or
     disabled (restart with ``reset(options={"reset_mask": mask})``). ``copy`` as in Gymnasium's
     ``SyncVectorEnv``: True returns new observation arrays each call; False returns the env's
-    own two buffers, which the next ``step`` or ``reset`` overwrites (no copy of the planes, a
-    fifth of a 9x9 step's time); final observations are copies either way.
+    own two buffers, which the next ``step`` or ``reset`` overwrites (the copy of the planes
+    took about a third of a step of 1,024 9x9 games); final observations are copies either way.
     """
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
