@@ -40,7 +40,8 @@ def test_make_with_module_prefix_and_kwargs():
                                        (AutoresetMode.SAME_STEP, True),
                                        (AutoresetMode.DISABLED, True),
                                        (AutoresetMode.NEXT_STEP, False),
-                                       (AutoresetMode.SAME_STEP, False)])
+                                       (AutoresetMode.SAME_STEP, False),
+                                       (AutoresetMode.DISABLED, False)])
 def test_vector_env_matches_sync_vector_env(mode, copy):
     """Same actions through GoVectorEnv and through Gymnasium's SyncVectorEnv of GoEnvs: the
     same observations, rewards, flags and final observations at every step. With copy=False

@@ -46,7 +46,7 @@ cdef enum:
     PROBE_MAX_GAP = 512     # and at most, after tries that confirmed the choice
     PROBE_STEPS = 2         # steps a try measures
     PROBE_SETTLE = 1        # steps after a change of setting that are not measured
-    RANDOM_PARALLEL_BYTES = 1 << 17     # random_actions: the smallest mask it runs on threads
+    RANDOM_PARALLEL_WORK = 1 << 22      # random_actions: the least rows * (P + 400) it runs on threads
 
 cdef enum:
     JOB_APPLY = 0
@@ -1156,8 +1156,9 @@ def _check_out(out, shape, dtype):
     return out
 
 
-# A bool mask row read eight bytes at a time: a word's nonzero bytes become 0x01 bytes, whose
-# count is one multiply (at most 8, so no byte overflows).
+# A bool mask row read eight bytes at a time (sixteen when counting on x86-64): a word's nonzero
+# bytes become 0x01 bytes, whose count is one multiply (at most 8, so no byte overflows). Loads
+# are little-endian (fastgo_le64), so byte b of a word is entry 8w + b on any machine.
 cdef enum:
     DRAW_WORDS = 80         # random_action's words of eight entries: rows up to 640 (25x25 + 1)
 
@@ -1187,11 +1188,21 @@ cdef extern from *:
     #define FASTGO_SSE2 0
     static inline int64_t fastgo_pair_counts(const uint8_t* row, int64_t pairs, int32_t* before,
                                              int64_t count) {
+        (void)row; (void)pairs; (void)before;
         return count;
     }
     #endif
+    /* A word loaded from memory as little-endian (byte b in bits 8b .. 8b + 7). */
+    static inline uint64_t fastgo_le64(uint64_t x) {
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        return __builtin_bswap64(x);
+    #else
+        return x;
+    #endif
+    }
     """
     bint FASTGO_SSE2
+    uint64_t fastgo_le64(uint64_t x) noexcept nogil
     int64_t fastgo_pair_counts(const uint8_t* row, int64_t pairs, int32_t* before,
                                int64_t count) noexcept nogil
 
@@ -1207,7 +1218,7 @@ cdef inline uint64_t row_word(const uint8_t* row, int64_t w) noexcept nogil:
     """true_bytes of entries 8w .. 8w + 7 of a row (all of them inside it)."""
     cdef uint64_t x
     memcpy(&x, row + 8 * w, 8)
-    return true_bytes(x)
+    return true_bytes(fastgo_le64(x))
 
 cdef uint64_t row_tail(const uint8_t* row, int64_t P) noexcept nogil:
     """true_bytes of the row's last word, entries 8 * ((P - 1) // 8) .. P - 1 (zeros beyond)."""
@@ -1215,9 +1226,9 @@ cdef uint64_t row_tail(const uint8_t* row, int64_t P) noexcept nogil:
     cdef int64_t at = 8 * ((P - 1) >> 3)
     if P >= 8:      # the row's last eight bytes, shifted down past those of the word before
         memcpy(&x, row + P - 8, 8)
-        return true_bytes(x >> (8 * (8 - (P - at))))
+        return true_bytes(fastgo_le64(x) >> (8 * (8 - (P - at))))
     memcpy(&x, row + at, <size_t>(P - at))
-    return true_bytes(x)
+    return true_bytes(fastgo_le64(x))
 
 cdef inline int64_t draw_below(uint64_t s, int64_t i, int64_t count) noexcept nogil:
     """random_actions' index for row i: uniform in [0, count) by Lemire's multiply-shift with
@@ -1234,7 +1245,7 @@ cdef inline int64_t draw_below(uint64_t s, int64_t i, int64_t count) noexcept no
 cdef inline int64_t random_action(const uint8_t* row, int64_t P, uint64_t s, int64_t i) noexcept nogil:
     """random_actions' draw for row i of P entries: uniform over the nonzero entries (Lemire's
     draw_below), or P - 1 (the pass)."""
-    # One pass counts the legal entries word by word, keeping the count before each word; the
+    # One pass counts the legal entries of each word, keeping the count before each word; the
     # k-th legal entry is then found without a branch (how many words begin at or before it,
     # then within its word by a running count per byte): where it lies in a row is random, and
     # loops that stop there were mispredicted about twice a row.
@@ -1299,9 +1310,11 @@ def random_actions(mask, seed=0, out=None, threads=None):
     out = _check_out(out, (n,), np.int64)
     cdef const uint8_t* mk = <const uint8_t*>cnp.PyArray_DATA(m)
     cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
-    # threads only for a mask worth waking them for: a 9x9 mask of 1024 rows takes about 37 us
-    # on one thread, 35 on two (and far longer when another job holds a core); 19x19's, 79 / 57
-    if nt > 1 and n * P >= RANDOM_PARALLEL_BYTES:
+    # threads only for a mask worth waking them for: a row takes about 15 + P / 25 ns on one
+    # thread here (1,024 rows of 82: 22 us; of 362: 34 us), and a second thread, asleep between
+    # calls, costs about 100 us to wake and join (1,024 x 362: 48 us on one thread, 155 on
+    # two; 16,384 x 82: 324 / 240); rows * (P + 400) >= 2**22 is about 180 us of work
+    if nt > 1 and n * (P + 400) >= RANDOM_PARALLEL_WORK:
         for i in prange(n, nogil=True, num_threads=nt, schedule="static"):
             o[i] = random_action(mk + i * P, P, s, i)
     else:
