@@ -440,12 +440,14 @@ def test_random_actions_follow_the_documented_draw(points):
 
 
 def test_random_actions_same_on_any_thread_count():
+    # 12,000 rows of 82: enough work for the threaded path (rows * (P + 400) >= 2**22)
     rng = np.random.default_rng(7)
-    mask = rng.random((3000, 82)) < rng.random((3000, 1))
+    mask = rng.random((12000, 82)) < rng.random((12000, 1))
     one = fastgo.random_actions(mask, 99, threads=1)
     assert one.tolist() == fastgo.random_actions(mask, 99, threads=2).tolist()
-    assert [_random_action_model(mask[i].tolist(), 99, i) for i in (0, 1234, 2999)] == \
-        one[[0, 1234, 2999]].tolist()
+    assert one.tolist() == fastgo.random_actions(mask, 99, threads=3).tolist()
+    assert [_random_action_model(mask[i].tolist(), 99, i) for i in (0, 1234, 11999)] == \
+        one[[0, 1234, 11999]].tolist()
     with pytest.raises(ValueError):
         fastgo.random_actions(mask, 99, threads=0)
 
