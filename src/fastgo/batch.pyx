@@ -392,7 +392,9 @@ cdef class BoardBatch:
         cdef Game* g = &self.games[i]
         cdef int64_t cap
         cdef int16_t* mem
-        self.ready[i] = 0
+        self.ready[i] = self.has_room(i)
+        if self.ready[i]:
+            return 0            # the usual case: one test of what has_room says
         if g.nturns + 1 > g.cap_moves:
             cap = 2 * g.cap_moves if g.cap_moves >= 32 else 64
             mem = <int16_t*>realloc(g.moves, <size_t>cap * sizeof(int16_t))

@@ -204,9 +204,8 @@ cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
     Fixed writes: placing the stone and joining the first own chain 16 fields (4 of them
     neighbour masks, 2 the stone's cell), one pseudo-liberty per neighbouring stone (4), 4 per
     further merge (3 at most), 3 per cleared chain or the suicide (4 at most), the capture
-    count: under 64. Per
-    stone of the neighbouring chains and the new stone: one relabel in each merge where it is on
-    the smaller side (at most 4); clearing it (capture or suicide) writes 13 more (colour, 3 for
+    count: under 64. Per stone of the neighbouring chains and the new stone: one relabel in each
+    merge where it is on the smaller side (at most 4); clearing it (capture or suicide) writes 13 more (colour, 3 for
     the empty list, head, a pseudo-liberty per neighbouring stone, 4 neighbour masks). So
     64 + 32 per stone bounds it; the debug build asserts that no play exceeds its reservation.
     """
