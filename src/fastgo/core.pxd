@@ -1275,36 +1275,37 @@ cdef inline bint judge_hard(const BoardState* b, int colour, int ko_rule, bint s
                                                        seen, memory, fresh) == LEGAL
     return refused
 
-cdef inline void settle_point(const BoardState* b, int p, int ko_rule, uint32_t s_inv,
+cdef inline void settle_point(const BoardState* b, int p, int q, int words, int ko_rule,
                               uint8_t* out, uint64_t* hard) noexcept nogil:
-    """Point p's entry in a kept mask and its hard bits, after a play on or next to it: a
-    stone 0, an empty point 1 when it has an empty neighbour (it plays freely, or it is hard
-    with a liberty: see judge_hard), else hard and walled in (its entry judge_hard's).
-    s_inv: stride_inverse(b.stride)."""
+    """Point p's entry out[q] in a kept mask and its hard bits, after a play on or next to it:
+    a stone 0, an empty point 1 when it has an empty neighbour (it plays freely, or it is hard
+    with a liberty: see judge_hard), else hard and walled in (its entry judge_hard's). A wall
+    clears its hard bits (never set) and writes 0 at out[q] (see settle_around)."""
     cdef uint64_t bit = <uint64_t>1 << (p & 63)
-    cdef int colour = b.cell[p].color, w = p >> 6, words = hard_words(b)
+    cdef int w = p >> 6
     cdef uint16_t nb = nbr_masks(b)[p]
-    cdef bint empty, free, liberty
-    if colour == WALL:
-        return
-    empty = colour == EMPTY
-    free = empty & plays_freely_by(nb, b.cell[p].ever, ko_rule)
-    liberty = (nb & NBR_EMPTY) != 0
-    out[public_of(p, b.stride, s_inv)] = empty & liberty
+    cdef bint empty = b.cell[p].color == EMPTY
+    cdef bint free = plays_freely_by(nb, b.cell[p].ever, ko_rule)
+    cdef bint liberty = (nb & NBR_EMPTY) != 0
     # no branches: whether a neighbour's state changed is unpredictable
     hard[w] = (hard[w] & ~bit) | (bit * (empty & (not free) & liberty))
     hard[words + w] = (hard[words + w] & ~bit) | (bit * (empty & (not liberty)))
+    out[q] = empty & liberty
 
 cdef inline void settle_around(const BoardState* b, int p, int ko_rule, uint32_t s_inv,
                                uint8_t* out, uint64_t* hard) noexcept nogil:
-    """settle_point for p and its four neighbours: after p changed colour, theirs are the only
-    neighbour masks that changed."""
-    cdef int k
-    cdef int nb[4]
-    settle_point(b, p, ko_rule, s_inv, out, hard)
-    neighbours(nb, p, b.stride)
-    for k in range(4):
-        settle_point(b, nb[k], ko_rule, s_inv, out, hard)
+    """settle_point for the on-board point p and its four neighbours: after p changed colour,
+    theirs are the only neighbour masks that changed. s_inv: stride_inverse(b.stride). A
+    neighbour's public index is p's plus or minus 1 or the width (stride - 1); a wall's entry
+    goes to p's own, which p's settling writes last (no branch on which sides are walls:
+    arithmetic, as GCC made branches of selects here)."""
+    cdef int s = b.stride, w = s - 1, words = hard_words(b), q = public_of(p, s, s_inv)
+    cdef const Cell* c = b.cell
+    settle_point(b, p - s, q - w * (c[p - s].color != WALL), words, ko_rule, out, hard)
+    settle_point(b, p - 1, q - (c[p - 1].color != WALL), words, ko_rule, out, hard)
+    settle_point(b, p + 1, q + (c[p + 1].color != WALL), words, ko_rule, out, hard)
+    settle_point(b, p + s, q + w * (c[p + s].color != WALL), words, ko_rule, out, hard)
+    settle_point(b, p, q, words, ko_rule, out, hard)
 
 cdef inline int chain_sole_liberty(const BoardState* b, int h) noexcept nogil:
     """The only liberty of the chain headed by h (a stone), or 0 when it has none or several:
