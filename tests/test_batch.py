@@ -329,6 +329,27 @@ def test_state_bytes_reported():
     assert 0 < b9.state_bytes < b19.state_bytes
 
 
+def test_superko_table_grows_with_the_game():
+    """The README's bound: the superko table keeps at most 48 bytes (four 12-byte slots) per
+    colouring it remembers, plus its first 16 slots. Two batches play the same number of turns
+    (stones only, so every turn adds a colouring), one under simple ko, which keeps no table
+    beyond the first 16 slots: the difference of state_bytes is the table's growth (the move
+    lists grow alike)."""
+    turns, n = 140, 4
+    rng = np.random.default_rng(5)
+    kept = {}
+    for ko in ("positional", "simple"):
+        b = BoardBatch(n, 9, ko=ko, max_moves=None)
+        mask = np.empty((n, 82), dtype=np.bool_)
+        for _ in range(turns):
+            b.legal_mask(out=mask)
+            assert mask[:, :81].any(axis=1).all()       # a stone can be played in every game
+            b.step(np.array([rng.choice(np.flatnonzero(row[:81])) for row in mask]))
+        kept[ko] = b.state_bytes
+    table = kept["positional"] - kept["simple"] + 16 * 12
+    assert 16 * 12 < table <= 4 * 12 * (turns + 1) + 16 * 12
+
+
 @pytest.mark.parametrize("suicide", [True, False])
 @pytest.mark.parametrize("ko", KO_RULES)
 def test_masks_match_reference_with_shortcut_cases(ko, suicide):

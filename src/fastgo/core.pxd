@@ -902,8 +902,10 @@ cdef inline int hashset_reserve(HashSet* s, int64_t extra) noexcept nogil:
         return 0
     for i in range(s.cap):
         live += s.counts[i] > 0
-    # size for the live keys only: tombstones left by undo must not make the table grow forever
-    while 4 * (live + extra) > cap:
+    # size for the live keys only: tombstones left by undo must not make the table grow forever.
+    # A load of at most 3/8 after the rebuild leaves cap / 8 keys before the next one (a table
+    # that grows doubles; at most a quarter, the table of a growing game grew fourfold)
+    while 8 * (live + extra) > 3 * cap:
         cap *= 2
     if hashset_init(&t, cap) != 0:
         return -1
