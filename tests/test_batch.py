@@ -335,7 +335,7 @@ def test_superko_table_grows_with_the_game():
     (stones only, so every turn adds a colouring), one under simple ko, which keeps no table
     beyond the first 16 slots: the difference of state_bytes is the table's growth (the move
     lists grow alike)."""
-    turns, n = 140, 4
+    turns, n = 140, 4           # just past a rebuild (at 128 colourings), where growth shows
     rng = np.random.default_rng(5)
     kept = {}
     for ko in ("positional", "simple"):

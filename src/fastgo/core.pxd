@@ -25,7 +25,7 @@ equal the number of its stones next to p.
 Neighbour masks. ``nbr_masks(b)[p]`` packs which of p's four neighbours (side k = 0..3: p - s,
 p - 1, p + 1, p + s) are empty, black and white, four bits each (``NBR_EMPTY``,
 ``nbr_of(colour)``; bit k of a field is side k), kept up to date on every point (walls' are
-written but never read): "has an empty neighbour?", "is it walled in by one colour?", which
+written, and read only by settle_point, which masks them off): "has an empty neighbour?", "is it walled in by one colour?", which
 sides hold the mover's or the opponent's stones and a new stone's pseudo-liberties (the
 empty sides counted) are one read each, where the playout asks them of every candidate it
 draws and every play. Exact liberties, which only the Python API reports, are
