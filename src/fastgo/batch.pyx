@@ -416,6 +416,7 @@ cdef class BoardBatch:
         cdef uint8_t* ring = self.rings + <size_t>i * self.ring_bytes
         cdef uint8_t* slot
         cdef const int16_t* freed = NULL
+        cdef bint ended
         g.ko_hash = b.hash
         if point != self.npoints:
             p = to_pad(b, point)
@@ -443,11 +444,12 @@ cdef class BoardBatch:
             slot[point] = <uint8_t>colour
             for k in range(gone):
                 slot[public_of(freed[k], b.stride, self.s_inv)] = EMPTY
-        if self.over(i) or self.capped(i) or 5 * gone > self.npoints:
+        ended = self.over(i) or self.capped(i)
+        if ended or 5 * gone > self.npoints:
             self.refresh_mask(i)
         else:
             self.update_mask(i, p, freed, gone)
-        if self.over(i) or self.capped(i):
+        if ended:
             self.ready[i] = 0   # no next turn: an action is refused, or restarts the game
         else:
             self.reserve(i)     # the next turn's room, here on the thread that owns the game

@@ -25,11 +25,11 @@ equal the number of its stones next to p.
 Neighbour masks. ``nbr_masks(b)[p]`` packs which of p's four neighbours (side k = 0..3: p - s,
 p - 1, p + 1, p + s) are empty, black and white, four bits each (``NBR_EMPTY``,
 ``nbr_of(colour)``; bit k of a field is side k), kept up to date on every point (walls' are
-written, and read only by settle_point, which masks them off): "has an empty neighbour?", "is it walled in by one colour?", which
-sides hold the mover's or the opponent's stones and a new stone's pseudo-liberties (the
-empty sides counted) are one read each, where the playout asks them of every candidate it
-draws and every play. Exact liberties, which only the Python API reports, are
-counted on demand.
+written, and read only by settle_point, which masks them off): "has an empty neighbour?", "is
+it walled in by one colour?", which sides hold the mover's or the opponent's stones and a new
+stone's pseudo-liberties (the empty sides counted) are one read each, where the playout asks
+them of every candidate it draws and every play. Exact liberties, which only the Python API
+reports, are counted on demand.
 
 Undo. Every write a move makes goes through ``jset*``, which records the old value in an optional
 ``Journal`` (NULL inside playouts). Undoing a turn restores those values in reverse order.
@@ -205,9 +205,10 @@ cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
     neighbour masks, 2 the stone's cell), one pseudo-liberty per neighbouring stone (4), 4 per
     further merge (3 at most), 3 per cleared chain or the suicide (4 at most), the capture
     count: under 64. Per stone of the neighbouring chains and the new stone: one relabel in each
-    merge where it is on the smaller side (at most 4); clearing it (capture or suicide) writes 13 more (colour, 3 for
-    the empty list, head, a pseudo-liberty per neighbouring stone, 4 neighbour masks). So
-    64 + 32 per stone bounds it; the debug build asserts that no play exceeds its reservation.
+    merge where it is on the smaller side (at most 4); clearing it (capture or suicide) writes
+    13 more (colour, 3 for the empty list, head, a pseudo-liberty per neighbouring stone, 4
+    neighbour masks). So 64 + 32 per stone bounds it; the debug build asserts that no play
+    exceeds its reservation.
     """
     cdef int heads[4]
     cdef int n = distinct_neighbour_chains(b, p, heads), k
