@@ -738,6 +738,33 @@ def test_lone_stone_suicide_after_a_pass(ko):
 
 
 @needs_fastgo
+@pytest.mark.parametrize("ko,suicide", RULE_COMBOS)
+def test_kept_mask_follows_plays_undos_and_copies(ko, suicide):
+    """A Board keeps its legal mask between turns (each play settles the points it changed;
+    undo, copies and set-ups judge it afresh): after every turn of random games with undos and
+    copies in between, legal_moves() equals the moves that is_legal (one judgement a point)
+    allows. Boards from 1x3 to 13x13, dense set-ups included (captures of many stones)."""
+    rnd = random.Random(f"kept-{ko}-{suicide}")
+    for w, h in [(9, 9), (5, 5), (3, 3), (1, 3), (7, 4), (2, 6), (13, 13)]:
+        setup = random_setup(rnd, w, h) if rnd.random() < 0.5 else None
+        board = (fastgo.Board.from_array(np.array(setup, dtype=np.int8).reshape(h, w), ko=ko,
+                                         suicide=suicide)
+                 if setup is not None else fastgo.Board(w, h, ko=ko, suicide=suicide))
+        for _ in range(120 if w * h < 100 else 60):
+            if board.is_over:
+                break
+            legal = board.legal_moves()
+            assert legal == [p for p in range(w * h + 1) if board.is_legal(p)], (w, h, board.history)
+            r = rnd.random()
+            if r < 0.1 and len(board.history) >= 2:
+                board.undo(2)
+            elif r < 0.15:
+                board = board.copy(undo=True)
+            else:
+                board.play(rnd.choice(legal))
+
+
+@needs_fastgo
 def test_from_array_rejects_airless_chains():
     with pytest.raises(ValueError):
         fastgo.Board.from_array(np.array([[1, 2]]))

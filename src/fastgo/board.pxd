@@ -6,7 +6,7 @@ with ``board_copy`` and play on the copy without the GIL. Write through ``Board`
 history, the superko memory and the journal must change together.
 """
 
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 from fastgo.core cimport BoardState, Journal, superko_key
 
 
@@ -35,9 +35,14 @@ cdef class Board:
     cdef int npoints
     cdef readonly object rules
     cdef object setup          # int8 [h, w] stones of a non-empty set-up, else None (for pickling)
-    cdef object vertices       # GTP vertex -> point for this size, fetched on first use
     cdef bint initialised      # set by __init__ (or from_array/copy/unpickling): the size and
                                # rules are fixed from then on, a second __init__ is refused
+    cdef bint kept             # kmask follows the stones: each play settles the points it
+                               # changed (core.settle_around); only the hard points are judged
+                               # when a mask is asked for. False after undo, set-up and copy
+    cdef uint8_t* kmask        # the kept legal mask (npoints + 1 entries, core.judge_mask's
+                               # layout), then its hard points (_khard): one allocation, made
+                               # when a mask is first asked for (the object stays 176 bytes)
 
     cdef int _reset(self, int w, int h, rules) except -1
     cdef bint _seen_contains(self, uint64_t key) noexcept nogil
@@ -52,6 +57,8 @@ cdef class Board:
     cdef void _commit(self, int point) noexcept nogil
     cdef void _undo_turn(self) noexcept nogil
     cpdef play(self, move)
+    cdef int _keep(self) except -1
+    cdef void _settle(self, int p, int before) noexcept nogil
     cdef void _mask(self, unsigned char* out) noexcept nogil
     cdef int _parse(self, move) except -1
     cdef int _point(self, move) except -1
@@ -63,6 +70,14 @@ cdef class Board:
     cdef inline uint64_t _turn_key(self, int64_t t) noexcept nogil:
         """The superko key of the colouring after turn t (0: the set-up)."""
         return self._key(self.turns[t].hash, self.first if t % 2 == 0 else 3 - self.first)
+
+    cdef inline size_t _kmask_bytes(self) noexcept nogil:
+        """The kept mask's npoints + 1 entries, rounded up to whole words."""
+        return (<size_t>self.npoints + 8) & ~(<size_t>7)
+
+    cdef inline uint64_t* _khard(self) noexcept nogil:
+        """The kept mask's hard points (core.judge_hard's 3 * hard_words words), after it."""
+        return <uint64_t*>(self.kmask + self._kmask_bytes())
 
     cdef inline int _colour_to_move(self) noexcept nogil:
         return self.first if self.nturns % 2 == 0 else 3 - self.first

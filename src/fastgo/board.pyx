@@ -109,6 +109,9 @@ cdef tuple _INTS = tuple(range(MAX_POINTS + 1))
 cdef PyObject* _INT_OBJECTS[MAX_POINTS + 1]
 for _i in range(MAX_POINTS + 1):
     _INT_OBJECTS[_i] = <PyObject*>_INTS[_i]
+# GTP vertex -> point tables (coords.vertex_table), at width * (MAX_SIDE + 1) + height, fetched
+# on first use: Board._parse's fast path for vertices
+cdef list _VERTEX_TABLES = [None] * ((MAX_SIDE + 1) * (MAX_SIDE + 1))
 
 
 def _make_rules(rules, ko, suicide, scoring, komi):
@@ -240,6 +243,7 @@ cdef class Board:
             PyMem_Free(self.turns)
         if not self.seen_inline:
             PyMem_Free(self.seen)
+        PyMem_Free(self.kmask)
 
     def __init__(self, width=9, height=None, *, rules=None, ko=None, suicide=None, scoring=None,
                  komi=None, handicap=0):
@@ -288,6 +292,9 @@ cdef class Board:
         PyMem_Free(self.seen)
         self.seen = NULL
         self.seen_cap = 0
+        PyMem_Free(self.kmask)          # sized for the old board
+        self.kmask = NULL
+        self.kept = False
         self.ko_rule = ko_rule
         if ko_rule != KO_SIMPLE:
             self._seen_reserve(1)
@@ -296,7 +303,6 @@ cdef class Board:
         self.npoints = w * h
         self.first = BLACK
         self.setup = None
-        self.vertices = None
         board_clear(self.st, w, h)
         self.journal.n = 0
         return 0
@@ -369,6 +375,7 @@ cdef class Board:
         """Make the current colouring the set-up: history entry 0."""
         self.nturns = 0
         self.undo_floor = 0
+        self.kept = False
         self.turns[0].mark = 0
         self.turns[0].hash = self.st.hash
         self.turns[0].move = -1
@@ -447,7 +454,6 @@ cdef class Board:
         cdef size_t nbytes = board_bytes(self.st.width, self.st.height)
         b.rules = self.rules
         b.setup = self.setup
-        b.vertices = self.vertices
         b.ko_rule = self.ko_rule
         b.suicide = self.suicide
         b.npoints = self.npoints
@@ -540,10 +546,13 @@ cdef class Board:
 
     cdef void _commit(self, int point) noexcept nogil:
         """Play a move already judged legal and record the turn."""
-        cdef int colour = self._colour_to_move()
+        cdef int colour = self._colour_to_move(), before = self.st.num_empty, p
         cdef int64_t mark = self.journal.n
         if point != self.npoints:
-            board_play(self.st, &self.journal, to_pad(self.st, point), colour)
+            p = to_pad(self.st, point)
+            board_play(self.st, &self.journal, p, colour)
+            if self.kept:
+                self._settle(p, before)
         self.nturns += 1
         self.turns[self.nturns].mark = <int32_t>mark
         self.turns[self.nturns].hash = self.st.hash
@@ -594,6 +603,7 @@ cdef class Board:
             self._seen_remove(self.nturns)
         journal_rewind(self.st, &self.journal, t.mark)
         self.nturns -= 1
+        self.kept = False
 
     def is_legal(self, move):
         """True when the side to move may play `move` now."""
@@ -617,9 +627,60 @@ cdef class Board:
         board_preview(self.st, to_pad(self.st, point), self._colour_to_move(), &h, &captured)
         return h
 
+    cdef int _keep(self) except -1:
+        """Allocate the kept mask, where there is none yet (a new or copied board)."""
+        if self.kmask == NULL:
+            self.kmask = <uint8_t*>PyMem_Malloc(self._kmask_bytes()
+                                                + 3 * hard_words(self.st) * sizeof(uint64_t))
+            if self.kmask == NULL:
+                raise MemoryError()
+            self.kept = False
+        return 0
+
+    cdef void _settle(self, int p, int before) noexcept nogil:
+        """The kept mask after a stone on padded point p, the empty list `before` long before it:
+        p, the stones it removed and their neighbours settled (core.settle_around), as
+        BoardBatch keeps its masks. A play that removes many stones leaves the mask to be judged
+        afresh (cheaper than settling each)."""
+        cdef BoardState* b = self.st
+        cdef int gone = b.num_empty - before + 1, k
+        # board_play took p out of the empty list (then before - 1 long) and appended every
+        # stone it removed: they are at before - 1 .. before - 1 + gone
+        cdef const int16_t* freed = empty_list(b) + before - 1
+        cdef uint32_t s_inv = stride_inverse(b.stride)
+        if 5 * gone > self.npoints:
+            self.kept = False
+            return
+        settle_around(b, p, self.ko_rule, s_inv, self.kmask, self._khard())
+        if tracks_sole_liberties(self.ko_rule, self.suicide):
+            settle_sole_liberties(b, p, self._khard() + 2 * hard_words(b))
+        for k in range(gone):
+            settle_around(b, freed[k], self.ko_rule, s_inv, self.kmask, self._khard())
+
     cdef void _mask(self, uint8_t* out) noexcept nogil:
-        judge_mask(self.st, self._colour_to_move(), self._over(), self.ko_rule, self.suicide,
-                   self._ko_hash(), board_seen, <void*>self, 0, out, NULL)
+        """core.judge_mask's answer at out: from the kept mask (allocated by _keep) with its hard
+        points judged for the mover now, or judged afresh into it when it does not follow the
+        stones."""
+        cdef int colour = self._colour_to_move(), k
+        cdef uint8_t check[MAX_POINTS + 1]
+        if self._over() or self.kmask == NULL:
+            judge_mask(self.st, colour, self._over(), self.ko_rule, self.suicide, self._ko_hash(),
+                       board_seen, <void*>self, 0, out, NULL)
+            return
+        if self.kept:
+            judge_hard(self.st, colour, self.ko_rule, self.suicide, self._ko_hash(), board_seen,
+                       <void*>self, 0, self._khard(), self.kmask, False)
+        else:
+            judge_mask(self.st, colour, False, self.ko_rule, self.suicide, self._ko_hash(),
+                       board_seen, <void*>self, 0, self.kmask, self._khard())
+            self.kept = True
+        memcpy(out, self.kmask, self.npoints + 1)
+        if FASTGO_DEBUG:
+            judge_mask(self.st, colour, False, self.ko_rule, self.suicide, self._ko_hash(),
+                       board_seen, <void*>self, 0, check, NULL)
+            for k in range(self.npoints + 1):
+                FASTGO_ASSERT(check[k] == out[k], "Board: the kept mask differs from judge_mask "
+                              "at point", k)
 
     def legal_mask(self, out=None):
         """Legality of every point and, last, of the pass: bool array of length points + 1.
@@ -632,23 +693,24 @@ cdef class Board:
                   and cnp.PyArray_DIM(out, 0) == self.npoints + 1
                   and cnp.PyArray_IS_C_CONTIGUOUS(out) and cnp.PyArray_ISWRITEABLE(out)):
             raise ValueError(f"out must be a writeable C-contiguous bool array of shape ({self.npoints + 1},)")
+        self._keep()
         self._mask(<uint8_t*>cnp.PyArray_DATA(out))
         return out
 
     def legal_moves(self):
         """The legal moves (points, then the pass) as a list of ints."""
         cdef uint8_t mask[MAX_POINTS + 1]
+        cdef PyObject* picked[MAX_POINTS + 1]
         cdef int i, n = 0, npoints = self.npoints
-        cdef Py_ssize_t k = 0
+        self._keep()
         self._mask(mask)
-        for i in range(npoints + 1):
+        for i in range(npoints + 1):        # no branch: which points are legal is unpredictable
+            picked[n] = _INT_OBJECTS[i]
             n += mask[i]
         out = PyList_New(n)         # filled in place with shared int objects: no allocation
-        for i in range(npoints + 1):
-            if mask[i]:
-                _incref(_INT_OBJECTS[i])    # the list steals a reference
-                _set_item(out, k, _INT_OBJECTS[i])
-                k += 1
+        for i in range(n):
+            _incref(picked[i])      # the list steals a reference
+            _set_item(out, i, picked[i])
         return out
 
     # -- reading the position ----------------------------------------------------------------------
@@ -748,9 +810,9 @@ cdef class Board:
         # which another thread or the move's own methods may act on this board: the result is
         # judged against the size read before them, and refused if the size has changed.
         if type(move) is str:
-            table = self.vertices
+            table = _VERTEX_TABLES[w * (MAX_SIDE + 1) + h]
             if table is None:
-                table = vertex_table(w, h)
+                table = _VERTEX_TABLES[w * (MAX_SIDE + 1) + h] = vertex_table(w, h)
             v = table.get(move, -1)
             if v < 0:
                 v = parse_move(move, w, h)
@@ -762,8 +824,6 @@ cdef class Board:
             v = parse_move(move, w, h)
         if self.st.width != w or self.st.height != h:
             raise RuntimeError("the board changed size while its move was read")
-        if self.vertices is None and type(move) is str:
-            self.vertices = table
         return v
 
     cdef int _point(self, move) except -1:
