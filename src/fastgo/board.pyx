@@ -521,7 +521,7 @@ cdef class Board:
         if need >= 2 ** 31:
             raise MemoryError()     # a turn's mark is an int32
         if need > self.journal.cap:
-            cap = max(need, 2 * self.journal.cap, 1024)
+            cap = max(need, 2 * self.journal.cap)     # (a kept copy that plays once stays small)
             mem = PyMem_Realloc(self.journal.entries, cap * sizeof(JournalEntry))
             if mem == NULL:
                 raise MemoryError()
