@@ -114,6 +114,29 @@ for _i in range(MAX_POINTS + 1):
 cdef list _VERTEX_TABLES = [None] * ((MAX_SIDE + 1) * (MAX_SIDE + 1))
 
 
+cdef inline PyObject** _pick(PyObject** dst, PyObject** src, const uint8_t* mask,
+                             int n) noexcept nogil:
+    """Copy src[i] to dst, in order, for each i < n whose mask[i] (0 or 1) is 1; returns the end
+    of what was written. No branch on the mask (which points are legal is unpredictable), four
+    entries a round."""
+    cdef int i = 0
+    while i + 4 <= n:
+        dst[0] = src[i]
+        dst += mask[i]
+        dst[0] = src[i + 1]
+        dst += mask[i + 1]
+        dst[0] = src[i + 2]
+        dst += mask[i + 2]
+        dst[0] = src[i + 3]
+        dst += mask[i + 3]
+        i += 4
+    while i < n:
+        dst[0] = src[i]
+        dst += mask[i]
+        i += 1
+    return dst
+
+
 def _make_rules(rules, ko, suicide, scoring, komi):
     """A validated Rules from a Rules, a preset name or None, with keyword overrides."""
     if rules is None:
@@ -701,12 +724,10 @@ cdef class Board:
         """The legal moves (points, then the pass) as a list of ints."""
         cdef uint8_t mask[MAX_POINTS + 1]
         cdef PyObject* picked[MAX_POINTS + 1]
-        cdef int i, n = 0, npoints = self.npoints
+        cdef int i, n
         self._keep()
         self._mask(mask)
-        for i in range(npoints + 1):        # no branch: which points are legal is unpredictable
-            picked[n] = _INT_OBJECTS[i]
-            n += mask[i]
+        n = _pick(picked, _INT_OBJECTS, mask, self.npoints + 1) - picked
         out = PyList_New(n)         # filled in place with shared int objects: no allocation
         for i in range(n):
             _incref(picked[i])      # the list steals a reference
