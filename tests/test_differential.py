@@ -742,8 +742,10 @@ def test_lone_stone_suicide_after_a_pass(ko):
 def test_kept_mask_follows_plays_undos_and_copies(ko, suicide):
     """A Board keeps its legal mask between turns (each play settles the points it changed;
     undo, copies and set-ups judge it afresh): after every turn of random games with undos and
-    copies in between, legal_moves() equals the moves that is_legal (one judgement a point)
-    allows. Boards from 1x3 to 13x13, dense set-ups included (captures of many stones)."""
+    copies in between, legal_moves() equals the moves why_illegal (one judgement a point, the
+    rules' judge_move) has no reason against, and is_legal (which reads the kept mask once it is
+    this turn's) agrees. Boards from 1x3 to 13x13, dense set-ups included (captures of many
+    stones)."""
     rnd = random.Random(f"kept-{ko}-{suicide}")
     for w, h in [(9, 9), (5, 5), (3, 3), (1, 3), (7, 4), (2, 6), (13, 13)]:
         setup = random_setup(rnd, w, h) if rnd.random() < 0.5 else None
@@ -754,7 +756,9 @@ def test_kept_mask_follows_plays_undos_and_copies(ko, suicide):
             if board.is_over:
                 break
             legal = board.legal_moves()
-            assert legal == [p for p in range(w * h + 1) if board.is_legal(p)], (w, h, board.history)
+            judged = [p for p in range(w * h + 1) if board.why_illegal(p) is None]
+            assert legal == judged, (w, h, board.history)
+            assert [p for p in range(w * h + 1) if board.is_legal(p)] == judged
             r = rnd.random()
             if r < 0.1 and len(board.history) >= 2:
                 board.undo(2)

@@ -10,6 +10,12 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 from fastgo.core cimport BoardState, Journal, superko_key
 
 
+cdef enum:
+    KEPT_NONE = 0       # no kept mask, or it does not follow the stones (after undo, set-up, copy)
+    KEPT_SETTLED = 1    # it follows the stones; its hard points are judged when it is asked for
+    KEPT_JUDGED = 2     # and they were, this turn: it is the position's legal mask
+
+
 ctypedef struct Turn:
     uint64_t hash      # colouring after the turn
     int32_t mark       # journal length before the turn
@@ -37,9 +43,9 @@ cdef class Board:
     cdef object setup          # int8 [h, w] stones of a non-empty set-up, else None (for pickling)
     cdef bint initialised      # set by __init__ (or from_array/copy/unpickling): the size and
                                # rules are fixed from then on, a second __init__ is refused
-    cdef bint kept             # kmask follows the stones: each play settles the points it
-                               # changed (core.settle_around); only the hard points are judged
-                               # when a mask is asked for. False after undo, set-up and copy
+    cdef int kept              # KEPT_*: whether kmask follows the stones (each play settles the
+                               # points it changed, core.settle_around; the hard points are
+                               # judged when a mask is asked for) and is this turn's whole mask
     cdef uint8_t* kmask        # the kept legal mask (npoints + 1 entries, core.judge_mask's
                                # layout), then its hard points (_khard): one allocation, made
                                # when a mask is first asked for (the object stays 176 bytes)

@@ -115,11 +115,11 @@ cdef list _VERTEX_TABLES = [None] * ((MAX_SIDE + 1) * (MAX_SIDE + 1))
 
 
 cdef inline PyObject** _pick(PyObject** dst, PyObject** src, const uint8_t* mask,
-                             int n) noexcept nogil:
+                             Py_ssize_t n) noexcept nogil:
     """Copy src[i] to dst, in order, for each i < n whose mask[i] (0 or 1) is 1; returns the end
     of what was written. No branch on the mask (which points are legal is unpredictable), four
-    entries a round."""
-    cdef int i = 0
+    entries a round (pointer-wide indices: no sign extension at each)."""
+    cdef Py_ssize_t i = 0
     while i + 4 <= n:
         dst[0] = src[i]
         dst += mask[i]
@@ -317,7 +317,7 @@ cdef class Board:
         self.seen_cap = 0
         PyMem_Free(self.kmask)          # sized for the old board
         self.kmask = NULL
-        self.kept = False
+        self.kept = KEPT_NONE
         self.ko_rule = ko_rule
         if ko_rule != KO_SIMPLE:
             self._seen_reserve(1)
@@ -398,7 +398,7 @@ cdef class Board:
         """Make the current colouring the set-up: history entry 0."""
         self.nturns = 0
         self.undo_floor = 0
-        self.kept = False
+        self.kept = KEPT_NONE
         self.turns[0].mark = 0
         self.turns[0].hash = self.st.hash
         self.turns[0].move = -1
@@ -571,6 +571,8 @@ cdef class Board:
         """Play a move already judged legal and record the turn."""
         cdef int colour = self._colour_to_move(), before = self.st.num_empty, p
         cdef int64_t mark = self.journal.n
+        if self.kept:
+            self.kept = KEPT_SETTLED        # a new turn: its hard points are judged again
         if point != self.npoints:
             p = to_pad(self.st, point)
             board_play(self.st, &self.journal, p, colour)
@@ -592,7 +594,15 @@ cdef class Board:
         cdef uint64_t h
         cdef int status
         point = self._parse(move)
-        status = self._status(point, &h)
+        # a mask judged this turn answers for a legal move (the common case of a loop that asks
+        # for the legal moves and plays one); only a refusal needs its reason
+        if self.kept == KEPT_JUDGED and self.kmask[point]:
+            status = LEGAL
+            if FASTGO_DEBUG:
+                FASTGO_ASSERT(self._status(point, &h) == LEGAL, "Board.play: a move the kept "
+                              "mask allows is legal; point", point)
+        else:
+            status = self._status(point, &h)
         if status:
             raise IllegalMoveError(point, point_to_vertex(point, self.st.width, self.st.height),
                                    REASONS[status])
@@ -626,12 +636,15 @@ cdef class Board:
             self._seen_remove(self.nturns)
         journal_rewind(self.st, &self.journal, t.mark)
         self.nturns -= 1
-        self.kept = False
+        self.kept = KEPT_NONE
 
     def is_legal(self, move):
         """True when the side to move may play `move` now."""
         cdef uint64_t h
-        return self._status(self._parse(move), &h) == LEGAL
+        cdef int point = self._parse(move)
+        if self.kept == KEPT_JUDGED:        # this turn's mask (see play)
+            return self.kmask[point] != 0
+        return self._status(point, &h) == LEGAL
 
     def why_illegal(self, move):
         """None when `move` is legal, else the reason: "occupied", "suicide", "ko", "superko" or
@@ -657,7 +670,7 @@ cdef class Board:
                                                 + 3 * hard_words(self.st) * sizeof(uint64_t))
             if self.kmask == NULL:
                 raise MemoryError()
-            self.kept = False
+            self.kept = KEPT_NONE
         return 0
 
     cdef void _settle(self, int p, int before) noexcept nogil:
@@ -672,7 +685,7 @@ cdef class Board:
         cdef const int16_t* freed = empty_list(b) + before - 1
         cdef uint32_t s_inv = stride_inverse(b.stride)
         if 5 * gone > self.npoints:
-            self.kept = False
+            self.kept = KEPT_NONE
             return
         settle_around(b, p, self.ko_rule, s_inv, self.kmask, self._khard())
         if tracks_sole_liberties(self.ko_rule, self.suicide):
@@ -690,13 +703,13 @@ cdef class Board:
             judge_mask(self.st, colour, self._over(), self.ko_rule, self.suicide, self._ko_hash(),
                        board_seen, <void*>self, 0, out, NULL)
             return
-        if self.kept:
+        if self.kept == KEPT_SETTLED:
             judge_hard(self.st, colour, self.ko_rule, self.suicide, self._ko_hash(), board_seen,
                        <void*>self, 0, self._khard(), self.kmask, False)
-        else:
+        elif self.kept == KEPT_NONE:
             judge_mask(self.st, colour, False, self.ko_rule, self.suicide, self._ko_hash(),
                        board_seen, <void*>self, 0, self.kmask, self._khard())
-            self.kept = True
+        self.kept = KEPT_JUDGED
         memcpy(out, self.kmask, self.npoints + 1)
         if FASTGO_DEBUG:
             judge_mask(self.st, colour, False, self.ko_rule, self.suicide, self._ko_hash(),
