@@ -5,7 +5,9 @@ and the observation is from the point of view of the player to move next. Observ
 dicts: ``"observation"``, the feature planes [C, height, width] of ``encoding`` (default
 ``agz17``, see ``fastgo.features``), and ``"action_mask"``, int8 [points + 1] (1 = legal, the
 pass last). Actions are fastgo points (``row * width + col``, row 0 at the bottom, pass =
-``width * height``). An illegal action raises ``IllegalActionError`` and changes nothing.
+``width * height``): what the ``Discrete`` action space holds, a Python or numpy integer (a
+bool, float or string is a TypeError, a value out of range a ValueError). An illegal action
+raises ``IllegalActionError``; a refused one changes nothing.
 
 Rewards go to the player who moved: at the turn that ends the game (the second pass in a row)
 +1 if that player won, -1 if they lost, 0 for a tie; 0 on every other turn and on truncation
@@ -14,7 +16,7 @@ Rewards go to the player who moved: at the turn that ends the game (the second p
 
 import numpy as np
 
-from fastgo.envs import require
+from fastgo.envs import check_action, require
 
 gym = require("gymnasium", "gym")
 from gymnasium import spaces  # noqa: E402
@@ -159,6 +161,7 @@ class GoEnv(gym.Env):
         return self._obs(), {}
 
     def step(self, action):
+        action = check_action(action, self.batch.num_points + 1)
         movers = self.batch.to_move
         res = self.batch.step(np.array([action], dtype=np.int64))
         reward = float(_rewards(movers, res)[0])
