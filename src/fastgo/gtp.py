@@ -323,7 +323,8 @@ class Engine:
         # the finished parts of a resumed game (see _bring_to_move), oldest first: their turns
         # are in printsgf's record and their prisoners in the scores and showboard
         self.earlier = list(earlier)
-        self.handicap = handicap           # HA of the game's set-up, for printsgf
+        self.handicap = handicap           # HA of the game's set-up, for printsgf (None: as
+                                           # board_to_sgf decides)
         self.undo_stack = []               # ("undo", k) or ("resume",)
 
     def _rebuild(self, rules):
@@ -611,7 +612,11 @@ class Engine:
         except sgf.SgfError as e:
             raise GtpError(f"cannot load file: {e}") from None
         self.width, self.height, self.rules = game.width, game.height, parts[-1].rules
-        self._clear(parts[-1], parts[:-1], game.handicap, game.info)
+        # the record's HA[] for printsgf where its set-up bears it out (board_to_sgf refuses a
+        # count the stones contradict, as in a record that plays its handicap stones as moves)
+        borne = sgf.setup_handicap(*sgf.board_setup(parts[0]))
+        handicap = game.handicap if game.handicap == borne else None
+        self._clear(parts[-1], parts[:-1], handicap, game.info)
         board = self.board
         return "black" if board.to_move == BLACK else "white"
 
