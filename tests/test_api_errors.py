@@ -644,3 +644,47 @@ def test_rectangular_legal_positions_match_reference(height, width):
     assert got == want
     # a board and its transpose have the same number of legal positions
     assert sum(got) == sum(reference_legal(a.T.copy()) for a in arrays)
+
+
+# -- the constructors' signatures as documented -------------------------------------------------------
+
+def _documented_signatures(cls):
+    """The signatures that cls's docstring states: its first line when it is one (Cython's
+    embedded signature) and every ``Name(...)`` literal, each as an inspect.Signature."""
+    import inspect
+    import re
+    doc = cls.__doc__
+    texts = re.findall(rf"``{cls.__name__}(\(.*?\))``", doc, re.S)
+    first = doc.lstrip().splitlines()[0]
+    if first.startswith(cls.__name__ + "("):
+        texts.append(first[len(cls.__name__):])
+    sigs = []
+    for text in texts:
+        space = {}
+        exec(f"def f{' '.join(text.split())}: pass", space)
+        sigs.append(inspect.signature(space["f"]))
+    return sigs
+
+
+@pytest.mark.parametrize("cls", ["Board", "BoardBatch", "Search"])
+def test_constructor_signatures_shown_are_the_ones_accepted(cls):
+    # help() showed Board(width=9, height=None, rules=None, *, ...) from Cython's embedded
+    # signature, whose `*` sits one parameter late: Board(9, 9, "chinese") fails
+    from fastgo.search import Search
+    cls = {"Board": fastgo.Board, "BoardBatch": fastgo.BoardBatch, "Search": Search}[cls]
+    required = {"n": 2, "board": fastgo.Board(5)}
+    small = {"threads": 1, "memory": 2**16}           # a cheap Search
+    sigs = _documented_signatures(cls)
+    assert sigs
+    for sig in sigs:
+        params = list(sig.parameters.values())
+        positional = [p for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+        keyword = [p for p in params if p.kind is p.KEYWORD_ONLY]
+        assert positional and keyword and len(positional) + len(keyword) == len(params)
+        args = [required[p.name] if p.default is p.empty else p.default for p in positional]
+        kwargs = {k: v for k, v in small.items() if k in sig.parameters}
+        cls(*args, **kwargs)                              # every positional one, by position
+        for p in keyword:
+            cls(*args, **{**kwargs, p.name: p.default})   # each keyword one by keyword...
+            with pytest.raises(TypeError, match="positional"):
+                cls(*args, p.default, **kwargs)           # ...and not by position

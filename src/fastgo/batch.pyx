@@ -310,6 +310,7 @@ cdef class BoardBatch:
         free(self.ready)
         free(self.blocks)
 
+    @cython.embedsignature(False)  # Cython misplaces the `*` of __init__; the docstring says it
     def __init__(self, n, width=9, height=None, *, rules=None, ko=None, suicide=None,
                  scoring=None, komi=None, handicap=0, max_moves=None, autoreset="next-step",
                  threads=None):

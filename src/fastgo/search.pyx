@@ -72,6 +72,7 @@ import threading
 import time
 
 import numpy as np
+cimport cython
 cimport numpy as cnp
 from cython.parallel cimport prange
 from libc.math cimport sqrt, log, isfinite
@@ -226,6 +227,10 @@ cdef int _live(Search search) except -1:
 cdef class Search:
     """A search tree over a copy of `board` (see the module docstring for the algorithms).
 
+    ``Search(board, *, evaluator=None, threads=None, seed=0, memory=256 * 2**20,
+    policy="uniform", rave=True, exploration=None, rave_equiv=2000.0, prior_visits=2.0,
+    expand_after=2, tactics=20, batch=256, fpu=0.0, virtual_loss=1, dirichlet=None,
+    encoding="stones", ownership=False, max_moves=None)``.
     evaluator: None for UCT on playouts; else a callable ``planes -> (priors, values)`` for PUCT.
     threads: UCT workers (default: all cores). seed: playouts' seed. memory: bytes for the node
     pool. policy: the playout policy ("uniform" or "heavy", as ``fastgo.playouts``). rave,
@@ -272,6 +277,7 @@ cdef class Search:
         free(self.bncand)
         free(self.bcolour)
 
+    @cython.embedsignature(False)  # Cython misplaces the `*` of __init__; the docstring says it
     def __init__(self, board, *, evaluator=None, threads=None, seed=0, memory=256 * 2**20,
                  policy="uniform", rave=True, exploration=None, rave_equiv=2000.0,
                  prior_visits=2.0, expand_after=2, tactics=20, batch=256, fpu=0.0, virtual_loss=1,
