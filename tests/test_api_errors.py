@@ -167,6 +167,27 @@ def test_vertex_conversion_errors():
         fastgo.rowcol_to_point(0.0, 0, 9)
 
 
+def test_coordinate_helpers_take_a_square_board_when_height_is_omitted():
+    # point_to_rowcol(-1, 9) spoke of a 9x25 board; rowcol_to_point(9, 0, 9) gave 81, the pass
+    with pytest.raises(ValueError, match="point -1 is off a 9x9 board"):
+        fastgo.point_to_rowcol(-1, 9)
+    with pytest.raises(ValueError, match="point 81 is off a 9x9 board"):
+        fastgo.point_to_rowcol(81, 9)
+    with pytest.raises(ValueError, match=r"\(row, col\) = \(9, 0\) is off a 9x9 board"):
+        fastgo.rowcol_to_point(9, 0, 9)
+    with pytest.raises(ValueError, match="off a 9x9 board"):
+        fastgo.vertex_to_point("A10", 9)
+    for width in (0, 26):
+        for call in (lambda: fastgo.point_to_rowcol(0, width), lambda: fastgo.rowcol_to_point(0, 0, width),
+                     lambda: fastgo.point_to_vertex(0, width), lambda: fastgo.vertex_to_point("A1", width)):
+            with pytest.raises(ValueError, match="board size"):
+                call()
+    assert fastgo.point_to_rowcol(80, 9) == (8, 8) and fastgo.rowcol_to_point(8, 8, 9) == 80
+    assert fastgo.point_to_vertex(80, 9) == "J9" and fastgo.point_to_vertex(81, 9) == "pass"
+    assert fastgo.vertex_to_point("J9", 9) == 80 and fastgo.vertex_to_point("pass", 9) == 81
+    assert fastgo.rowcol_to_point(4, 6, 7, 5) == 34 and fastgo.point_to_vertex(34, 7, 5) == "G5"
+
+
 # ---------------------------------------------------------------------------------------------
 # Sizes
 
