@@ -823,6 +823,8 @@ cdef class BoardBatch:
                 acts = actions      # the usual call, taken as it is: a step costs microseconds
             else:
                 a = np.asarray(actions)
+                if a.dtype.kind in "fO" and not isinstance(actions, np.ndarray):
+                    a = _exact_ints(actions, a, self.npoints)
                 if a.dtype.kind not in "iu" or a.shape != (self.n,):
                     raise ValueError(f"actions must be an integer array of shape ({self.n},), "
                                      f"got {a.dtype} {a.shape}")
@@ -1158,6 +1160,19 @@ cdef class BoardBatch:
             return "<fastgo.BoardBatch, not initialised>"
         return (f"<fastgo.BoardBatch {self.n} games {self.width}x{self.height} "
                 f"ko={self.rules.ko} autoreset={self.autoreset}>")
+
+
+def _exact_ints(actions, a, npoints):
+    """A list of integers that numpy made float64 (one beyond int64 among others: [2**63, 1])
+    or object (beyond uint64) as int64, its values range-checked as the ints they are; `a`, the
+    array numpy made, for anything else (floats are refused as such)."""
+    if a.ndim != 1 or not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+                              for x in actions):
+        return a
+    exact = np.array([int(x) for x in actions], dtype=object)
+    if ((exact < 0) | (exact > npoints)).any():
+        _refuse_range(exact, npoints)
+    return exact.astype(np.int64)
 
 
 def _refuse_range(a, npoints):

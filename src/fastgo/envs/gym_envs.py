@@ -113,7 +113,7 @@ class GoVectorEnv(VectorEnv):
 
     def step(self, actions):
         movers = self.batch.to_move
-        res = self.batch.step(np.asarray(actions))
+        res = self.batch.step(actions)
         rewards = _rewards(movers, res)
         terminated = res.terminated.copy()
         truncated = res.truncated.copy()
