@@ -131,6 +131,18 @@ def test_step_takes_what_the_discrete_space_holds_and_refuses_the_rest(make):
     assert env.batch.board(0).history == [5, 6, 7, 8, 81]
 
 
+@pytest.mark.parametrize("make", [lambda d: GoVectorEnv(2, 5, dtype=d), lambda d: GoEnv(5, dtype=d)])
+def test_an_observation_dtype_encode_cannot_fill_is_refused_by_the_constructor(make):
+    # GoVectorEnv(2, 5, dtype=np.int64) was made, and its reset() failed speaking of `out`
+    for bad in (np.int64, np.float16, "garbage", None):
+        with pytest.raises(TypeError, match="dtype must be one of bool, uint8, int8, float32, float64"):
+            make(bad)
+    for good in (np.uint8, "float64", bool):
+        env = make(good)
+        obs, _ = env.reset()
+        assert obs["observation"].dtype == np.dtype(good)
+
+
 def test_pettingzoo_api_test():
     api_test(GoAECEnv(board_size=5), num_cycles=500, verbose_progress=False)
     api_test(GoAECEnv(board_size=9, max_moves=40), num_cycles=200, verbose_progress=False)

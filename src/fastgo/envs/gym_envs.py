@@ -23,7 +23,7 @@ from gymnasium import spaces  # noqa: E402
 from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
 from gymnasium.vector.utils import batch_space  # noqa: E402
 
-from fastgo.batch import BoardBatch, ENCODINGS  # noqa: E402
+from fastgo.batch import BoardBatch, ENCODINGS, _DTYPES  # noqa: E402
 
 __all__ = ["GoEnv", "GoVectorEnv"]
 
@@ -34,6 +34,14 @@ _MODES = {AutoresetMode.NEXT_STEP: "next-step", AutoresetMode.SAME_STEP: "same-s
 def _spaces(width, height, encoding, dtype):
     if encoding not in ENCODINGS:
         raise ValueError(f"unknown encoding {encoding!r}; expected one of {sorted(ENCODINGS)}")
+    # the dtypes BoardBatch.encode fills, checked here rather than at the first reset
+    try:
+        dt = None if dtype is None else np.dtype(dtype)     # (np.dtype(None) is float64)
+    except TypeError:
+        dt = None
+    if dt not in _DTYPES:
+        raise TypeError(f"dtype must be one of bool, uint8, int8, float32, float64 (the "
+                        f"observation planes), not {repr(dtype) if dt is None else dt}")
     obs = spaces.Dict({
         "observation": spaces.Box(0, 1, (ENCODINGS[encoding], height, width), dtype=dtype),
         "action_mask": spaces.Box(0, 1, (width * height + 1,), dtype=np.int8),
