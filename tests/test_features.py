@@ -129,6 +129,21 @@ def test_encode_into_buffer_and_errors():
         encode("not a board", "agz17")
 
 
+def test_a_dtype_that_contradicts_out_is_refused_and_out_is_left_alone():
+    # encode("agz17", out=<uint8>, dtype=np.float32) returned the uint8 buffer silently
+    batch = BoardBatch(4, 5)
+    batch.step([12, 13, 14, 25])
+    buf = np.full((4, 17, 5, 5), 7, np.uint8)
+    for game in (batch, batch.board(0)):
+        out = buf if game is batch else buf[0]
+        with pytest.raises(ValueError, match="dtype float32 contradicts out's uint8"):
+            encode(game, "agz17", out=out, dtype=np.float32)
+        assert (buf == 7).all()
+    assert batch.encode("agz17", out=buf, dtype=np.uint8) is buf     # the same dtype: fine
+    assert np.array_equal(buf, batch.encode("agz17", dtype=np.uint8))
+    assert batch.encode("agz17").dtype == np.float32 and encode(batch, "agz17").dtype == np.float32
+
+
 # -- symmetries ------------------------------------------------------------------------------
 
 @settings(max_examples=25, **SETTINGS)

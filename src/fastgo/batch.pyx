@@ -894,24 +894,28 @@ cdef class BoardBatch:
         finally:
             self.busy = False
 
-    def encode(self, encoding, out=None, dtype=np.float32):
+    def encode(self, encoding, out=None, dtype=None):
         """Feature planes of every game, [n, C, height, width] (row 0 at the bottom), in
         `encoding` ("agz17", "lz18", "openspiel4", "katago"; see fastgo.features for the
         planes). `out`: a C-contiguous array of that shape, dtype bool, uint8, int8, float32 or
-        float64, to fill instead of allocating one of `dtype`."""
+        float64, to fill instead of allocating one of `dtype` (default float32). With `out`,
+        the planes take its dtype: a `dtype` that differs is refused (ValueError)."""
         self._enter()
         try:
             if encoding not in _ENC_CODES:
                 raise ValueError(f"unknown encoding {encoding!r}; expected one of {sorted(ENCODINGS)}")
             shape = (self.n, ENCODINGS[encoding], self.height, self.width)
             if out is None:
-                dt = np.dtype(dtype)
+                dt = np.dtype(np.float32 if dtype is None else dtype)
                 if dt not in _DTYPES:
                     raise TypeError(f"dtype must be one of bool, uint8, int8, float32, float64, not {dt}")
                 out = np.empty(shape, dtype=dt)
             else:
                 if not isinstance(out, np.ndarray) or out.dtype not in _DTYPES:
                     raise TypeError("out must be a numpy array of bool, uint8, int8, float32 or float64")
+                if dtype is not None and np.dtype(dtype) != out.dtype:
+                    raise ValueError(f"dtype {np.dtype(dtype)} contradicts out's {out.dtype}: the "
+                                     f"planes take out's dtype (leave dtype out)")
                 out = _check_out(out, shape, out.dtype)
             self.job_encoding = _ENC_CODES[encoding]
             self.job_dtype = _DTYPES[out.dtype]
