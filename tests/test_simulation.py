@@ -324,6 +324,10 @@ def test_directory_errors(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(RecordsError, match="not writable"):
         cluster.run(spec, out=tmp_path / "file" / "sub", threads=1)
+    # a file: it said "is not writable: File exists"
+    with pytest.raises(RecordsError, match="output directory .*file' is a file, not a directory"):
+        cluster.run(spec, out=tmp_path / "file", threads=1)
+    assert (tmp_path / "file").read_text() == "x"
     # another run's directory
     with pytest.raises(RecordsError, match="another run.*seed"):
         cluster.run(spec.replace(seed=4), out=tmp_path / "run", threads=1)

@@ -175,6 +175,8 @@ class RunDirectory:
             with open(probe, "wb"):
                 pass
             os.unlink(probe)
+        except FileExistsError:         # makedirs: the path is there, and not a directory
+            raise RecordsError(f"output directory {out!r} is a file, not a directory") from None
         except OSError as e:
             raise RecordsError(f"output directory {out!r} is not writable: {e.strerror or e}") from None
         names = os.listdir(out)
