@@ -201,3 +201,14 @@ def test_random_transform_round_trips():
     for i, k in enumerate(ks):
         assert np.array_equal(S.transform_planes(tp[i], S.inverse(int(k))), planes[i])
         assert np.array_equal(S.transform_policy(tm[i], S.inverse(int(k)), 9, 9), masks[i])
+
+
+def test_random_transform_refuses_a_policy_of_another_length():
+    # planes for 4 samples and a policy for 3 raised a raw IndexError
+    planes = np.zeros((4, 17, 5, 5), np.float32)
+    for policy in (np.zeros((3, 26)), np.zeros((5, 26)), np.zeros((4, 25)), np.zeros(26),
+                   np.zeros((4, 26, 1))):
+        with pytest.raises(ValueError, match=r"policy must be \[n, points \+ 1\] = \[4, 26\]"):
+            S.random_transform(planes, policy, rng=0)
+    ks, _, pol = S.random_transform(planes, np.zeros((4, 26)), rng=0)
+    assert len(ks) == 4 and pol.shape == (4, 26)
