@@ -293,6 +293,18 @@ def test_is_legal_position_bad_array(name):
         fastgo.is_legal_position(BAD_ARRAYS[name])
 
 
+@pytest.mark.xfail(strict=True, reason="item 4.3: needs the two-line check in board.pyx's "
+                   "_grid_from_array (held back: board.pyx is being edited elsewhere); drop this "
+                   "marker with it")
+@pytest.mark.parametrize("empty", [[[]], [[]] * 3, np.zeros((0, 3)), np.zeros((3, 0), np.int8)],
+                         ids=["[[]]", "3 empty rows", "0x3 float", "3x0 int8"])
+def test_a_position_with_no_points_is_refused_as_empty(empty):
+    # [[]] said "a position must hold integers 0/1/2, got dtype float64"
+    for read in (fastgo.is_legal_position, fastgo.Board.from_array):
+        with pytest.raises(ValueError, match=r"a position has no points: shape \(\d, \d\)"):
+            read(empty)
+
+
 def test_is_legal_position_dead_chains():
     for name in ("dead black corner", "dead white corner", "full board", "dead in middle"):
         assert fastgo.is_legal_position(BAD_ARRAYS[name]) is False
