@@ -167,6 +167,27 @@ def test_vertex_conversion_errors():
         fastgo.rowcol_to_point(0.0, 0, 9)
 
 
+def test_coordinate_helpers_take_a_square_board_when_height_is_omitted():
+    # point_to_rowcol(-1, 9) spoke of a 9x25 board; rowcol_to_point(9, 0, 9) gave 81, the pass
+    with pytest.raises(ValueError, match="point -1 is off a 9x9 board"):
+        fastgo.point_to_rowcol(-1, 9)
+    with pytest.raises(ValueError, match="point 81 is off a 9x9 board"):
+        fastgo.point_to_rowcol(81, 9)
+    with pytest.raises(ValueError, match=r"\(row, col\) = \(9, 0\) is off a 9x9 board"):
+        fastgo.rowcol_to_point(9, 0, 9)
+    with pytest.raises(ValueError, match="off a 9x9 board"):
+        fastgo.vertex_to_point("A10", 9)
+    for width in (0, 26):
+        for call in (lambda: fastgo.point_to_rowcol(0, width), lambda: fastgo.rowcol_to_point(0, 0, width),
+                     lambda: fastgo.point_to_vertex(0, width), lambda: fastgo.vertex_to_point("A1", width)):
+            with pytest.raises(ValueError, match="board size"):
+                call()
+    assert fastgo.point_to_rowcol(80, 9) == (8, 8) and fastgo.rowcol_to_point(8, 8, 9) == 80
+    assert fastgo.point_to_vertex(80, 9) == "J9" and fastgo.point_to_vertex(81, 9) == "pass"
+    assert fastgo.vertex_to_point("J9", 9) == 80 and fastgo.vertex_to_point("pass", 9) == 81
+    assert fastgo.rowcol_to_point(4, 6, 7, 5) == 34 and fastgo.point_to_vertex(34, 7, 5) == "G5"
+
+
 # ---------------------------------------------------------------------------------------------
 # Sizes
 
@@ -270,6 +291,18 @@ def test_bad_array(name):
 def test_is_legal_position_bad_array(name):
     with pytest.raises(ValueError):
         fastgo.is_legal_position(BAD_ARRAYS[name])
+
+
+@pytest.mark.xfail(strict=True, reason="item 4.3: needs the two-line check in board.pyx's "
+                   "_grid_from_array (held back: board.pyx is being edited elsewhere); drop this "
+                   "marker with it")
+@pytest.mark.parametrize("empty", [[[]], [[]] * 3, np.zeros((0, 3)), np.zeros((3, 0), np.int8)],
+                         ids=["[[]]", "3 empty rows", "0x3 float", "3x0 int8"])
+def test_a_position_with_no_points_is_refused_as_empty(empty):
+    # [[]] said "a position must hold integers 0/1/2, got dtype float64"
+    for read in (fastgo.is_legal_position, fastgo.Board.from_array):
+        with pytest.raises(ValueError, match=r"a position has no points: shape \(\d, \d\)"):
+            read(empty)
 
 
 def test_is_legal_position_dead_chains():
@@ -644,3 +677,47 @@ def test_rectangular_legal_positions_match_reference(height, width):
     assert got == want
     # a board and its transpose have the same number of legal positions
     assert sum(got) == sum(reference_legal(a.T.copy()) for a in arrays)
+
+
+# -- the constructors' signatures as documented -------------------------------------------------------
+
+def _documented_signatures(cls):
+    """The signatures that cls's docstring states: its first line when it is one (Cython's
+    embedded signature) and every ``Name(...)`` literal, each as an inspect.Signature."""
+    import inspect
+    import re
+    doc = cls.__doc__
+    texts = re.findall(rf"``{cls.__name__}(\(.*?\))``", doc, re.S)
+    first = doc.lstrip().splitlines()[0]
+    if first.startswith(cls.__name__ + "("):
+        texts.append(first[len(cls.__name__):])
+    sigs = []
+    for text in texts:
+        space = {}
+        exec(f"def f{' '.join(text.split())}: pass", space)
+        sigs.append(inspect.signature(space["f"]))
+    return sigs
+
+
+@pytest.mark.parametrize("cls", ["Board", "BoardBatch", "Search"])
+def test_constructor_signatures_shown_are_the_ones_accepted(cls):
+    # help() showed Board(width=9, height=None, rules=None, *, ...) from Cython's embedded
+    # signature, whose `*` sits one parameter late: Board(9, 9, "chinese") fails
+    from fastgo.search import Search
+    cls = {"Board": fastgo.Board, "BoardBatch": fastgo.BoardBatch, "Search": Search}[cls]
+    required = {"n": 2, "board": fastgo.Board(5)}
+    small = {"threads": 1, "memory": 2**16}           # a cheap Search
+    sigs = _documented_signatures(cls)
+    assert sigs
+    for sig in sigs:
+        params = list(sig.parameters.values())
+        positional = [p for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+        keyword = [p for p in params if p.kind is p.KEYWORD_ONLY]
+        assert positional and keyword and len(positional) + len(keyword) == len(params)
+        args = [required[p.name] if p.default is p.empty else p.default for p in positional]
+        kwargs = {k: v for k, v in small.items() if k in sig.parameters}
+        cls(*args, **kwargs)                              # every positional one, by position
+        for p in keyword:
+            cls(*args, **{**kwargs, p.name: p.default})   # each keyword one by keyword...
+            with pytest.raises(TypeError, match="positional"):
+                cls(*args, p.default, **kwargs)           # ...and not by position

@@ -212,6 +212,21 @@ def test_every_form_of_actions_plays_the_same_turn():
             start.copy().step(bad)
 
 
+def test_a_list_of_ints_beyond_int64_is_out_of_range_not_float():
+    # numpy makes [2**63, 1, 2, 3] float64 and [2**64, ...] object: step said "actions must be
+    # an integer array ..., got float64 (4,)" of a list of ints
+    batch = BoardBatch(4, 5)
+    for big in (2**63, 2**64, -2**63 - 1, np.uint64(2**63)):
+        for acts in ([big, 1, 2, 3], (1, 2, 3, big)):
+            with pytest.raises(ValueError, match=rf"out of range 0..25 in games \[\d\]: \[{int(big)}\]"):
+                batch.step(acts)
+    assert batch.move_numbers.tolist() == [0] * 4
+    with pytest.raises(ValueError, match="got float64"):
+        batch.step([1.5, 1, 2, 3])                  # floats are still refused as floats
+    batch.step([np.uint64(5), 1, 2, 3])             # ints of mixed kinds play (numpy: float64)
+    assert batch.board(0).history == [5] and batch.board(3).history == [3]
+
+
 def test_out_buffers_are_checked_then_filled():
     # legal_mask, encode and random_actions fill a caller's buffer only when it is a writeable,
     # C-contiguous numpy array of the exact shape and dtype in native byte order; anything else

@@ -82,6 +82,21 @@ def test_ownership_and_marks():
         draw.svg("board")
 
 
+def test_one_move_as_marks_is_a_one_element_mark_set():
+    # marks="A1" drew "A" and "1" (iterating the string): "1" is point 1, "A" a bad vertex
+    b = position()
+    for one, vertex in (("A1", "A1"), ("j9", "J9"), (0, "A1"), (np.int16(80), "J9")):
+        (ring,) = elements(draw.svg(b, marks=one), "mark")
+        assert (float(ring.get("cx")), float(ring.get("cy"))) == centre(b, vertex)
+        assert draw.svg(b, marks=one) == draw.svg(b, marks=[one])
+    for bad, err, msg in (("pass", ValueError, "'pass' is not a point of the 9x9 board"),
+                          (81, ValueError, "81 is not a point"), (True, TypeError, "not bool"),
+                          (1.5, TypeError, "marks must be a point, a vertex"),
+                          (["pass"], ValueError, "not a point")):
+        with pytest.raises(err, match=msg):
+            draw.svg(b, marks=bad)
+
+
 def test_svg_renders_to_png_with_stones_where_they_should_be():
     try:
         png = draw.png(position())

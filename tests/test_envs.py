@@ -111,6 +111,38 @@ def test_rewards_go_to_the_mover():
         env.step(9)
 
 
+@pytest.mark.parametrize("make", [lambda: GoEnv(9), lambda: GoAECEnv(board_size=9)])
+def test_step_takes_what_the_discrete_space_holds_and_refuses_the_rest(make):
+    # -0.5, 1.9, "5" and True were truncated into moves (A1, 1, 5, 1); 2**64 overflowed
+    env = make()
+    env.reset()
+    space = env.action_space if isinstance(env, GoEnv) else env.action_space("black_0")
+    for bad, error in [(-0.5, TypeError), (1.9, TypeError), (np.float32(3.0), TypeError),
+                       ("5", TypeError), (True, TypeError), (np.True_, TypeError),
+                       (np.array([5]), TypeError), (None, TypeError), (2**64, ValueError),
+                       (-1, ValueError), (82, ValueError), (np.int64(-3), ValueError)]:
+        with pytest.raises(error, match="action"):
+            env.step(bad)
+        assert env.batch.move_numbers.tolist() == [0], bad
+    played = [5, np.int8(6), np.uint16(7), np.array(8), np.array(81, dtype=np.int16)]
+    for a in played:
+        assert space.contains(a)
+        env.step(a)
+    assert env.batch.board(0).history == [5, 6, 7, 8, 81]
+
+
+@pytest.mark.parametrize("make", [lambda d: GoVectorEnv(2, 5, dtype=d), lambda d: GoEnv(5, dtype=d)])
+def test_an_observation_dtype_encode_cannot_fill_is_refused_by_the_constructor(make):
+    # GoVectorEnv(2, 5, dtype=np.int64) was made, and its reset() failed speaking of `out`
+    for bad in (np.int64, np.float16, "garbage", None):
+        with pytest.raises(TypeError, match="dtype must be one of bool, uint8, int8, float32, float64"):
+            make(bad)
+    for good in (np.uint8, "float64", bool):
+        env = make(good)
+        obs, _ = env.reset()
+        assert obs["observation"].dtype == np.dtype(good)
+
+
 def test_pettingzoo_api_test():
     api_test(GoAECEnv(board_size=5), num_cycles=500, verbose_progress=False)
     api_test(GoAECEnv(board_size=9, max_moves=40), num_cycles=200, verbose_progress=False)

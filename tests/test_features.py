@@ -129,6 +129,21 @@ def test_encode_into_buffer_and_errors():
         encode("not a board", "agz17")
 
 
+def test_a_dtype_that_contradicts_out_is_refused_and_out_is_left_alone():
+    # encode("agz17", out=<uint8>, dtype=np.float32) returned the uint8 buffer silently
+    batch = BoardBatch(4, 5)
+    batch.step([12, 13, 14, 25])
+    buf = np.full((4, 17, 5, 5), 7, np.uint8)
+    for game in (batch, batch.board(0)):
+        out = buf if game is batch else buf[0]
+        with pytest.raises(ValueError, match="dtype float32 contradicts out's uint8"):
+            encode(game, "agz17", out=out, dtype=np.float32)
+        assert (buf == 7).all()
+    assert batch.encode("agz17", out=buf, dtype=np.uint8) is buf     # the same dtype: fine
+    assert np.array_equal(buf, batch.encode("agz17", dtype=np.uint8))
+    assert batch.encode("agz17").dtype == np.float32 and encode(batch, "agz17").dtype == np.float32
+
+
 # -- symmetries ------------------------------------------------------------------------------
 
 @settings(max_examples=25, **SETTINGS)
@@ -186,3 +201,14 @@ def test_random_transform_round_trips():
     for i, k in enumerate(ks):
         assert np.array_equal(S.transform_planes(tp[i], S.inverse(int(k))), planes[i])
         assert np.array_equal(S.transform_policy(tm[i], S.inverse(int(k)), 9, 9), masks[i])
+
+
+def test_random_transform_refuses_a_policy_of_another_length():
+    # planes for 4 samples and a policy for 3 raised a raw IndexError
+    planes = np.zeros((4, 17, 5, 5), np.float32)
+    for policy in (np.zeros((3, 26)), np.zeros((5, 26)), np.zeros((4, 25)), np.zeros(26),
+                   np.zeros((4, 26, 1))):
+        with pytest.raises(ValueError, match=r"policy must be \[n, points \+ 1\] = \[4, 26\]"):
+            S.random_transform(planes, policy, rng=0)
+    ks, _, pol = S.random_transform(planes, np.zeros((4, 26)), rng=0)
+    assert len(ks) == 4 and pol.shape == (4, 26)

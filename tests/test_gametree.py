@@ -281,6 +281,19 @@ def test_cli_perft(capsys):
         in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("argv, msg", [(["2", "--size", "0"], "board size 0x0"),
+                                       (["2", "--moves", "I5"], "bad GTP vertex"),
+                                       (["2", "--rules", "nope"], "nope")])
+def test_cli_perft_refuses_bad_values_with_its_usage(capsys, argv, msg):
+    # a bad value found after parsing gave the top-level usage ("usage: fastgo [-h] {bench,...")
+    from fastgo.cli import main
+    with pytest.raises(SystemExit) as e:
+        main(["perft"] + argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: fastgo perft") and msg in err and "Traceback" not in err
+
+
 def test_cli_games(capsys):
     from fastgo.cli import main
     assert main(["count", "1", "3", "--games"]) == 0

@@ -148,7 +148,8 @@ def test_every_error_case_transcript():
         ("fastgo-playouts 1 2", "? syntax error"),
         ("fastgo-seconds -1", "? bad value -1"),
         ("fastgo-resign 1.5", "? bad value 1.5"),
-        ("fastgo-seed -3", "? bad value -3"),
+        ("fastgo-seed 9223372036854775808", "? bad value 9223372036854775808"),
+        ("fastgo-seed -9223372036854775809", "? bad value -9223372036854775809"),
         ("fastgo-why_illegal", "? syntax error"),
         ("fastgo-why_illegal Q99", "? syntax error"),
         ("fastgo-ownership 0", "? syntax error"),
@@ -637,6 +638,22 @@ def test_bad_command_line_options_exit_with_a_message_and_no_answer(args, messag
     assert r.returncode == 2 and r.stdout == b""
     err = r.stderr.decode()
     assert message in err and "Traceback" not in err, err
+
+
+def test_seeds_are_the_same_range_on_the_command_line_and_in_fastgo_seed():
+    # --seed -1 was taken and "fastgo-seed -1" answered "? bad value -1"
+    r = run_engine(b"fastgo-seed\nfastgo-seed -2\nfastgo-seed\n", "--seed", "-1")
+    assert r.returncode == 0 and r.stdout.decode().split("\n\n")[:3] == ["= -1", "= ", "= -2"]
+    e = engine()
+    for seed in (-2**63, -1, 0, 1234567, 2**63 - 1):
+        assert e.handle(f"fastgo-seed {seed}") == "= \n\n"
+        assert e.handle("fastgo-seed") == f"= {seed}\n\n"          # read back exactly
+        assert e.player.seed == seed
+    for bad in (2**63, -2**63 - 1):
+        assert e.handle(f"fastgo-seed {bad}") == f"? bad value {bad}\n\n"
+        assert e.player.seed == 2**63 - 1
+    assert e.handle("fastgo-playouts 1000000000") == "= \n\n"
+    assert e.handle("fastgo-playouts") == "= 1000000000\n\n"
 
 
 @pytest.mark.parametrize("rave", [True, False])

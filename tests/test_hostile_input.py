@@ -589,6 +589,68 @@ def test_debug_build_recounts_the_neighbour_sides_after_every_play(tmp_path):
     assert "fastgo: internal check failed: neighbour masks: recorded == recounted" in run.stderr
 
 
+# -- objects made by __new__ alone ------------------------------------------------------------------
+
+@pytest.mark.parametrize("cls", ["fastgo.BoardBatch", "fastgo.search.Search"])
+def test_every_public_attribute_of_an_uninitialised_object_is_refused_in_a_subprocess(cls):
+    # X.__new__(X) has NULL pointers and no games: copy(), result() and variation() followed
+    # them (a segfault). Every public method and property, called with plausible arguments,
+    # raises "not initialised"; plain attributes read as they are; repr works.
+    rc, out, err = run_python(f"""
+        import inspect, json
+        import numpy as np
+        import fastgo, fastgo.search
+        X = {cls}
+        plausible = dict(board=fastgo.Board(5), move=0, i=0, actions=np.zeros(1, np.int64),
+                         encoding="agz17", visits=1)
+        outcome = {{}}
+        for name in dir(X):
+            if name.startswith("_") and name not in ("__len__", "__repr__"):
+                continue
+            obj = X.__new__(X)
+            try:
+                attr = getattr(obj, name)
+                if callable(attr) and not isinstance(attr, type):
+                    sig = inspect.signature(attr)
+                    args = [plausible.get(p.name, 0) for p in sig.parameters.values()
+                            if p.default is p.empty and p.kind is p.POSITIONAL_OR_KEYWORD]
+                    kwargs = {{p.name: plausible.get(p.name, 0) for p in sig.parameters.values()
+                              if p.kind is p.KEYWORD_ONLY and p.name in plausible}}
+                    attr(*args, **kwargs)
+                    outcome[name] = "returned"
+                else:
+                    outcome[name] = "value"
+            except RuntimeError as e:
+                outcome[name] = "refused" if "was not initialised" in str(e) else repr(e)
+            except Exception as e:
+                outcome[name] = repr(e)
+        obj = X.__new__(X)
+        setattr_refused = True
+        if X is fastgo.BoardBatch:
+            try:
+                obj.threads = 2
+                setattr_refused = False
+            except RuntimeError:
+                pass
+        print(json.dumps(dict(outcome=outcome, setattr_refused=setattr_refused)))
+        """)
+    assert rc == 0, err[-2000:]
+    got = __import__("json").loads(out)
+    outcome = got["outcome"]
+    assert outcome.pop("__repr__") == "returned"
+    methods = {"fastgo.BoardBatch": {"step", "reset", "legal_mask", "encode", "scores", "winners",
+                                     "board", "set", "copy", "stones", "to_move", "terminated",
+                                     "truncated", "move_numbers", "hashes", "width", "height",
+                                     "num_points", "max_moves", "autoreset", "threads",
+                                     "state_bytes", "__len__"},
+               "fastgo.search.Search": {"search", "stop", "advance", "result", "variation",
+                                        "board", "nodes", "capacity", "threads"}}[cls]
+    assert methods <= set(outcome)
+    assert {k for k, v in outcome.items() if v != "refused"} <= {
+        "rules", "bytes_per_node", "batch", "encoding", "evaluator", "policy"}, outcome
+    assert got["setattr_refused"]
+
+
 # -- batches ------------------------------------------------------------------------------------------
 
 def test_a_batch_serves_one_call_at_a_time():

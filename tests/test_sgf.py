@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 import fastgo
 from fastgo import sgf
@@ -467,6 +468,54 @@ def test_handicap_is_written_only_for_a_handicap_placement():
     assert "HA[" not in sgf.board_to_sgf(free) and "HA[3]" in sgf.board_to_sgf(free, handicap=3)
     with pytest.raises(ValueError, match="handicap must be"):
         sgf.board_to_sgf(free, handicap=-1)
+
+
+def test_an_explicit_handicap_the_set_up_contradicts_is_refused():
+    # HA[7] was written over 3 stones; HA[n] states n black stones with White to move first
+    b = fastgo.Board(9, handicap=3)
+    assert "HA[3]" in sgf.board_to_sgf(b, handicap=3) and "HA[" not in sgf.board_to_sgf(b, handicap=0)
+    for bad in (7, 2, 1):
+        with pytest.raises(ValueError, match=f"handicap={bad} does not match the board's set-up "
+                                             r"\(3 black and 0 white stones, White first\)"):
+            sgf.board_to_sgf(b, handicap=bad)
+    mixed = fastgo.Board.from_diagram("\n".join(["....."] * 3 + ["XO...", "X...."]), to_move=2)
+    with pytest.raises(ValueError, match="2 black and 1 white stones"):
+        sgf.board_to_sgf(mixed, handicap=2)
+    black_first = fastgo.Board.from_diagram("\n".join(["....."] * 3 + ["X....", "X...."]))
+    with pytest.raises(ValueError, match="Black first"):
+        sgf.board_to_sgf(black_first, handicap=2)
+    with pytest.raises(ValueError, match="does not match"):
+        sgf.board_to_sgf(fastgo.Board(9), handicap=2)
+
+
+def test_a_record_whose_ha_its_set_up_contradicts_is_saved_by_printsgf_without_it(tmp_path):
+    # handicap stones played as moves: loadsgf keeps the game, printsgf writes no false HA[]
+    from fastgo.gtp import Engine
+    path = tmp_path / "ha.sgf"
+    path.write_text("(;SZ[9]HA[2]KM[0.5];B[gc];B[cg];W[ee])")
+    e = Engine()
+    assert e.handle(f"loadsgf {path}").startswith("=")
+    answer = e.handle("printsgf")
+    assert answer.startswith("=") and "HA[" not in answer and ";B[gc]" in answer
+
+
+KOMIS = [1e-05, 1e16, 1e+300, 0.1, -7.5, 7.5, 0, -0.0, 5e-324, 123456789.123, 2.0**70, -1e-200]
+
+
+@pytest.mark.parametrize("komi", KOMIS)
+def test_komi_is_written_as_a_plain_decimal_that_reads_back_exactly(komi):
+    # KM[1e-05] and KM[1e+16] were written, and their own reader refused them ("bad komi")
+    text = sgf.board_to_sgf(fastgo.Board(5, komi=komi))
+    km = text.split("KM[")[1].split("]")[0]
+    assert sgf._SGF_REAL.fullmatch(km), km
+    assert sgf.read_game(text, strict=True).komi == komi
+    assert float(sgf.number_text(komi)) == komi
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_every_finite_komi_round_trips_through_sgf(komi):
+    text = sgf.board_to_sgf(fastgo.Board(3, komi=komi))
+    assert sgf.read_game(text, strict=True).komi == komi
 
 
 def test_charset_that_raises_unicode_error_falls_back_and_bad_paths_are_refused(tmp_path):

@@ -193,6 +193,32 @@ def test_records_read_back_as_the_kernels_games(tmp_path):
     assert [len(g.moves) for g in read] == [1 + len(m) for m in uncut.moves[100:200]]
 
 
+def test_records_index_and_slice_as_a_sequence_of_the_runs_games(tmp_path):
+    # rec[-1] said "game -1 is not in ..." and rec[0:3] raised a TypeError from a comparison
+    spec = Simulation.new(30, 5, seed=2, records=True, chunk=10)
+    cluster.run(spec, out=tmp_path, threads=1)
+    rec = records.read(tmp_path)
+    every = list(rec)
+    assert rec[-1].index == 29 and rec[-30].index == 0 and rec[np.int64(-2)].index == 28
+    for cut in (slice(0, 3), slice(None), slice(-3, None), slice(25, 40), slice(None, None, -7),
+                slice(5, 5), slice(28, 3, -9)):
+        got = rec[cut]
+        assert [g.index for g in got] == list(range(30))[cut], cut
+        assert all(np.array_equal(g.moves, every[g.index].moves) for g in got)
+    for bad, error in ((30, IndexError), (-31, IndexError), (1.0, TypeError), ("0", TypeError),
+                       (True, TypeError)):
+        with pytest.raises(error, match="game index"):
+            rec[bad]
+    # a run with a chunk missing: its games are absent from slices and refused by index
+    (tmp_path / "chunk-0000000000010-0000000000020.npz").unlink()
+    rec = records.read(tmp_path)
+    assert not rec.complete and len(rec) == 20
+    assert [g.index for g in rec[8:12]] == [8, 9] and rec[-1].index == 29
+    assert [g.index for g in rec[:]] == [g.index for g in rec]
+    with pytest.raises(IndexError, match="game 15 is not in .*its chunk is missing"):
+        rec[-15]
+
+
 def test_shards_are_idempotent_and_the_same_bytes_on_every_run(tmp_path):
     spec = Simulation.new(300, 9, seed=9, records=True, chunk=120)
     cluster.run(spec, out=tmp_path / "a", threads=1)
@@ -298,6 +324,10 @@ def test_directory_errors(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(RecordsError, match="not writable"):
         cluster.run(spec, out=tmp_path / "file" / "sub", threads=1)
+    # a file: it said "is not writable: File exists"
+    with pytest.raises(RecordsError, match="output directory .*file' is a file, not a directory"):
+        cluster.run(spec, out=tmp_path / "file", threads=1)
+    assert (tmp_path / "file").read_text() == "x"
     # another run's directory
     with pytest.raises(RecordsError, match="another run.*seed"):
         cluster.run(spec.replace(seed=4), out=tmp_path / "run", threads=1)

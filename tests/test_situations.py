@@ -121,8 +121,8 @@ def test_coordinates_round_trip_every_size():
             assert fastgo.vertex_to_point(v.lower(), width, height) == p
             if p < width * height:
                 assert v == COLUMNS[p % width] + str(p // width + 1)
-                assert fastgo.point_to_rowcol(p, width) == divmod(p, width)
-                assert fastgo.rowcol_to_point(*divmod(p, width), width) == p
+                assert fastgo.point_to_rowcol(p, width, height) == divmod(p, width)
+                assert fastgo.rowcol_to_point(*divmod(p, width), width, height) == p
 
 
 def test_25_wide_last_column_is_z():

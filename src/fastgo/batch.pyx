@@ -248,6 +248,14 @@ cdef void encode_game(BoardBatch self, int64_t i, plane_t* out) noexcept nogil:
                 out[(7 + k) * hw + g.moves[t]] = 1
 
 
+cdef int _live(BoardBatch batch) except -1:
+    """Refuse a call on a batch whose __init__ never ran (``BoardBatch.__new__``): it has no
+    games, and its pointers are NULL."""
+    if batch.games == NULL:
+        raise RuntimeError("this BoardBatch was not initialised (call BoardBatch(n, ...))")
+    return 0
+
+
 cdef class BoardBatch:
     """n games of one size and one rule set, stepped together.
 
@@ -302,6 +310,7 @@ cdef class BoardBatch:
         free(self.ready)
         free(self.blocks)
 
+    @cython.embedsignature(False)  # Cython misplaces the `*` of __init__; the docstring says it
     def __init__(self, n, width=9, height=None, *, rules=None, ko=None, suicide=None,
                  scoring=None, komi=None, handicap=0, max_moves=None, autoreset="next-step",
                  threads=None):
@@ -641,6 +650,7 @@ cdef class BoardBatch:
         """Claim the batch for one call. The jobs run without the GIL, reading the job_* fields
         and growing the games' move arrays: a second thread's call meanwhile would point them
         at its own buffers or read freed ones, so it is refused instead."""
+        _live(self)
         if self.busy:
             raise RuntimeError("this BoardBatch is in use by another thread's call: one call "
                                "at a time (give each thread its own batch)")
@@ -785,10 +795,12 @@ cdef class BoardBatch:
     def _adaptation(self):
         """(threads in use for the next step, cost a game on one thread, on `threads`, steps to
         the next try): the state of the choice, for tests."""
+        _live(self)
         return self._threads_now(), self.step_cost[0], self.step_cost[1], self.probe_in
 
     def _feed(self, bint many, double seconds):
         """Tell the choice that a step took `seconds` (tests drive it with made-up timings)."""
+        _live(self)
         self._observe(many, seconds)
 
     # -- stepping ---------------------------------------------------------------------------------
@@ -811,6 +823,8 @@ cdef class BoardBatch:
                 acts = actions      # the usual call, taken as it is: a step costs microseconds
             else:
                 a = np.asarray(actions)
+                if a.dtype.kind in "fO" and not isinstance(actions, np.ndarray):
+                    a = _exact_ints(actions, a, self.npoints)
                 if a.dtype.kind not in "iu" or a.shape != (self.n,):
                     raise ValueError(f"actions must be an integer array of shape ({self.n},), "
                                      f"got {a.dtype} {a.shape}")
@@ -880,24 +894,28 @@ cdef class BoardBatch:
         finally:
             self.busy = False
 
-    def encode(self, encoding, out=None, dtype=np.float32):
+    def encode(self, encoding, out=None, dtype=None):
         """Feature planes of every game, [n, C, height, width] (row 0 at the bottom), in
         `encoding` ("agz17", "lz18", "openspiel4", "katago"; see fastgo.features for the
         planes). `out`: a C-contiguous array of that shape, dtype bool, uint8, int8, float32 or
-        float64, to fill instead of allocating one of `dtype`."""
+        float64, to fill instead of allocating one of `dtype` (default float32). With `out`,
+        the planes take its dtype: a `dtype` that differs is refused (ValueError)."""
         self._enter()
         try:
             if encoding not in _ENC_CODES:
                 raise ValueError(f"unknown encoding {encoding!r}; expected one of {sorted(ENCODINGS)}")
             shape = (self.n, ENCODINGS[encoding], self.height, self.width)
             if out is None:
-                dt = np.dtype(dtype)
+                dt = np.dtype(np.float32 if dtype is None else dtype)
                 if dt not in _DTYPES:
                     raise TypeError(f"dtype must be one of bool, uint8, int8, float32, float64, not {dt}")
                 out = np.empty(shape, dtype=dt)
             else:
                 if not isinstance(out, np.ndarray) or out.dtype not in _DTYPES:
                     raise TypeError("out must be a numpy array of bool, uint8, int8, float32 or float64")
+                if dtype is not None and np.dtype(dtype) != out.dtype:
+                    raise ValueError(f"dtype {np.dtype(dtype)} contradicts out's {out.dtype}: the "
+                                     f"planes take out's dtype (leave dtype out)")
                 out = _check_out(out, shape, out.dtype)
             self.job_encoding = _ENC_CODES[encoding]
             self.job_dtype = _DTYPES[out.dtype]
@@ -927,6 +945,7 @@ cdef class BoardBatch:
     @property
     def to_move(self):
         """int8 [n]: 1 where Black is to move, 2 where White is."""
+        _live(self)
         out = np.empty(self.n, dtype=np.int8)
         cdef int8_t[::1] v = out
         cdef int64_t i
@@ -937,6 +956,7 @@ cdef class BoardBatch:
     @property
     def terminated(self):
         """bool [n]: the game ended by two consecutive passes."""
+        _live(self)
         out = np.empty(self.n, dtype=np.bool_)
         cdef uint8_t[::1] v = out.view(np.uint8)
         cdef int64_t i
@@ -947,6 +967,7 @@ cdef class BoardBatch:
     @property
     def truncated(self):
         """bool [n]: the game reached max_moves turns without ending."""
+        _live(self)
         out = np.empty(self.n, dtype=np.bool_)
         cdef uint8_t[::1] v = out.view(np.uint8)
         cdef int64_t i
@@ -957,6 +978,7 @@ cdef class BoardBatch:
     @property
     def move_numbers(self):
         """int64 [n]: turns played since each game's set-up, passes included."""
+        _live(self)
         out = np.empty(self.n, dtype=np.int64)
         cdef int64_t[::1] v = out
         cdef int64_t i
@@ -967,6 +989,7 @@ cdef class BoardBatch:
     @property
     def hashes(self):
         """uint64 [n]: each game's Zobrist hash of the colouring (as Board.hash)."""
+        _live(self)
         out = np.empty(self.n, dtype=np.uint64)
         cdef uint64_t[::1] v = out
         cdef int64_t i
@@ -976,6 +999,7 @@ cdef class BoardBatch:
 
     def stones(self):
         """int8 [n, height, width]: each game's colouring (0 empty, 1 black, 2 white)."""
+        _live(self)
         out = np.empty((self.n, self.height, self.width), dtype=np.int8)
         cdef int8_t[:, :, ::1] v = out
         cdef int64_t i
@@ -989,36 +1013,44 @@ cdef class BoardBatch:
         return out
 
     def __len__(self):
+        _live(self)
         return self.n
 
     @property
     def width(self):
+        _live(self)
         return self.width
 
     @property
     def height(self):
+        _live(self)
         return self.height
 
     @property
     def num_points(self):
+        _live(self)
         return self.npoints
 
     @property
     def max_moves(self):
         """The cap of turns per game (truncation), or None."""
+        _live(self)
         return self.max_moves or None
 
     @property
     def autoreset(self):
         """"next-step", "same-step" or "disabled"."""
+        _live(self)
         return AUTORESET_NAMES[self.autoreset]
 
     @property
     def threads(self):
+        _live(self)
         return self.threads
 
     @threads.setter
     def threads(self, value):
+        _live(self)
         self.threads = _threads(value)
         self._adapt_reset()
 
@@ -1027,6 +1059,7 @@ cdef class BoardBatch:
         """Bytes of C state per game now: the BoardState, the game record, the colouring ring,
         the kept legal mask, its hard points and `ready` byte, the superko filter's counts, the
         superko table and the move list (the last two grow with the game)."""
+        _live(self)
         cdef int64_t i, total = 0
         for i in range(self.n):
             total += (self.games[i].seen.cap * (sizeof(uint64_t) + sizeof(int32_t))
@@ -1038,6 +1071,7 @@ cdef class BoardBatch:
     # -- games as Boards --------------------------------------------------------------------------
 
     def _check_index(self, i):
+        _live(self)
         i = _index(i, "game index")
         if i < 0:
             i += self.n
@@ -1126,8 +1160,23 @@ cdef class BoardBatch:
             self.busy = False
 
     def __repr__(self):
+        if self.games == NULL:
+            return "<fastgo.BoardBatch, not initialised>"
         return (f"<fastgo.BoardBatch {self.n} games {self.width}x{self.height} "
                 f"ko={self.rules.ko} autoreset={self.autoreset}>")
+
+
+def _exact_ints(actions, a, npoints):
+    """A list of integers that numpy made float64 (one beyond int64 among others: [2**63, 1])
+    or object (beyond uint64) as int64, its values range-checked as the ints they are; `a`, the
+    array numpy made, for anything else (floats are refused as such)."""
+    if a.ndim != 1 or not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+                              for x in actions):
+        return a
+    exact = np.array([int(x) for x in actions], dtype=object)
+    if ((exact < 0) | (exact > npoints)).any():
+        _refuse_range(exact, npoints)
+    return exact.astype(np.int64)
 
 
 def _refuse_range(a, npoints):

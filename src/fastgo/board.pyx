@@ -177,7 +177,6 @@ cdef inline long _plain_int(object o, long bad) except? -2:
     return bad if overflow else v
 
 
-@cython.embedsignature(False)      # Cython misplaces the `*` of __init__; the docstring says it
 cdef bint board_seen(const void* board, uint64_t key) noexcept nogil:
     """SeenFn (core.judge_play) over a Board's table of turns."""
     return (<Board>board)._seen_contains(key)
@@ -268,6 +267,7 @@ cdef class Board:
             PyMem_Free(self.seen)
         PyMem_Free(self.kmask)
 
+    @cython.embedsignature(False)  # Cython misplaces the `*` of __init__; the docstring says it
     def __init__(self, width=9, height=None, *, rules=None, ko=None, suicide=None, scoring=None,
                  komi=None, handicap=0):
         # A Board is initialised once: its size never changes under a running method (user code

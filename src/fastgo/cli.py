@@ -84,7 +84,7 @@ def cmd_count(args):
     try:
         return _count(args)
     except (ValueError, TypeError) as e:
-        args.count_parser.error(str(e))     # usage and reason on stderr, exit status 2
+        args.command_parser.error(str(e))   # usage and reason on stderr, exit status 2
     except MemoryError as e:
         print(f"fastgo count: {e or 'out of memory'}", file=sys.stderr)
         return 1
@@ -362,7 +362,7 @@ def main(argv=None):
                        "resume from DIR if it holds a checkpoint of this board")
     where.add_argument("--resume", metavar="DIR", default=None,
                        help="resume the exact count checkpointed in DIR (and go on saving there)")
-    count.set_defaults(func=cmd_count, count_parser=count)
+    count.set_defaults(func=cmd_count)
     perft = sub.add_parser("perft", help="count legal move sequences of a given length")
     _board_options(perft)
     perft.add_argument("depth", type=int, help="turns per sequence (passes included)")
@@ -380,16 +380,19 @@ def main(argv=None):
     _board_options(simulate)
     from fastgo import cluster as _cluster       # imports dask/ray only when a run asks
     _cluster.add_command(simulate)
+    for command in sub.choices.values():
+        # a bad option value is reported with the usage of the subcommand that took it
+        command.set_defaults(command_parser=command)
     args = parser.parse_args(argv)
     if hasattr(args, "rules_name"):
         try:
             args.rules = Rules.preset(args.rules_name)
         except ValueError as e:
-            parser.error(str(e))
+            args.command_parser.error(str(e))
     try:
         return args.func(args)
     except ValueError as e:
-        parser.error(str(e))
+        args.command_parser.error(str(e))
 
 
 if __name__ == "__main__":

@@ -38,37 +38,40 @@ def check_size(width, height):
     return width, height
 
 
+def _size(width, height):
+    """check_size with the helpers' default: no height is a square board."""
+    return check_size(width, width if height is None else height)
+
+
 def rowcol_to_point(row, col, width, height=None):
-    """The point ``row * width + col`` of (row, col); row 0 is the bottom row."""
-    row, col, width = _index(row, "row"), _index(col, "col"), _index(width, "width")
-    board = f"a board {width} wide" if height is None else f"a {width}x{_index(height, 'height')} board"
-    height = MAX_SIDE if height is None else _index(height, "height")
+    """The point ``row * width + col`` of (row, col); row 0 is the bottom row. Here and in the
+    other helpers, `height` defaults to `width` (a square board)."""
+    row, col, (width, height) = _index(row, "row"), _index(col, "col"), _size(width, height)
     if not (0 <= col < width and 0 <= row < height):
-        raise ValueError(f"(row, col) = ({row}, {col}) is off {board}")
+        raise ValueError(f"(row, col) = ({row}, {col}) is off a {width}x{height} board")
     return row * width + col
 
 
 def point_to_rowcol(point, width, height=None):
     """(row, col) of an on-board point."""
-    point, width = _index(point, "point"), _index(width, "width")
-    height = MAX_SIDE if height is None else _index(height, "height")
+    point, (width, height) = _index(point, "point"), _size(width, height)
     if not 0 <= point < width * height:
         raise ValueError(f"point {point} is off a {width}x{height} board")
     return divmod(point, width)
 
 
-def point_to_vertex(point, width, height):
+def point_to_vertex(point, width, height=None):
     """GTP vertex of a point: ``"A1"`` is point 0; ``width * height`` is ``"pass"``."""
-    point, (width, height) = _index(point, "point"), check_size(width, height)
+    point, (width, height) = _index(point, "point"), _size(width, height)
     if point == width * height:
         return "pass"
     row, col = point_to_rowcol(point, width, height)
     return f"{COLUMNS[col]}{row + 1}"
 
 
-def vertex_to_point(vertex, width, height):
+def vertex_to_point(vertex, width, height=None):
     """Point of a GTP vertex (case-insensitive; ``"pass"`` gives ``width * height``)."""
-    width, height = check_size(width, height)
+    width, height = _size(width, height)
     if not isinstance(vertex, str):
         raise TypeError(f"vertex must be a str, not {type(vertex).__name__}")
     v = vertex.strip().upper()

@@ -29,14 +29,16 @@ def _check_board(board):
 
 
 def _point(p, width, height, what):
-    """A point given as an int (``row * width + col``) or a GTP vertex ("D4")."""
+    """A point given as an int (``row * width + col``) or a GTP vertex ("D4"); not the pass."""
     if isinstance(p, str):
-        return vertex_to_point(p, width, height)
-    if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
+        q = vertex_to_point(p, width, height)
+    elif isinstance(p, bool) or not isinstance(p, (int, np.integer)):
         raise TypeError(f"{what} must be points (int) or vertices (str), not {type(p).__name__}")
-    if not 0 <= p < width * height:
-        raise ValueError(f"{what}: point {p} is off the {width}x{height} board")
-    return int(p)
+    else:
+        q = int(p)
+    if not 0 <= q < width * height:
+        raise ValueError(f"{what}: {p!r} is not a point of the {width}x{height} board")
+    return q
 
 
 def svg(board, ownership=None, marks=None, coordinates=True, last_move=True):
@@ -47,8 +49,9 @@ def svg(board, ownership=None, marks=None, coordinates=True, last_move=True):
         owns the point, -1 White (``Score.ownership`` as colours 0/1/2 is accepted too). A
         square on each point, black or white, its side growing with the value's magnitude.
     marks
-        None, an iterable of points or vertices (each drawn as a red ring), or a dict of point
-        or vertex -> short label text (drawn on the point, in red).
+        None, a point or vertex, an iterable of them (each drawn as a red ring), or a dict of
+        point or vertex -> short label text (drawn on the point, in red). One vertex is one
+        mark: ``marks="D4"`` is ``marks=["D4"]``.
     coordinates
         Letters and numbers around the board.
     last_move
@@ -132,6 +135,11 @@ def svg(board, ownership=None, marks=None, coordinates=True, last_move=True):
         dot = WHITE_FILL if stones[p] == 1 else BLACK_FILL
         out.append(f'<circle class="last-move" cx="{x}" cy="{y}" r="{CELL * 0.15:g}" fill="{dot}"/>')
     if marks is not None:
+        if isinstance(marks, (str, int, np.integer)):
+            marks = [marks]             # one move (a str is a vertex, not its letters)
+        elif not isinstance(marks, dict) and not hasattr(marks, "__iter__"):
+            raise TypeError(f"marks must be a point, a vertex, an iterable of them or a dict, "
+                            f"not {type(marks).__name__}")
         labels = marks if isinstance(marks, dict) else {m: None for m in marks}
         for m, label in labels.items():
             x, y = xy(_point(m, w, h, "marks"))

@@ -32,9 +32,10 @@ from fastgo.batch import BoardBatch, ENCODINGS
 __all__ = ["ENCODINGS", "encode"]
 
 
-def encode(game, encoding, out=None, dtype=np.float32):
+def encode(game, encoding, out=None, dtype=None):
     """The planes of a ``Board`` ([C, height, width]) or of every game of a ``BoardBatch``
-    ([n, C, height, width]) in `encoding`; `out` as for ``BoardBatch.encode``."""
+    ([n, C, height, width]) in `encoding`; `out` and `dtype` (default float32) as for
+    ``BoardBatch.encode``."""
     if isinstance(game, BoardBatch):
         return game.encode(encoding, out=out, dtype=dtype)
     from fastgo.board import Board

@@ -115,6 +115,9 @@ _FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _INT_DIGITS = 19
 #: GTP 2's int: 0 <= x <= 2**31 - 1; time values are read as such.
 GTP_INT_MAX = 2**31 - 1
+#: The seeds the engine takes, from its constructor, ``--seed`` and ``fastgo-seed`` alike: 64-bit
+#: signed ints (the search takes any int modulo 2**64, so -1 is a seed like any other).
+SEED_MIN, SEED_MAX = -2**63, 2**63 - 1
 
 
 def _int_arg(text):
@@ -174,7 +177,7 @@ class Engine:
             _check_number("seconds", seconds, 0, 86400, low_open=True)
         _check_number("resign", resign, 0, 1, high_open=True)
         _check_number("threads", threads, 1, 1024, integer=True)
-        _check_number("seed", seed, -2**63, 2**63 - 1, integer=True)
+        _check_number("seed", seed, SEED_MIN, SEED_MAX, integer=True)
         if exploration is not None:
             _check_number("exploration", exploration, 0, 1e6)
         if policy not in ("uniform", "heavy"):
@@ -323,7 +326,8 @@ class Engine:
         # the finished parts of a resumed game (see _bring_to_move), oldest first: their turns
         # are in printsgf's record and their prisoners in the scores and showboard
         self.earlier = list(earlier)
-        self.handicap = handicap           # HA of the game's set-up, for printsgf
+        self.handicap = handicap           # HA of the game's set-up, for printsgf (None: as
+                                           # board_to_sgf decides)
         self.undo_stack = []               # ("undo", k) or ("resume",)
 
     def _rebuild(self, rules):
@@ -611,7 +615,11 @@ class Engine:
         except sgf.SgfError as e:
             raise GtpError(f"cannot load file: {e}") from None
         self.width, self.height, self.rules = game.width, game.height, parts[-1].rules
-        self._clear(parts[-1], parts[:-1], game.handicap, game.info)
+        # the record's HA[] for printsgf where its set-up bears it out (board_to_sgf refuses a
+        # count the stones contradict, as in a record that plays its handicap stones as moves)
+        borne = sgf.setup_handicap(*sgf.board_setup(parts[0]))
+        handicap = game.handicap if game.handicap == borne else None
+        self._clear(parts[-1], parts[:-1], handicap, game.info)
         board = self.board
         return "black" if board.to_move == BLACK else "white"
 
@@ -786,7 +794,8 @@ class Engine:
     def _setting(self, args, attr, parse, check):
         if not args:
             value = getattr(self.player, attr)
-            return "0" if value is None else f"{value:g}"
+            # an int as it is (seed 1234567, not 1.23457e+06): the answer reads back as a value
+            return "0" if value is None else str(value) if isinstance(value, int) else f"{value:g}"
         if len(args) != 1:
             raise GtpError("syntax error")
         value = parse(args[0])
@@ -808,7 +817,7 @@ class Engine:
         return self._setting(args, "resign_threshold", _float_arg, lambda v: 0 <= v < 1)
 
     def cmd_fastgo_seed(self, args):
-        return self._setting(args, "seed", _int_arg, lambda v: 0 <= v < 2**63)
+        return self._setting(args, "seed", _int_arg, lambda v: SEED_MIN <= v <= SEED_MAX)
 
     def cmd_fastgo_stats(self, args):
         if args:

@@ -30,6 +30,7 @@ import zlib
 
 import numpy as np
 
+from fastgo.coords import _index
 from fastgo.errors import RecordsError
 from fastgo.simulation import FORMAT, Simulation, Tally
 
@@ -174,6 +175,8 @@ class RunDirectory:
             with open(probe, "wb"):
                 pass
             os.unlink(probe)
+        except FileExistsError:         # makedirs: the path is there, and not a directory
+            raise RecordsError(f"output directory {out!r} is a file, not a directory") from None
         except OSError as e:
             raise RecordsError(f"output directory {out!r} is not writable: {e.strerror or e}") from None
         names = os.listdir(out)
@@ -294,8 +297,11 @@ class Game:
 
 class Records:
     """A run's directory read back (``fastgo.records.read(path)``): `spec`, `manifest`, the
-    merged `tally` of its shards, and, when the run kept records, its games: ``len``, indexing by
-    game index (``records[i]``), iteration in index order. `complete`: every chunk is there."""
+    merged `tally` of its shards, and, when the run kept records, its games: ``len`` (the games
+    the directory holds), indexing by the run's game index as a sequence of ``spec.games``
+    games (``records[i]``, ``records[-1]`` the run's last; a slice ``records[a:b:k]`` lists the
+    games it selects that the directory holds), iteration in index order. `complete`: every
+    chunk is there; in a run that is not, a game of a missing chunk raises IndexError."""
 
     def __init__(self, path):
         self.path = os.fspath(path)
@@ -324,12 +330,30 @@ class Records:
             self._cache = (k, g)
         return self._cache[1]
 
+    def _shard_of(self, index):
+        """The shard holding game `index` (0 <= index < spec.games), or None (a missing chunk)."""
+        k = bisect.bisect_right(self._starts, index) - 1
+        return k if k >= 0 and index < self._shards[k][0][1] else None
+
     def __getitem__(self, index):
         if not self.spec.records:
             raise RecordsError("this run kept statistics only (records=False): no games to read")
-        k = bisect.bisect_right(self._starts, index) - 1
-        if index < 0 or k < 0 or index >= self._shards[k][0][1]:
-            raise IndexError(f"game {index} is not in {self.path!r}")
+        n = self.spec.games
+        if isinstance(index, slice):
+            held = ((i, self._shard_of(i)) for i in range(n)[index])
+            return [self._game(i, k) for i, k in held if k is not None]
+        i = _index(index, "game index")
+        if not -n <= i < n:
+            raise IndexError(f"game index {i} out of range: the run has {n} games")
+        i += n if i < 0 else 0
+        k = self._shard_of(i)
+        if k is None:
+            raise IndexError(f"game {i} is not in {self.path!r}: its chunk is missing (the run "
+                             f"is not complete)")
+        return self._game(i, k)
+
+    def _game(self, index, k):
+        """Game `index`, held by shard k."""
         g = self._games_of(k)
         j = index - self._shards[k][0][0]
         moves = g["moves"][g["offsets"][j]:g["offsets"][j + 1]].astype(np.int32)
@@ -339,9 +363,9 @@ class Records:
     def __iter__(self):
         if not self.spec.records:
             return
-        for (a, b), _ in self._shards:
+        for k, ((a, b), _) in enumerate(self._shards):
             for i in range(a, b):
-                yield self[i]
+                yield self._game(i, k)
 
 
 def read(path):

@@ -72,6 +72,7 @@ import threading
 import time
 
 import numpy as np
+cimport cython
 cimport numpy as cnp
 from cython.parallel cimport prange
 from libc.math cimport sqrt, log, isfinite
@@ -215,9 +216,21 @@ class SearchResult:
                 f"root visits {self.root_visits}, {self.seconds:.3f} s>")
 
 
+cdef int _live(Search search) except -1:
+    """Refuse a call on a Search whose __init__ never ran or failed (``Search.__new__``): its
+    pool and workers are missing. __init__ makes the guard last."""
+    if search.guard is None:
+        raise RuntimeError("this Search was not initialised (call Search(board, ...))")
+    return 0
+
+
 cdef class Search:
     """A search tree over a copy of `board` (see the module docstring for the algorithms).
 
+    ``Search(board, *, evaluator=None, threads=None, seed=0, memory=256 * 2**20,
+    policy="uniform", rave=True, exploration=None, rave_equiv=2000.0, prior_visits=2.0,
+    expand_after=2, tactics=20, batch=256, fpu=0.0, virtual_loss=1, dirichlet=None,
+    encoding="stones", ownership=False, max_moves=None)``.
     evaluator: None for UCT on playouts; else a callable ``planes -> (priors, values)`` for PUCT.
     threads: UCT workers (default: all cores). seed: playouts' seed. memory: bytes for the node
     pool. policy: the playout policy ("uniform" or "heavy", as ``fastgo.playouts``). rave,
@@ -264,6 +277,7 @@ cdef class Search:
         free(self.bncand)
         free(self.bcolour)
 
+    @cython.embedsignature(False)  # Cython misplaces the `*` of __init__; the docstring says it
     def __init__(self, board, *, evaluator=None, threads=None, seed=0, memory=256 * 2**20,
                  policy="uniform", rave=True, exploration=None, rave_equiv=2000.0,
                  prior_visits=2.0, expand_after=2, tactics=20, batch=256, fpu=0.0, virtual_loss=1,
@@ -321,7 +335,6 @@ cdef class Search:
         self.prm.ownership = ownership and not self.prm.puct
         self.prm.max_moves = (max(3 * self.npoints, 1000) if max_moves is None
                               else _int(max_moves, "max_moves", 0, 1_000_000))
-        self.guard = threading.Lock()
         self.root_board = bd.copy()
 
         self.pool.nodes = <Node*>malloc(<size_t>cap * sizeof(Node))
@@ -353,6 +366,7 @@ cdef class Search:
                 B, 3, self.height, self.width)
         self._set_root(policy_id)
         self._clear_tree()
+        self.guard = threading.Lock()   # last: a Search without it is not ready (_live)
 
     # -- the root ---------------------------------------------------------------------------------
 
@@ -875,6 +889,7 @@ cdef class Search:
         """Search until the root has `visits` visits, this call ran `playouts` simulations (UCT
         playouts or PUCT leaf evaluations) or `seconds` passed, whichever comes first (at least
         one limit is required); ``stop()`` ends it early. Returns ``SearchResult``."""
+        _live(self)
         if visits is None and playouts is None and seconds is None:
             raise ValueError("give a limit: visits, playouts or seconds")
         lim_v = -1 if visits is None else _int(visits, "visits", 0, 2**62)
@@ -941,11 +956,13 @@ cdef class Search:
 
     def stop(self):
         """Ask a running ``search`` (in another thread) to return after its current simulations."""
+        _live(self)
         self.stop_flag = 1
 
     def advance(self, move):
         """Play `move` (a point, (row, col), GTP vertex or "pass"; illegal moves raise and change
         nothing) at the root and keep the subtree below it as the new tree."""
+        _live(self)
         cdef Board bd = self.root_board
         cdef Node* root
         cdef Node* old
@@ -991,6 +1008,7 @@ cdef class Search:
             self.guard.release()
 
     def _result(self, double seconds):
+        _live(self)
         cdef Node* root = &self.pool.nodes[0]
         cdef Node* c
         cdef int k, n = root.nchildren if root.first >= 0 else 0
@@ -1048,6 +1066,7 @@ cdef class Search:
     def variation(self, move):
         """The principal variation that starts with the root move `move` (a point or pass):
         [move] and then the most visited moves below it; [] when `move` is not a root move."""
+        _live(self)
         cdef Board bd = self.root_board
         cdef int point = bd._parse(move), k
         cdef Node* root = &self.pool.nodes[0]
@@ -1060,6 +1079,7 @@ cdef class Search:
     def _nodes(self):
         """A copy of the nodes in use (index = pool index; node 0 the root) as a numpy structured
         array with Node's fields, for tests and inspection. Not while a search runs."""
+        _live(self)
         cdef Node n
         cdef char* base = <char*>&n
         fields = [("first", np.int32, <char*>&n.first - base),
@@ -1089,19 +1109,23 @@ cdef class Search:
     @property
     def board(self):
         """A copy of the root position's ``Board``."""
+        _live(self)
         return self.root_board.copy()
 
     @property
     def nodes(self):
         """Nodes in use in the pool; ``capacity``: nodes it holds."""
+        _live(self)
         return int(self.pool.used)
 
     @property
     def capacity(self):
+        _live(self)
         return int(self.pool.cap)
 
     @property
     def threads(self):
+        _live(self)
         return self.nthreads
 
 

@@ -48,6 +48,7 @@ import re
 import sys
 import warnings
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 import numpy as np
 
@@ -992,14 +993,18 @@ def _sgf_point(point, width, height):
 
 
 def number_text(x):
-    """A float as SGF and GTP numbers are written: "7", "6.5", "-0.25", shortest exact form."""
+    """A float as SGF and GTP numbers are written: "7", "6.5", "-0.25", "0.00001", the shortest
+    plain decimal that reads back as the same float. SGF's Real has no exponent (FF[4]: Number
+    ["." Digit {Digit}]), so 1e-05 is written in full."""
     try:
         x = float(x)
     except OverflowError:
         x = float("inf")                # an int too large for a float
     if not np.isfinite(x):
         raise ValueError(f"cannot write {x} as an SGF or GTP number: numbers are finite")
-    return str(int(x)) if x == int(x) and abs(x) < 1e15 else repr(x)
+    # repr is the shortest text that reads back exactly; Decimal writes its digits without an
+    # exponent and normalize() drops trailing zeros ("7.0" -> "7"); + 0.0 makes -0.0 plain 0
+    return format(Decimal(repr(x + 0.0)).normalize(), "f")
 
 
 def to_sgf(game, application="fastgo"):
@@ -1069,6 +1074,14 @@ def board_setup(board):
     return np.array(setup, dtype=np.int8), int(first)
 
 
+def setup_handicap(setup, first):
+    """The n that HA[n] may state for a set-up (int8 [height, width]) and the colour that moves
+    first: its black stones when it has two or more, no white one, and White moves first; else
+    0 (no handicap)."""
+    n = int(np.count_nonzero(setup == BLACK))
+    return n if first == WHITE and n >= 2 and not (setup == WHITE).any() else 0
+
+
 def _check_board(board, name="board"):
     if not isinstance(board, Board):
         raise TypeError(f"{name} must be a fastgo.Board, not {type(board).__name__}")
@@ -1086,7 +1099,9 @@ def game_of_board(board, result=None, *, earlier=(), handicap=None, **info):
     ``Board`` does not record how it was made, so by default HA[n] is written only when the
     set-up is exactly the fixed star-point placement of n black stones with White to move
     first (``Board(handicap=n)``); a set-up from ``from_array``/``from_diagram`` or a free
-    placement is written as AB/AW stones (and PL) without HA."""
+    placement is written as AB/AW stones (and PL) without HA. An explicit `handicap` must be 0
+    (no HA) or the set-up's n black stones with White first (``setup_handicap``): a count the
+    stones contradict is refused (ValueError)."""
     _check_board(board)
     if isinstance(earlier, Board) or not hasattr(earlier, "__iter__"):
         raise TypeError(f"earlier must be a sequence of fastgo.Board, not {type(earlier).__name__}")
@@ -1104,10 +1119,10 @@ def game_of_board(board, result=None, *, earlier=(), handicap=None, **info):
             colour = 3 - colour
     if result is None and board.is_over:
         result = result_text(score(board, earlier))
+    n = setup_handicap(setup, first)
     if handicap is None:
         handicap = 0
-        n = int(np.count_nonzero(setup == BLACK))
-        if first == WHITE and n >= 2 and not (setup == WHITE).any():
+        if n:
             try:
                 points = star_points(board.width, board.height, n)
             except ValueError:
@@ -1116,6 +1131,11 @@ def game_of_board(board, result=None, *, earlier=(), handicap=None, **info):
                 handicap = n
     elif isinstance(handicap, bool) or not isinstance(handicap, (int, np.integer)) or handicap < 0:
         raise ValueError(f"handicap must be None or an int >= 0, not {handicap!r}")
+    elif handicap not in (0, n):
+        nb, nw = int(np.count_nonzero(setup == BLACK)), int(np.count_nonzero(setup == WHITE))
+        raise ValueError(f"handicap={handicap} does not match the board's set-up ({nb} black and "
+                         f"{nw} white stones, {'White' if first == WHITE else 'Black'} first): "
+                         f"HA[n] states n black stones set up with White to move first")
     return Game(width=board.width, height=board.height, komi=board.rules.komi,
                 handicap=int(handicap), rules=board.rules, setup=setup,
                 to_move=first, moves=moves, result=result, info=dict(info))

@@ -124,13 +124,18 @@ def random_transform(planes, policy=None, *, rng=None):
     if planes.ndim != 4:
         raise ValueError("planes must be [n, C, height, width]")
     n, _, h, w = planes.shape
+    if policy is not None:
+        policy = np.asarray(policy)
+        if policy.shape != (n, w * h + 1):
+            raise ValueError(f"policy must be [n, points + 1] = [{n}, {w * h + 1}], a row for each "
+                             f"of the planes' {n} samples, got {list(policy.shape)}")
     rng = np.random.default_rng(rng)
     ks = rng.integers(0, len(symmetries(w, h)), size=n)
     out = np.empty_like(planes)
-    pol = None if policy is None else np.empty_like(np.asarray(policy))
+    pol = None if policy is None else np.empty_like(policy)
     for k in np.unique(ks):
         idx = np.flatnonzero(ks == k)
         out[idx] = transform_planes(planes[idx], int(k))
         if pol is not None:
-            pol[idx] = transform_policy(np.asarray(policy)[idx], int(k), w, h)
+            pol[idx] = transform_policy(policy[idx], int(k), w, h)
     return ks, out, pol

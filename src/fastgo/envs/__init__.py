@@ -27,6 +27,17 @@ def require(module, extra):
         raise ImportError(f"{module} is needed here: pip install \"fastgo[{extra}]\"") from exc
 
 
+def check_action(action, n):
+    """`action` as an int, if Gymnasium's ``Discrete(n)`` holds it: a Python or numpy integer,
+    or a 0-d integer array, in 0..n - 1. Bools, floats and strings are refused (TypeError), as
+    are values out of range (ValueError); nothing is truncated into a move."""
+    from fastgo.coords import _index
+    a = _index(action, "action")
+    if not 0 <= a < n:
+        raise ValueError(f"action must be 0..{n - 1} (the pass last), not {a}")
+    return a
+
+
 def __getattr__(name):
     if name in _HOMES:
         return getattr(importlib.import_module(_HOMES[name]), name)

@@ -5,7 +5,9 @@ and the observation is from the point of view of the player to move next. Observ
 dicts: ``"observation"``, the feature planes [C, height, width] of ``encoding`` (default
 ``agz17``, see ``fastgo.features``), and ``"action_mask"``, int8 [points + 1] (1 = legal, the
 pass last). Actions are fastgo points (``row * width + col``, row 0 at the bottom, pass =
-``width * height``). An illegal action raises ``IllegalActionError`` and changes nothing.
+``width * height``): what the ``Discrete`` action space holds, a Python or numpy integer (a
+bool, float or string is a TypeError, a value out of range a ValueError). An illegal action
+raises ``IllegalActionError``; a refused one changes nothing.
 
 Rewards go to the player who moved: at the turn that ends the game (the second pass in a row)
 +1 if that player won, -1 if they lost, 0 for a tie; 0 on every other turn and on truncation
@@ -14,14 +16,14 @@ Rewards go to the player who moved: at the turn that ends the game (the second p
 
 import numpy as np
 
-from fastgo.envs import require
+from fastgo.envs import check_action, require
 
 gym = require("gymnasium", "gym")
 from gymnasium import spaces  # noqa: E402
 from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
 from gymnasium.vector.utils import batch_space  # noqa: E402
 
-from fastgo.batch import BoardBatch, ENCODINGS  # noqa: E402
+from fastgo.batch import BoardBatch, ENCODINGS, _DTYPES  # noqa: E402
 
 __all__ = ["GoEnv", "GoVectorEnv"]
 
@@ -32,6 +34,14 @@ _MODES = {AutoresetMode.NEXT_STEP: "next-step", AutoresetMode.SAME_STEP: "same-s
 def _spaces(width, height, encoding, dtype):
     if encoding not in ENCODINGS:
         raise ValueError(f"unknown encoding {encoding!r}; expected one of {sorted(ENCODINGS)}")
+    # the dtypes BoardBatch.encode fills, checked here rather than at the first reset
+    try:
+        dt = None if dtype is None else np.dtype(dtype)     # (np.dtype(None) is float64)
+    except TypeError:
+        dt = None
+    if dt not in _DTYPES:
+        raise TypeError(f"dtype must be one of bool, uint8, int8, float32, float64 (the "
+                        f"observation planes), not {repr(dtype) if dt is None else dt}")
     obs = spaces.Dict({
         "observation": spaces.Box(0, 1, (ENCODINGS[encoding], height, width), dtype=dtype),
         "action_mask": spaces.Box(0, 1, (width * height + 1,), dtype=np.int8),
@@ -111,7 +121,7 @@ class GoVectorEnv(VectorEnv):
 
     def step(self, actions):
         movers = self.batch.to_move
-        res = self.batch.step(np.asarray(actions))
+        res = self.batch.step(actions)
         rewards = _rewards(movers, res)
         terminated = res.terminated.copy()
         truncated = res.truncated.copy()
@@ -159,6 +169,7 @@ class GoEnv(gym.Env):
         return self._obs(), {}
 
     def step(self, action):
+        action = check_action(action, self.batch.num_points + 1)
         movers = self.batch.to_move
         res = self.batch.step(np.array([action], dtype=np.int64))
         reward = float(_rewards(movers, res)[0])

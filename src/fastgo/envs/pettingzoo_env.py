@@ -23,7 +23,7 @@ Where it differs from ``go_v5``:
 
 import numpy as np
 
-from fastgo.envs import require
+from fastgo.envs import check_action, require
 
 require("pettingzoo", "pettingzoo")
 from gymnasium import spaces  # noqa: E402
@@ -93,6 +93,7 @@ class GoAECEnv(AECEnv):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
+        action = check_action(action, self.batch.num_points + 1)
         self._cumulative_rewards[agent] = 0.0
         res = self.batch.step(np.array([action], dtype=np.int64))
         self.rewards = {a: 0.0 for a in self.agents}
