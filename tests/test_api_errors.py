@@ -293,9 +293,6 @@ def test_is_legal_position_bad_array(name):
         fastgo.is_legal_position(BAD_ARRAYS[name])
 
 
-@pytest.mark.xfail(strict=True, reason="item 4.3: needs the two-line check in board.pyx's "
-                   "_grid_from_array (held back: board.pyx is being edited elsewhere); drop this "
-                   "marker with it")
 @pytest.mark.parametrize("empty", [[[]], [[]] * 3, np.zeros((0, 3)), np.zeros((3, 0), np.int8)],
                          ids=["[[]]", "3 empty rows", "0x3 float", "3x0 int8"])
 def test_a_position_with_no_points_is_refused_as_empty(empty):

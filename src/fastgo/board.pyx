@@ -86,6 +86,8 @@ cdef _grid_from_array(array, int* width, int* height):
     a = np.asarray(array)
     if a.ndim != 2:
         raise ValueError(f"a position must be a 2-D array [height, width], got {a.ndim} dimensions")
+    if a.size == 0:         # before the dtype: np.asarray([[]]) is float64
+        raise ValueError(f"a position has no points: shape {a.shape} (at least 1x1)")
     if a.dtype.kind not in "iub":
         raise TypeError(f"a position must hold integers 0/1/2, got dtype {a.dtype}")
     h, w = check_size(a.shape[1], a.shape[0])[::-1]
