@@ -116,6 +116,7 @@ def test_copy_with_100k_boards_alive(benchmark, size, kept):
 
 @pytest.mark.parametrize("size", SIZES)
 def test_legal_mask(benchmark, size):
+    """Asked again at the same turn: the kept mask, judged this turn, is copied out."""
     benchmark.group = f"legal_mask {size}x{size}"
     b, _ = midgame(size)
     benchmark(b.legal_mask)
@@ -127,6 +128,35 @@ def test_legal_mask_out(benchmark, size):
     b, _ = midgame(size)
     out = np.empty(size * size + 1, dtype=bool)
     benchmark(b.legal_mask, out)
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("kept", ["afresh", "kept"])
+def test_legal_mask_first_at_a_turn(benchmark, size, kept):
+    """The mask's cost where it must be worked out: asked after the turn's play (kept: the
+    mask followed the play, only the hard points are judged; afresh: the board's first mask,
+    every point judged). Replays test_replay_game_per_move's game with legal_mask(out=) after
+    every play (each turn's cost = (this - that replay) / turns) on a board that was (kept) or
+    was not (afresh: a copy made at every turn, which copy's own time then includes) asked for
+    a mask before."""
+    b = fastgo.Board(size)
+    random_game(b, np.random.default_rng(5), max_turns=2 * size * size // 3)
+    moves = b.history
+    out = np.empty(size * size + 1, dtype=bool)
+    benchmark.group = f"play {size}x{size} (replay of {len(moves)} turns)"
+    benchmark.extra_info["turns"] = len(moves)
+
+    def replay_kept(board):
+        for m in moves:
+            board.play(m)
+            board.legal_mask(out)
+
+    def replay_afresh(board):
+        for m in moves:
+            board.play(m)
+            board.copy().legal_mask(out)
+    benchmark.pedantic(replay_kept if kept == "kept" else replay_afresh,
+                       setup=lambda: ((fastgo.Board(size),), {}), rounds=500)
 
 
 @pytest.mark.parametrize("size", SIZES)

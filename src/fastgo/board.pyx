@@ -723,8 +723,9 @@ cdef class Board:
     def legal_mask(self, out=None):
         """Legality of every point and, last, of the pass: bool array of length points + 1.
         `out`, if given, is a C-contiguous bool array of that length to fill instead."""
+        cdef cnp.npy_intp n = self.npoints + 1
         if out is None:
-            out = np.empty(self.npoints + 1, dtype=np.bool_)
+            out = cnp.PyArray_EMPTY(1, &n, cnp.NPY_BOOL, 0)      # (np.empty's call: 0.3 µs)
         elif not isinstance(out, cnp.ndarray):
             raise TypeError(f"out must be a numpy bool array, not {type(out).__name__}")
         elif not (cnp.PyArray_TYPE(out) == cnp.NPY_BOOL and cnp.PyArray_NDIM(out) == 1
