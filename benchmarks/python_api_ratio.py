@@ -11,7 +11,7 @@ game at its `max_game_length`, 2 x points turns). The figure is microseconds a m
 ratio OpenSpiel's / fastgo's; then the same ratio of the engines' own time, each loop less the
 same calls made on no engine (a C call returning a new list of 40 moves, the draw, a C call
 taking the move), timed in the same round: what the draw and the interpreter cost is the same
-for both and hides how the engines compare. fastgo runs three rule sets: its default (Tromp-Taylor: positional
+for both and hides how the engines compare. fastgo runs two rule sets: its default (Tromp-Taylor: positional
 superko, suicide allowed), and simple ko with suicide forbidden, which is what OpenSpiel's `go`
 judges (a ko point, no suicide). Needs OpenSpiel (`pip install open_spiel`).
 """

@@ -741,31 +741,45 @@ def test_lone_stone_suicide_after_a_pass(ko):
 @pytest.mark.parametrize("ko,suicide", RULE_COMBOS)
 def test_kept_mask_follows_plays_undos_and_copies(ko, suicide):
     """A Board keeps its legal mask between turns (each play settles the points it changed;
-    undo, copies and set-ups judge it afresh): after every turn of random games with undos and
-    copies in between, legal_moves() equals the moves why_illegal (one judgement a point, the
-    rules' judge_move) has no reason against, and is_legal (which reads the kept mask once it is
-    this turn's) agrees. Boards from 1x3 to 13x13, dense set-ups included (captures of many
-    stones)."""
+    undo, copies and set-ups judge it afresh), and a mask judged this turn answers is_legal and
+    play. In random games with undos (out of game over too) and copies, the mask asked for
+    every 1 to 10 turns: legal_moves() equals the moves why_illegal (one judgement a point, the
+    rules' judge_move) has no reason against; is_legal agrees at every point; between queries,
+    plays of random points are refused with why_illegal's reason, changing nothing, or played.
+    Boards from 1x3 to 13x13, dense set-ups included (captures of many stones)."""
     rnd = random.Random(f"kept-{ko}-{suicide}")
     for w, h in [(9, 9), (5, 5), (3, 3), (1, 3), (7, 4), (2, 6), (13, 13)]:
+        n = w * h
         setup = random_setup(rnd, w, h) if rnd.random() < 0.5 else None
         board = (fastgo.Board.from_array(np.array(setup, dtype=np.int8).reshape(h, w), ko=ko,
                                          suicide=suicide)
                  if setup is not None else fastgo.Board(w, h, ko=ko, suicide=suicide))
-        for _ in range(120 if w * h < 100 else 60):
-            if board.is_over:
-                break
-            legal = board.legal_moves()
-            judged = [p for p in range(w * h + 1) if board.why_illegal(p) is None]
-            assert legal == judged, (w, h, board.history)
-            assert [p for p in range(w * h + 1) if board.is_legal(p)] == judged
+        every = rnd.randint(1, 10)
+        for turn in range(150 if n < 100 else 80):
+            if turn % every == 0:
+                legal = board.legal_moves()
+                judged = [p for p in range(n + 1) if board.why_illegal(p) is None]
+                assert legal == judged, (w, h, board.history)
+                assert [p for p in range(n + 1) if board.is_legal(p)] == judged
             r = rnd.random()
-            if r < 0.1 and len(board.history) >= 2:
+            if board.is_over or (r < 0.1 and len(board.history) >= 2):
                 board.undo(2)
             elif r < 0.15:
                 board = board.copy(undo=True)
-            else:
-                board.play(rnd.choice(legal))
+            elif r < 0.5:
+                move = rnd.randrange(n + 1)          # any point: legal or not
+                reason = board.why_illegal(move)
+                if reason is None:
+                    board.play(move)
+                else:
+                    history = board.history
+                    with pytest.raises(fastgo.IllegalMoveError) as info:
+                        board.play(move)
+                    assert info.value.reason == reason and board.history == history
+            else:                                   # a legal point, found without the mask
+                move = next((p for p in (rnd.randrange(n) for _ in range(20))
+                             if board.why_illegal(p) is None), n)
+                board.play(move)
 
 
 @needs_fastgo

@@ -3,7 +3,8 @@
 
 A Board's position is the ``BoardState`` at ``board.st`` (see ``fastgo.core``); read it, or copy it
 with ``board_copy`` and play on the copy without the GIL. Write through ``Board`` methods only: the
-history, the superko memory and the journal must change together.
+history, the superko memory, the journal and the kept legal mask must change together (code that
+changes ``st`` or ``nturns`` itself must set ``kept`` to ``KEPT_NONE``).
 """
 
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
@@ -48,7 +49,7 @@ cdef class Board:
                                # judged when a mask is asked for) and is this turn's whole mask
     cdef uint8_t* kmask        # the kept legal mask (npoints + 1 entries, core.judge_mask's
                                # layout), then its hard points (_khard): one allocation, made
-                               # when a mask is first asked for (the object stays 176 bytes)
+                               # when a mask is first asked for (the object stays 168 bytes)
 
     cdef int _reset(self, int w, int h, rules) except -1
     cdef bint _seen_contains(self, uint64_t key) noexcept nogil

@@ -91,7 +91,7 @@ cdef _grid_from_array(array, int* width, int* height):
     if a.dtype.kind not in "iub":
         raise TypeError(f"a position must hold integers 0/1/2, got dtype {a.dtype}")
     h, w = check_size(a.shape[1], a.shape[0])[::-1]
-    if a.size and (a.min() < 0 or a.max() > 2):
+    if a.min() < 0 or a.max() > 2:
         raise ValueError("a position may hold only 0 (empty), 1 (black) and 2 (white)")
     width[0] = w
     height[0] = h
@@ -111,9 +111,6 @@ cdef tuple _INTS = tuple(range(MAX_POINTS + 1))
 cdef PyObject* _INT_OBJECTS[MAX_POINTS + 1]
 for _i in range(MAX_POINTS + 1):
     _INT_OBJECTS[_i] = <PyObject*>_INTS[_i]
-# GTP vertex -> point tables (coords.vertex_table), at width * (MAX_SIDE + 1) + height, fetched
-# on first use: Board._parse's fast path for vertices
-cdef list _VERTEX_TABLES = [None] * ((MAX_SIDE + 1) * (MAX_SIDE + 1))
 
 
 cdef inline PyObject** _pick(PyObject** dst, PyObject** src, const uint8_t* mask,
@@ -185,7 +182,7 @@ cdef bint board_seen(const void* board, uint64_t key) noexcept nogil:
 
 
 # Not tracked by the cyclic garbage collector: a Board's Python fields (its Rules, its set-up
-# array, the shared vertex table) never refer back to a Board, so it is never part of a cycle;
+# array) never refer back to a Board, so it is never part of a cycle;
 # untracking cost a tree of kept boards a GC list update per copy() and full-GC passes over
 # every board.
 # copy()'s allocations, recycled: a Board freed puts its block on a list of its size class (sizes
@@ -847,10 +844,7 @@ cdef class Board:
         # which another thread or the move's own methods may act on this board: the result is
         # judged against the size read before them, and refused if the size has changed.
         if type(move) is str:
-            table = _VERTEX_TABLES[w * (MAX_SIDE + 1) + h]
-            if table is None:
-                table = _VERTEX_TABLES[w * (MAX_SIDE + 1) + h] = vertex_table(w, h)
-            v = table.get(move, -1)
+            v = vertex_table(w, h).get(move, -1)      # (coords keeps the tables of 64 sizes)
             if v < 0:
                 v = parse_move(move, w, h)
         elif type(move) is not bool and type(move) is not int and PyIndex_Check(move):
