@@ -837,6 +837,24 @@ def _timed_lines(items):
             yield it + b"\n"
 
 
+@pytest.mark.parametrize("args,ok", [
+    ("", True), ("b", True), ("w 10", True), ("10", True), ("b interval 50", True),
+    ("b 10 minmoves 3 maxmoves 20", True), ("b 10 pvVisits true rootInfo false", True),
+    ("foo bar", False), ("x 10", False), ("b 10 extra", False), ("b -5", False),
+    ("b 10 minmoves x", False), ("b 10 pvVisits maybe", False), ("b 10 avoid b", False),
+    ("b 10 ownership true", True), ("b 10 ownership yes", False),
+])
+def test_analyze_arguments_are_checked(args, ok):
+    """lz-analyze [colour] [interval] [key value ...]: the keys Leela Zero and KataGo take are
+    read (and checked), any other word is a syntax error (an unknown first word was taken as a
+    key and ignored, so a bad colour passed silently)."""
+    e = engine()
+    answer = e.handle(f"1 lz-analyze {args}")
+    assert (answer == "=1\n") == ok and (answer == "?1 syntax error\n\n") == (not ok), answer
+    assert e.handle("2 kata-analyze b 10 ownership true") == "=2\n"
+    assert e.handle("3 kata-analyze b 10 ownership maybe") == "?3 syntax error\n\n"
+
+
 def test_lz_and_kata_analyze_stream_info_lines_until_the_next_command():
     import io
     e = Engine(playouts=1000, rules="chinese", size=5)

@@ -524,6 +524,44 @@ def test_puct_evaluator_errors_leave_the_tree_consistent():
     assert good.search(visits=50).root_visits == 50
 
 
+def test_puct_evaluator_owns_the_planes_it_is_given():
+    """Each batch's planes are a new array: an evaluator that keeps them (inputs for training)
+    finds them as they were, also after the Search is gone (they were a view of the Search's
+    buffer: overwritten by the next batch, freed with the Search)."""
+    kept = []
+
+    def ev(planes):
+        kept.append((planes, planes.copy()))
+        n = planes.shape[0]
+        return np.full((n, 26), 1 / 26, np.float32), np.zeros(n, np.float32)
+
+    s = Search(fastgo.Board(5, rules="chinese"), evaluator=ev, batch=8)
+    s.search(playouts=60)
+    del s
+    assert len(kept) > 2
+    for planes, seen in kept:
+        assert planes.flags.owndata and np.array_equal(planes, seen)
+        planes[:] = 7.0                 # the evaluator's own memory to write
+
+
+def test_result_counts_the_last_search_of_this_root():
+    """SearchResult.playouts: the simulations of the last search call on this root; advance
+    starts a new root (0), and leaves an evaluator failed on are not counted."""
+    s = Search(fastgo.Board(7, rules="chinese"), threads=1, seed=1, ownership=True)
+    assert s.search(playouts=300).playouts == 300 and s.result().playouts == 300
+    s.advance("pass")
+    r = s.result()
+    assert r.playouts == 0 and np.isnan(r.ownership).all()
+
+    def failing(planes):
+        raise RuntimeError("no network")
+
+    p = Search(fastgo.Board(5, rules="chinese"), evaluator=failing, batch=4)
+    with pytest.raises(RuntimeError):
+        p.search(playouts=10)
+    assert p.result().playouts == 0 and p.result().root_visits == 0
+
+
 def test_dirichlet_noise_changes_root_priors_reproducibly():
     b = fastgo.Board(5, rules="chinese")
     plain = Search(b, evaluator=toy_evaluator, batch=4).search(visits=100)

@@ -863,10 +863,17 @@ class Engine:
 
     # -- analysis (Lizzie, Sabaki, GoGui) ----------------------------------------------------------
 
+    # the other keys Leela Zero and KataGo take with one value, read and ignored: their kind
+    _ANALYSIS_KEYS = {"minmoves": "int", "maxmoves": "int", "pvVisits": "bool",
+                      "pvEdgeVisits": "bool", "rootInfo": "bool", "ownershipStdev": "bool",
+                      "movesOwnership": "bool", "movesOwnershipStdev": "bool"}
+
     def _analysis_args(self, args, kata):
         """``[colour] [interval] [key value ...]``: interval in centiseconds (default 100), and
-        for kata-analyze ``ownership true|false``; other keys (minmoves, maxmoves...) are read
-        and ignored. The position analysed is the board's, for the side to move."""
+        ``ownership true|false`` (kata-analyze prints it); the other keys of one value Leela Zero and
+        KataGo take (minmoves, maxmoves, pvVisits, rootInfo...) are checked and ignored; any
+        other word (``allow``/``avoid`` included, which are not supported) is a syntax error.
+        The position analysed is the board's, for the side to move."""
         interval, ownership = 100, False
         args = list(args)
         if args and args[0].lower() in ("b", "w", "black", "white"):
@@ -876,12 +883,18 @@ class Engine:
         if len(args) % 2:
             raise GtpError("syntax error")
         for key, value in zip(args[::2], args[1::2]):
+            kind = ("int" if key == "interval" else "bool" if key == "ownership"
+                    else self._ANALYSIS_KEYS.get(key))
+            if kind == "int":
+                number = _int_arg(value)
+            elif kind == "bool" and value in ("true", "false"):
+                number = None
+            else:
+                raise GtpError("syntax error")
             if key == "interval":
-                interval = _int_arg(value)
-            elif key == "ownership" and kata:
-                if value not in ("true", "false"):
-                    raise GtpError("syntax error")
-                ownership = value == "true"
+                interval = number
+            elif key == "ownership":
+                ownership = kata and value == "true"        # (lz-analyze prints none)
         if self.board.is_over:
             raise GtpError("the game is over")
         return max(interval, 1) / 100.0, ownership

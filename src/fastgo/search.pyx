@@ -41,9 +41,9 @@ mover played first at or below that node (in the tree or the playout) gains an A
 with n, w the child's visits and summed values for its mover (each in-flight visit counts as a
 visit of value -1, times ``virtual_loss``), p its prior and N the parent's visits (its own
 evaluation included). Descents collect up to ``batch`` distinct leaves (a second descent into a
-leaf already collected ends the batch); ``evaluator(planes)`` gets them as float32
-``[B, 3, height, width]`` planes (``encoding="stones"``: the stones of the side to move, the
-opponent's stones, all ones when Black is to move) and returns ``(priors [B, points + 1],
+leaf already collected ends the batch); ``evaluator(planes)`` gets them as a new float32 array
+``[B, 3, height, width]``, its own to keep (``encoding="stones"``: the stones of the side to
+move, the opponent's stones, all ones when Black is to move) and returns ``(priors [B, points + 1],
 values [B])``: values in [-1, 1] for the side to move. Each leaf is expanded with its priors
 (clipped at 0, renormalised over its children; uniform when they sum to 0) and its value is
 backed up (negated at every other level). A terminal leaf is valued exactly (+1 win, 0 tie, -1
@@ -183,7 +183,9 @@ class SearchResult:
     winrate    the best move's value (UCT: wins, ties half; PUCT: (q + 1) / 2)
     ownership  float64[height, width]: mean owner of each point at the end of this search's
                playouts (+1 Black, -1 White); None without ``ownership=True`` (or for PUCT)
-    playouts   simulations of this call; root_visits the root's visits (reused ones included);
+    playouts   simulations of the last ``search`` call on this root (0 after ``advance``, and
+               none counted for leaves an evaluator failed on); root_visits the root's visits
+               (reused ones included);
     seconds    wall time; nodes: nodes in use
     """
 
@@ -388,6 +390,11 @@ cdef class Search:
         board_copy(self.root_state, bd.st)
         self.root_colour = self.spec.to_move
         self.root_noised = False
+        # the last search's playouts and ownership describe the old root
+        self.started = 0
+        for t in range(self.nthreads):
+            memset(self.workers[t].owner_sum, 0, self.npoints * sizeof(int64_t))
+            self.workers[t].owned = 0
 
     cdef void _clear_tree(self) noexcept:
         self.pool.used = 1
@@ -839,8 +846,10 @@ cdef class Search:
             self._backup_puct(path, self.bdepth[i], values[i], self.bcolour[i])
 
     cdef void _abandon(self, int k) noexcept nogil:
-        """Take back the visits in flight of k collected leaves (the evaluator failed)."""
+        """Take back the visits in flight of k collected leaves (the evaluator failed): they are
+        not simulations of this call."""
         cdef int i, d
+        self.started -= k
         for i in range(k):
             for d in range(self.bdepth[i] + 1):
                 self.pool.nodes[self.bpaths[i * (MAX_DEPTH + 1) + d]].pending -= 1
@@ -848,7 +857,8 @@ cdef class Search:
     cdef _evaluate(self, int k):
         """Call the evaluator on k leaves; expand and back up."""
         try:
-            out = self.evaluator(self.planes_array[:k])
+            # a new array each call: the evaluator may keep it (the buffer is the next batch's)
+            out = self.evaluator(np.array(self.planes_array[:k]))
             try:
                 priors, values = out
             except (TypeError, ValueError):
