@@ -454,7 +454,7 @@ cdef class BoardBatch:
             for k in range(gone):
                 slot[public_of(freed[k], b.stride, self.s_inv)] = EMPTY
         ended = self.over(i) or self.capped(i)
-        if ended or 5 * gone > self.npoints:
+        if ended or not settling_pays(gone, self.npoints):
             self.refresh_mask(i)
         else:
             self.update_mask(i, p, freed, gone)
@@ -625,12 +625,7 @@ cdef class BoardBatch:
         cdef uint64_t* hard = self.hard + <size_t>i * self.hard_words
         cdef int k
         cdef uint8_t fresh[MAX_POINTS + 1]
-        if p >= 0:
-            settle_around(b, p, self.ko_rule, self.s_inv, out, hard)
-            if tracks_sole_liberties(self.ko_rule, self.suicide):
-                settle_sole_liberties(b, p, hard + 2 * hard_words(b))
-        for k in range(gone):
-            settle_around(b, freed[k], self.ko_rule, self.s_inv, out, hard)
+        settle_play(b, p, freed, gone, self.ko_rule, self.suicide, self.s_inv, out, hard)
         g.vetoed = judge_hard(b, self.to_move_of(i), self.ko_rule, self.suicide, &g.ko_hash,
                               hashset_seen, &g.seen, self.fresh(i), hard, out, not g.vetoed)
         if FASTGO_DEBUG:

@@ -673,24 +673,15 @@ cdef class Board:
         return 0
 
     cdef void _settle(self, int p, int before) noexcept nogil:
-        """The kept mask after a stone on padded point p, the empty list `before` long before it:
-        p, the stones it removed and their neighbours settled (core.settle_around), as
-        BoardBatch keeps its masks. A play that removes many stones leaves the mask to be judged
-        afresh (cheaper than settling each)."""
+        """The kept mask after a stone on padded point p, the empty list `before` long before it
+        (core.settle_play, as BoardBatch keeps its masks; judged afresh where that does not pay)."""
         cdef BoardState* b = self.st
-        cdef int gone = b.num_empty - before + 1, k
-        # board_play took p out of the empty list (then before - 1 long) and appended every
-        # stone it removed: they are at before - 1 .. before - 1 + gone
-        cdef const int16_t* freed = empty_list(b) + before - 1
-        cdef uint32_t s_inv = stride_inverse(b.stride)
-        if 5 * gone > self.npoints:
+        cdef int gone = b.num_empty - before + 1     # the stones it removed (see settle_play)
+        if not settling_pays(gone, self.npoints):
             self.kept = KEPT_NONE
             return
-        settle_around(b, p, self.ko_rule, s_inv, self.kmask, self._khard())
-        if tracks_sole_liberties(self.ko_rule, self.suicide):
-            settle_sole_liberties(b, p, self._khard() + 2 * hard_words(b))
-        for k in range(gone):
-            settle_around(b, freed[k], self.ko_rule, s_inv, self.kmask, self._khard())
+        settle_play(b, p, empty_list(b) + before - 1, gone, self.ko_rule, self.suicide,
+                    stride_inverse(b.stride), self.kmask, self._khard())
 
     cdef void _mask(self, uint8_t* out) noexcept nogil:
         """core.judge_mask's answer at out: from the kept mask (allocated by _keep) with its hard

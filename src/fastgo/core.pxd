@@ -1355,6 +1355,29 @@ cdef inline void settle_sole_liberties(const BoardState* b, int q, uint64_t* sol
                 if lib:
                     set_bit(sole, lib)
 
+cdef inline bint settling_pays(int gone, int npoints) noexcept nogil:
+    """Whether a kept mask is settled after a play that removed `gone` stones (settle_play),
+    or judged afresh (judge_mask): settling each freed point costs more past a fifth of the
+    board."""
+    return 5 * gone <= npoints
+
+cdef inline void settle_play(const BoardState* b, int p, const int16_t* freed, int gone,
+                             int ko_rule, bint suicide, uint32_t s_inv, uint8_t* out,
+                             uint64_t* hard) noexcept nogil:
+    """A kept mask (out) and its hard points after a stone on padded point p (p < 0: a pass)
+    that removed the `gone` stones at freed[0..gone) (padded points): p, the freed points and
+    their neighbours are the only ones whose neighbour masks, colours and `ever` changed
+    (settle_around), and only the chains next to p lost a liberty (settle_sole_liberties). The
+    hard points are then judged for the next mover by judge_hard. board_play appends the stones
+    it removes to the empty list: freed = empty_list(b) + (num_empty before the play) - 1."""
+    cdef int k
+    if p >= 0:
+        settle_around(b, p, ko_rule, s_inv, out, hard)
+        if tracks_sole_liberties(ko_rule, suicide):
+            settle_sole_liberties(b, p, hard + 2 * hard_words(b))
+    for k in range(gone):
+        settle_around(b, freed[k], ko_rule, s_inv, out, hard)
+
 cdef inline bint judge_mask(const BoardState* b, int colour, bint over, int ko_rule, bint suicide,
                             const uint64_t* ko_hash, SeenFn seen, const void* memory,
                             int fresh, uint8_t* out, uint64_t* hard) noexcept nogil:
