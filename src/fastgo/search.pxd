@@ -127,6 +127,7 @@ cdef class Search:
 
     cdef _set_root(self, int policy_id)
     cdef void _clear_tree(self) noexcept
+    cdef void _clear_counts(self) noexcept nogil
     cdef int _descend(self, Worker* w) noexcept nogil
     cdef void _replay(self, Worker* w) noexcept nogil
     cdef void _unreplay(self, Worker* w) noexcept nogil

@@ -390,7 +390,11 @@ cdef class Search:
         board_copy(self.root_state, bd.st)
         self.root_colour = self.spec.to_move
         self.root_noised = False
-        # the last search's playouts and ownership describe the old root
+        self._clear_counts()            # the last search's counts describe the old root
+
+    cdef void _clear_counts(self) noexcept nogil:
+        """No simulation counted yet, no final owner summed: a search call's start, a new root."""
+        cdef int t
         self.started = 0
         for t in range(self.nthreads):
             memset(self.workers[t].owner_sum, 0, self.npoints * sizeof(int64_t))
@@ -917,15 +921,12 @@ cdef class Search:
         try:
             self.lim_visits = lim_v
             self.lim_playouts = lim_p
-            self.started = 0
             self.stop_flag = 0
             self.budget = lim_p
             if lim_v >= 0:
                 left = max(0, lim_v - self.pool.nodes[0].visits - self.pool.nodes[0].pending)
                 self.budget = left if lim_p < 0 else min(lim_p, left)
-            for t in range(nthreads):
-                memset(self.workers[t].owner_sum, 0, self.npoints * sizeof(int64_t))
-                self.workers[t].owned = 0
+            self._clear_counts()
             t0 = _now()
             self.deadline = t0 + secs if secs is not None else 0.0
             if secs is not None and secs == 0:
