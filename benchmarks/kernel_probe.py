@@ -9,6 +9,9 @@ median of each variant against the plain loop:
 - pad 1, 3: 40 or 120 independent additions a turn: the cost of an instruction at the margin.
 - branches 1, 2: one or two branches a turn on a fresh random bit (each mispredicted half the
   time): the cost of a mispredicted branch.
+- draws: how many points the kernel draws a turn, by the class of the point (an empty
+  neighbour; only the mover's stones beside it; only the opponent's; both) and how many of
+  each the policy allows: the events its unpredictable branches decide.
 - verdict 1, 2: the verdict on a drawn point without branches (vs the kernel's sequence of
   early tests): whether trading branches for work pays.
 
@@ -75,6 +78,12 @@ def main():
     print(f"{a.size}x{a.size}, {a.games} playouts a round, {a.rounds} rounds; the plain loop plays "
           f"fastgo.playouts' games ({turns / n:.1f} turns a game)")
 
+    turns, classes = probe.draws(a.size, n)
+    if turns != probe.run(a.size, n)[0]:
+        sys.exit("the counting loop's games differ from the kernel's")
+    print(f"draws a turn by the drawn point's class (drawn, allowed), {n} playouts:")
+    for name, (drawn, allowed) in classes.items():
+        print(f"  {name:16} {drawn / turns:6.3f} {allowed / turns:6.3f}")
     times = {name: [] for name, _ in VARIANTS}
     moves = None
     for _ in range(a.rounds):

@@ -174,3 +174,82 @@ def run(int size, int64_t n, int lanes=1, int pad=0, int branches=0, int verdict
                     active -= 1
     board_free(start)
     return turns, wins + 0 * sink
+
+
+def draws(int size, int64_t n):
+    """Play n playouts as run() does and count the kernel's draws by the class of the drawn point
+    and by whether the policy allowed it. Returns (turns, {class: (drawn, allowed)}); classes:
+    free (an empty neighbour), own walls (only the mover's stones and walls beside it: an eye or
+    a false eye), opponent walls (only the opponent's and walls), mixed (both colours, no empty
+    point), and passes (turns with no allowed point)."""
+    cdef BoardState* start = board_new(size, size)
+    cdef PlayoutSpec g
+    cdef Lane L
+    cdef int64_t i, turns = 0, passes = 0
+    cdef int64_t drawn[4]
+    cdef int64_t allowed[4]
+    cdef int16_t* empty
+    cdef int k, j, p, q, c, nb, own, opp
+    cdef uint64_t before
+    cdef bint ok
+    for k in range(4):
+        drawn[k] = allowed[k] = 0
+    g.to_move = BLACK
+    g.passes = 0
+    g.ko_rule = KO_SIMPLE
+    g.suicide = True
+    g.territory = False
+    g.has_ko_hash = False
+    g.ko_hash = 0
+    g.seen = NULL
+    g.komi = 7.5
+    g.max_moves = max(3 * size * size, 1000)
+    g.policy = POLICY_UNIFORM
+    g.last_play = 0
+    L.s = scratch_new(g.max_moves)
+    if L.s == NULL or start == NULL:
+        raise MemoryError()
+    for i in range(n):
+        start_lane(&L, start, &g, i)
+        while L.passes < 2 and L.turns < g.max_moves:
+            # playout_pick's loop, counting (the same draws: its first-draw shortcut only
+            # returns earlier what playout_allows allows)
+            before = L.s.board.hash
+            empty = empty_list(L.s.board)
+            k = L.s.board.num_empty
+            p = 0
+            while k:
+                j = <int>rng_below(&L.rng, <uint32_t>k)
+                q = empty[j]
+                nb = nbr_masks(L.s.board)[q]
+                own = nb & nbr_of(L.colour)
+                opp = nb & nbr_of(3 - L.colour)
+                c = 0 if nb & NBR_EMPTY else 3 if own and opp else 1 if own else 2
+                ok = playout_allows(L.s, &g, q, L.colour, L.has_ko, L.ko_hash)
+                drawn[c] += 1
+                allowed[c] += ok
+                if ok:
+                    p = q
+                    break
+                k -= 1
+                empty[j] = empty[k]
+                L.s.board.cell[empty[k]].next = <int16_t>j
+                empty[k] = <int16_t>q
+                L.s.board.cell[q].next = <int16_t>k
+            if p:
+                board_play(L.s.board, NULL, p, L.colour)
+                L.passes = 0
+            else:
+                L.passes += 1
+                passes += 1
+            L.has_ko = True
+            L.ko_hash = before
+            L.colour = 3 - L.colour
+            L.turns += 1
+        turns += L.turns
+    scratch_free(L.s)
+    board_free(start)
+    names = ("free", "own walls", "opponent walls", "mixed")
+    out = {names[k]: (drawn[k], allowed[k]) for k in range(4)}
+    out["passes"] = (passes, 0)
+    return turns, out
