@@ -143,6 +143,20 @@ def test_an_observation_dtype_encode_cannot_fill_is_refused_by_the_constructor(m
         assert obs["observation"].dtype == np.dtype(good)
 
 
+@pytest.mark.parametrize("kwargs, komi", [({}, 7.5), ({"rules": "japanese"}, 6.5),
+                                          ({"rules": fastgo.Rules(komi=-0.5)}, -0.5),
+                                          ({"rules": "japanese", "komi": -2}, -2)])
+def test_aec_env_scores_with_the_rules_komi_unless_told(kwargs, komi):
+    # GoAECEnv's default komi=7.5 overrode every rules' komi (a preset's 6.5, a Rules' -0.5)
+    env = GoAECEnv(board_size=3, **kwargs)
+    env.reset()
+    env.step(9)                             # Black passes, White passes: the empty board,
+    env.step(9)                             # Black's score 0 - komi
+    assert env.batch.board(0).rules.komi == komi
+    black = env.rewards["black_0"] if env.rewards["black_0"] else env._cumulative_rewards["black_0"]
+    assert black == (1 if komi < 0 else -1)
+
+
 def test_pettingzoo_api_test():
     api_test(GoAECEnv(board_size=5), num_cycles=500, verbose_progress=False)
     api_test(GoAECEnv(board_size=9, max_moves=40), num_cycles=200, verbose_progress=False)

@@ -4,7 +4,9 @@ planes, backed by a ``BoardBatch`` of one game.
 Same as ``go_v5``: agents ``black_0`` and ``white_0`` (Black first), observation dict with
 ``"observation"`` bool [N, N, 17] and ``"action_mask"`` int8 [N * N + 1] (all zero for the agent
 not to move), ``Discrete(N * N + 1)`` actions with the pass last, +1 / -1 to the winner / loser at
-the end, area scoring with komi (default 7.5).
+the end. Scored by the rules (``rules``: a ``fastgo.Rules`` or a preset name; Tromp-Taylor by
+default, area scoring) with ``komi`` when given, else the rules' own (7.5 by default, as
+``go_v5``).
 
 Where it differs from ``go_v5``:
 
@@ -36,12 +38,12 @@ __all__ = ["GoAECEnv", "env"]
 
 
 class GoAECEnv(AECEnv):
-    """``GoAECEnv(board_size=19, komi=7.5, *, rules=None, max_moves=None, render_mode=None)``."""
+    """``GoAECEnv(board_size=19, komi=None, *, rules=None, max_moves=None, render_mode=None)``."""
 
     metadata = {"name": "fastgo_go_v0", "render_modes": ["ansi"], "is_parallelizable": False,
                 "render_fps": 2}
 
-    def __init__(self, board_size=19, komi=7.5, *, rules=None, max_moves=None, render_mode=None):
+    def __init__(self, board_size=19, komi=None, *, rules=None, max_moves=None, render_mode=None):
         super().__init__()
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
