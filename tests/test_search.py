@@ -2,6 +2,7 @@
 against a small pure-Python PUCT written here (same visits on a tiny board)."""
 
 import math
+import re
 import threading
 import time
 
@@ -522,6 +523,45 @@ def test_puct_evaluator_errors_leave_the_tree_consistent():
     with pytest.raises(TypeError):
         Search(b, evaluator=lambda p: 3, batch=8).search(visits=5)
     assert good.search(visits=50).root_visits == 50
+
+
+def test_puct_priors_of_any_scale_and_refused_non_finite_numbers():
+    """Priors are renormalised over the legal moves, so their scale is free: exp(100) (past
+    float32's range) was read as float32, became an inf, and an inf became a prior of 0: the
+    favourite got nothing. NaN and infinities carry no preference and are refused; so is a
+    scalar where one value per leaf is due."""
+    b = fastgo.Board(5, rules="chinese")
+
+    def logits(planes):
+        z = np.zeros((len(planes), 26))
+        z[:, 12] = 100.0                # C3, by far the favourite
+        return np.exp(z), np.zeros(len(planes))
+
+    r = Search(b, evaluator=logits, batch=1).search(playouts=1)
+    pri = dict(zip(r.moves.tolist(), r.priors.tolist()))
+    assert pri[12] == pytest.approx(1.0) and pri[0] == pytest.approx(0.0, abs=1e-30)
+
+    def spoiled(where, what):
+        def ev(planes):
+            p, v = np.full((len(planes), 26), 0.5), np.zeros(len(planes))
+            (p if where == "priors" else v)[(0, 3) if where == "priors" else 0] = what
+            return p, v
+        return ev
+
+    for where in ("priors", "values"):
+        for what in (np.inf, -np.inf, np.nan):
+            s = Search(b, evaluator=spoiled(where, what), batch=4)
+            with pytest.raises(ValueError, match=f"{where} must be finite"):
+                s.search(playouts=8)
+            assert s.result().root_visits == 0
+    for batch, value in ((1, 0.0), (4, 0.0), (1, np.zeros((1, 1)))):
+        s = Search(b, evaluator=lambda p, value=value: (np.ones((len(p), 26)), value), batch=batch)
+        # (the first call evaluates the root alone)
+        with pytest.raises(ValueError, match=rf"values must have shape \(1,\), got "
+                                             rf"{re.escape(str(np.shape(value)))}"):
+            s.search(playouts=8)
+    with pytest.raises(TypeError, match="priors must be numbers"):
+        Search(b, evaluator=lambda p: ([["x"] * 26], [0.0]), batch=1).search(playouts=1)
 
 
 def test_puct_evaluator_owns_the_planes_it_is_given():

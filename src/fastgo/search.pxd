@@ -144,7 +144,7 @@ cdef class Search:
     cdef void _backup_puct(self, const int32_t* path, int depth, double v, int colour) noexcept nogil
     cdef void _encode(self, Worker* w, float* out) noexcept nogil
     cdef int _collect(self) noexcept nogil
-    cdef void _apply(self, int k, const float* priors, const float* values) noexcept nogil
+    cdef void _apply(self, int k, const double* priors, const double* values) noexcept nogil
     cdef void _abandon(self, int k) noexcept nogil
     cdef _evaluate(self, int k)
     cdef list _pv(self, int32_t ni)

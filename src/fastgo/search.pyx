@@ -44,8 +44,9 @@ evaluation included). Descents collect up to ``batch`` distinct leaves (a second
 leaf already collected ends the batch); ``evaluator(planes)`` gets them as a new float32 array
 ``[B, 3, height, width]``, its own to keep (``encoding="stones"``: the stones of the side to
 move, the opponent's stones, all ones when Black is to move) and returns ``(priors [B, points + 1],
-values [B])``: values in [-1, 1] for the side to move. Each leaf is expanded with its priors
-(clipped at 0, renormalised over its children; uniform when they sum to 0) and its value is
+values [B])``: values in [-1, 1] for the side to move (clipped there), every number finite (NaN
+or an infinity raises ValueError). Each leaf is expanded with its priors (any scale: read as
+float64, clipped at 0, renormalised over its children; uniform when they sum to 0) and its value is
 backed up (negated at every other level). A terminal leaf is valued exactly (+1 win, 0 tie, -1
 loss). ``dirichlet=(alpha, eps)`` mixes Dir(alpha) noise into the root's priors once per root.
 
@@ -75,7 +76,7 @@ import numpy as np
 cimport cython
 cimport numpy as cnp
 from cython.parallel cimport prange
-from libc.math cimport sqrt, log, isfinite
+from libc.math cimport sqrt, log
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
@@ -224,6 +225,24 @@ cdef int _live(Search search) except -1:
     if search.guard is None:
         raise RuntimeError("this Search was not initialised (call Search(board, ...))")
     return 0
+
+
+def _evaluated(a, shape, what):
+    """The evaluator's `what` as a C-contiguous float64 array of `shape`, or ValueError/TypeError
+    naming what is wrong (a scalar is not an array of one value; NaN and infinities are refused:
+    they carry no preference the search could follow)."""
+    try:
+        a = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"the evaluator's {what} must be numbers, got {type(a).__name__}") from None
+    if a.shape != shape:
+        raise ValueError(f"the evaluator's {what} must have shape {shape}, got {a.shape}")
+    bad = ~np.isfinite(a)
+    if bad.any():
+        where = tuple(int(x[0]) for x in np.nonzero(bad))
+        raise ValueError(f"the evaluator's {what} must be finite, got {a[where]} at index "
+                         f"{where[0] if len(where) == 1 else where}")
+    return np.ascontiguousarray(a)
 
 
 cdef class Search:
@@ -815,7 +834,7 @@ cdef class Search:
             k += 1
         return k
 
-    cdef void _apply(self, int k, const float* priors, const float* values) noexcept nogil:
+    cdef void _apply(self, int k, const double* priors, const double* values) noexcept nogil:
         """Expand the collected leaves with the evaluator's priors and back up its values."""
         cdef int i, j, n
         cdef int32_t first
@@ -823,7 +842,7 @@ cdef class Search:
         cdef Node* leaf
         cdef Node* c
         cdef const int16_t* cand
-        cdef const float* pr
+        cdef const double* pr
         cdef double total, p
         for i in range(k):
             path = self.bpaths + i * (MAX_DEPTH + 1)
@@ -837,11 +856,11 @@ cdef class Search:
                     total = 0.0
                     for j in range(n):
                         p = pr[cand[j]]
-                        total += p if (isfinite(p) and p > 0) else 0.0
+                        total += p if p > 0 else 0.0     # (finite: _evaluated)
                     for j in range(n):
                         c = &self.pool.nodes[first + j]
                         p = pr[cand[j]]
-                        p = p if (isfinite(p) and p > 0) else 0.0
+                        p = p if p > 0 else 0.0
                         _node_init(c, cand[j], p / total if total > 0 else 1.0 / n)
                         self.pool.moves[first + j] = cand[j]
                     leaf = &self.pool.nodes[path[self.bdepth[i]]]
@@ -867,19 +886,14 @@ cdef class Search:
                 priors, values = out
             except (TypeError, ValueError):
                 raise TypeError("the evaluator must return (priors, values)") from None
-            priors = np.ascontiguousarray(priors, dtype=np.float32)
-            values = np.ascontiguousarray(values, dtype=np.float32)
-            if priors.shape != (k, self.npoints + 1):
-                raise ValueError(f"the evaluator's priors must have shape {(k, self.npoints + 1)}, "
-                                 f"got {priors.shape}")
-            if values.shape != (k,):
-                raise ValueError(f"the evaluator's values must have shape {(k,)}, got {values.shape}")
-            values = np.clip(np.nan_to_num(values, nan=0.0), -1.0, 1.0)
+            # float64: an unnormalised prior such as exp(100) overflows float32 (into an inf)
+            priors = _evaluated(priors, (k, self.npoints + 1), "priors")
+            values = np.clip(_evaluated(values, (k,), "values"), -1.0, 1.0)
         except BaseException:
             self._abandon(k)
             raise
-        cdef const float[:, ::1] pv = priors
-        cdef const float[::1] vv = values
+        cdef const double[:, ::1] pv = priors
+        cdef const double[::1] vv = values
         with nogil:
             self._apply(k, &pv[0, 0], &vv[0])
 
