@@ -688,8 +688,14 @@ def test_user_code_inside_a_batch_call_cannot_start_another():
 
     class Actions:
         def __array__(self, dtype=None, copy=None):
-            with pytest.raises(RuntimeError, match="in use"):
-                b.encode("agz17")
+            # every call that reads the games (they read half-stepped games from another
+            # thread's step: move_numbers, to_move, ... only checked that the batch was made)
+            for call in (lambda: b.encode("agz17"), lambda: b.move_numbers, lambda: b.to_move,
+                         lambda: b.terminated, lambda: b.truncated, lambda: b.hashes, b.stones,
+                         lambda: b.state_bytes, b.scores, b.winners, b.legal_mask,
+                         lambda: b.board(0), b.copy, lambda: setattr(b, "threads", 2)):
+                with pytest.raises(RuntimeError, match="in use"):
+                    call()
             return np.full(4, 12, dtype=np.int64)
 
     b.step(Actions())

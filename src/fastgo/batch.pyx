@@ -256,6 +256,16 @@ cdef int _live(BoardBatch batch) except -1:
     return 0
 
 
+cdef int _idle(BoardBatch batch) except -1:
+    """_live, and no call of another thread running: its jobs rewrite the games without the GIL,
+    so a read meanwhile would mix games stepped and not (BoardBatch._enter)."""
+    _live(batch)
+    if batch.busy:
+        raise RuntimeError("this BoardBatch is in use by another thread's call: one call "
+                           "at a time (give each thread its own batch)")
+    return 0
+
+
 cdef class BoardBatch:
     """n games of one size and one rule set, stepped together.
 
@@ -645,10 +655,7 @@ cdef class BoardBatch:
         """Claim the batch for one call. The jobs run without the GIL, reading the job_* fields
         and growing the games' move arrays: a second thread's call meanwhile would point them
         at its own buffers or read freed ones, so it is refused instead."""
-        _live(self)
-        if self.busy:
-            raise RuntimeError("this BoardBatch is in use by another thread's call: one call "
-                               "at a time (give each thread its own batch)")
+        _idle(self)
         self.busy = True
         return 0
 
@@ -940,7 +947,7 @@ cdef class BoardBatch:
     @property
     def to_move(self):
         """int8 [n]: 1 where Black is to move, 2 where White is."""
-        _live(self)
+        _idle(self)
         out = np.empty(self.n, dtype=np.int8)
         cdef int8_t[::1] v = out
         cdef int64_t i
@@ -951,7 +958,7 @@ cdef class BoardBatch:
     @property
     def terminated(self):
         """bool [n]: the game ended by two consecutive passes."""
-        _live(self)
+        _idle(self)
         out = np.empty(self.n, dtype=np.bool_)
         cdef uint8_t[::1] v = out.view(np.uint8)
         cdef int64_t i
@@ -962,7 +969,7 @@ cdef class BoardBatch:
     @property
     def truncated(self):
         """bool [n]: the game reached max_moves turns without ending."""
-        _live(self)
+        _idle(self)
         out = np.empty(self.n, dtype=np.bool_)
         cdef uint8_t[::1] v = out.view(np.uint8)
         cdef int64_t i
@@ -973,7 +980,7 @@ cdef class BoardBatch:
     @property
     def move_numbers(self):
         """int64 [n]: turns played since each game's set-up, passes included."""
-        _live(self)
+        _idle(self)
         out = np.empty(self.n, dtype=np.int64)
         cdef int64_t[::1] v = out
         cdef int64_t i
@@ -984,7 +991,7 @@ cdef class BoardBatch:
     @property
     def hashes(self):
         """uint64 [n]: each game's Zobrist hash of the colouring (as Board.hash)."""
-        _live(self)
+        _idle(self)
         out = np.empty(self.n, dtype=np.uint64)
         cdef uint64_t[::1] v = out
         cdef int64_t i
@@ -994,7 +1001,7 @@ cdef class BoardBatch:
 
     def stones(self):
         """int8 [n, height, width]: each game's colouring (0 empty, 1 black, 2 white)."""
-        _live(self)
+        _idle(self)
         out = np.empty((self.n, self.height, self.width), dtype=np.int8)
         cdef int8_t[:, :, ::1] v = out
         cdef int64_t i
@@ -1045,7 +1052,7 @@ cdef class BoardBatch:
 
     @threads.setter
     def threads(self, value):
-        _live(self)
+        _idle(self)
         self.threads = _threads(value)
         self._adapt_reset()
 
@@ -1054,7 +1061,7 @@ cdef class BoardBatch:
         """Bytes of C state per game now: the BoardState, the game record, the colouring ring,
         the kept legal mask, its hard points and `ready` byte, the superko filter's counts, the
         superko table and the move list (the last two grow with the game)."""
-        _live(self)
+        _idle(self)
         cdef int64_t i, total = 0
         for i in range(self.n):
             total += (self.games[i].seen.cap * (sizeof(uint64_t) + sizeof(int32_t))
