@@ -718,3 +718,41 @@ def test_constructor_signatures_shown_are_the_ones_accepted(cls):
             cls(*args, **{**kwargs, p.name: p.default})   # each keyword one by keyword...
             with pytest.raises(TypeError, match="positional"):
                 cls(*args, p.default, **kwargs)           # ...and not by position
+
+
+# ---------------------------------------------------------------------------------------------
+# Batches, planes and symmetries: the argument named, the type or range said
+
+def test_batch_arguments_of_the_wrong_kind_are_named():
+    from fastgo import features
+    from fastgo import symmetry as S
+    # threads beyond int raised a bare OverflowError, naming nothing; playouts and Search bound
+    # them to 1..1024
+    for big in (1025, 2**31, 2**64):
+        with pytest.raises(ValueError, match=rf"threads must be between 1 and 1024, got {big}"):
+            fastgo.BoardBatch(2, 5, threads=big)
+        with pytest.raises(ValueError, match="threads must be between 1 and 1024"):
+            fastgo.random_actions(np.ones((2, 26), bool), threads=big)
+    batch = fastgo.BoardBatch(2, 5)
+    with pytest.raises(ValueError, match="threads must be between 1 and 1024"):
+        batch.threads = 0
+    # a list raised "unhashable type: 'list'" from a dict look-up
+    with pytest.raises(ValueError, match="autoreset must be one of"):
+        fastgo.BoardBatch(2, 5, autoreset=["disabled"])
+    with pytest.raises(ValueError, match="unknown encoding"):
+        batch.encode(["agz17"])
+    # a big-endian float32 array was told it is no float32 array
+    with pytest.raises(ValueError, match="in native byte order, got >f4"):
+        batch.encode("agz17", out=np.zeros((2, 17, 5, 5), ">f4"))
+    assert "autoreset=next-step" in repr(batch)         # (was the C code: autoreset=0)
+    assert "autoreset=disabled" in repr(fastgo.BoardBatch(1, 5, autoreset="disabled"))
+    # one Board's planes: the message named the batch of one's shape, (1, 17, 5, 5)
+    for bad in (np.zeros((18, 5, 5), np.float32), np.zeros((17, 5, 5), np.float32)[:, ::-1]):
+        with pytest.raises(ValueError, match=r"shape \(17, 5, 5\) in native byte order, got "
+                                             rf"float32 \({bad.shape[0]}, 5, 5\)"):
+            features.encode(fastgo.Board(5), "agz17", out=bad)
+    # a point of a symmetry: 1.5 and True were taken as point 1, a pass 9.0 came back a float
+    for bad in (1.5, True, 9.0, "A1", None):
+        with pytest.raises(TypeError, match="point must be an integer"):
+            S.transform_move(bad, 1, 3, 3)
+    assert S.transform_move(np.int16(9), 5, 3, 3) == 9 and S.transform_move(0, 1, 3, 3) == 6

@@ -157,6 +157,16 @@ def test_aec_env_scores_with_the_rules_komi_unless_told(kwargs, komi):
     assert black == (1 if komi < 0 else -1)
 
 
+def test_render_modes_outside_the_metadata_are_refused():
+    # GoVectorEnv kept any render_mode, and render() then raised NotImplementedError
+    for make in (lambda m: GoVectorEnv(2, 5, render_mode=m), lambda m: GoEnv(5, render_mode=m),
+                 lambda m: GoAECEnv(board_size=5, render_mode=m)):
+        with pytest.raises(ValueError, match="render_mode must be None"):
+            make("human")
+        assert make(None).render_mode is None
+    assert GoEnv(5, render_mode="ansi").render_mode == "ansi"
+
+
 def test_pettingzoo_api_test():
     api_test(GoAECEnv(board_size=5), num_cycles=500, verbose_progress=False)
     api_test(GoAECEnv(board_size=9, max_moves=40), num_cycles=200, verbose_progress=False)

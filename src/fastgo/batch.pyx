@@ -338,7 +338,7 @@ cdef class BoardBatch:
             cap = _index(max_moves, "max_moves")
             if cap < 1:
                 raise ValueError(f"max_moves must be at least 1 (or None), not {cap}")
-        if autoreset not in _AUTORESET:
+        if not isinstance(autoreset, str) or autoreset not in _AUTORESET:
             raise ValueError(f"autoreset must be one of {AUTORESET_NAMES}, not {autoreset!r}")
         self.threads = _threads(threads)
         self._adapt_reset()
@@ -825,8 +825,11 @@ cdef class BoardBatch:
                 acts = actions      # the usual call, taken as it is: a step costs microseconds
             else:
                 a = np.asarray(actions)
-                if a.dtype.kind in "fO" and not isinstance(actions, np.ndarray):
-                    a = _exact_ints(actions, a, self.npoints)
+                if not isinstance(actions, np.ndarray) and a.ndim == 1:
+                    if a.dtype.kind in "fO":
+                        a = _exact_ints(actions, a, self.npoints)
+                    elif a.dtype.kind in "iu" and isinstance(actions, (list, tuple)):
+                        _refuse_bools(actions)  # numpy makes [True, 5] int64: True is no point
                 if a.dtype.kind not in "iu" or a.shape != (self.n,):
                     raise ValueError(f"actions must be an integer array of shape ({self.n},), "
                                      f"got {a.dtype} {a.shape}")
@@ -904,7 +907,7 @@ cdef class BoardBatch:
         the planes take its dtype: a `dtype` that differs is refused (ValueError)."""
         self._enter()
         try:
-            if encoding not in _ENC_CODES:
+            if not isinstance(encoding, str) or encoding not in _ENC_CODES:
                 raise ValueError(f"unknown encoding {encoding!r}; expected one of {sorted(ENCODINGS)}")
             shape = (self.n, ENCODINGS[encoding], self.height, self.width)
             if out is None:
@@ -913,8 +916,10 @@ cdef class BoardBatch:
                     raise TypeError(f"dtype must be one of bool, uint8, int8, float32, float64, not {dt}")
                 out = np.empty(shape, dtype=dt)
             else:
-                if not isinstance(out, np.ndarray) or out.dtype not in _DTYPES:
+                if not isinstance(out, np.ndarray) or out.dtype.newbyteorder("=") not in _DTYPES:
                     raise TypeError("out must be a numpy array of bool, uint8, int8, float32 or float64")
+                if not out.dtype.isnative:
+                    _check_out(out, shape, out.dtype.newbyteorder("="))     # (says so)
                 if dtype is not None and np.dtype(dtype) != out.dtype:
                     raise ValueError(f"dtype {np.dtype(dtype)} contradicts out's {out.dtype}: the "
                                      f"planes take out's dtype (leave dtype out)")
@@ -1165,7 +1170,7 @@ cdef class BoardBatch:
         if self.games == NULL:
             return "<fastgo.BoardBatch, not initialised>"
         return (f"<fastgo.BoardBatch {self.n} games {self.width}x{self.height} "
-                f"ko={self.rules.ko} autoreset={self.autoreset}>")
+                f"ko={self.rules.ko} autoreset={AUTORESET_NAMES[self.autoreset]}>")
 
 
 def _exact_ints(actions, a, npoints):
@@ -1181,6 +1186,12 @@ def _exact_ints(actions, a, npoints):
     return exact.astype(np.int64)
 
 
+def _refuse_bools(actions):
+    bad = [i for i, x in enumerate(actions) if isinstance(x, (bool, np.bool_))]
+    if bad:
+        raise ValueError(f"actions must be integers, not bools (games {bad[:5]})")
+
+
 def _refuse_range(a, npoints):
     bad = np.flatnonzero((a < 0) | (a > npoints))
     raise ValueError(f"actions out of range 0..{npoints} in games "
@@ -1191,10 +1202,8 @@ def _threads(value):
     if value is None:
         from fastgo.playout import default_threads
         return default_threads()
-    t = _index(value, "threads")
-    if t < 1:
-        raise ValueError(f"threads must be at least 1, not {t}")
-    return t
+    from fastgo.playout import _int, _MAX_THREADS
+    return _int(value, "threads", 1, _MAX_THREADS)     # (as playouts and Search bound it)
 
 
 def _check_out(out, shape, dtype):

@@ -47,7 +47,12 @@ def encode(game, encoding, out=None, dtype=None):
     if out is not None:
         if not isinstance(out, np.ndarray):
             raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
-        one.encode(encoding, out=out.reshape((1,) + out.shape) if out.flags.c_contiguous else out,
-                   dtype=dtype)
+        shape = (ENCODINGS[encoding], game.height, game.width) if (
+            isinstance(encoding, str) and encoding in ENCODINGS) else None
+        if shape is not None and (out.shape != shape or not out.flags.c_contiguous):
+            # (the batch of one would name its own shape, [1, C, height, width])
+            raise ValueError(f"out must be a writeable C-contiguous array of shape {shape} in "
+                             f"native byte order, got {out.dtype} {out.shape}")
+        one.encode(encoding, out=out.reshape((1,) + out.shape), dtype=dtype)
         return out
     return one.encode(encoding, dtype=dtype)[0]

@@ -89,7 +89,7 @@ from fastgo.playout cimport (PlayoutSpec, PlayoutScratch, PlayoutOutcome, scratc
                              scratch_free, local_clear, local_add, is_own_eye,
                              playout_continue, playout_seed, spec_from_board,
                              empty_neighbours)
-from fastgo.playout import policy_code, default_threads, _int
+from fastgo.playout import policy_code, default_threads, _int, _MAX_THREADS
 from fastgo.board import Board as _Board
 
 cnp.import_array()
@@ -315,7 +315,7 @@ cdef class Search:
         self.evaluator = evaluator
         self.prm.puct = evaluator is not None
         self.width, self.height, self.npoints = bd.st.width, bd.st.height, bd.npoints
-        nthreads = default_threads() if threads is None else _int(threads, "threads", 1, 1024)
+        nthreads = default_threads() if threads is None else _int(threads, "threads", 1, _MAX_THREADS)
         if self.prm.puct:
             nthreads = 1
         self.seed = _int(seed, "seed", -2**1000, 2**1000) % 2**64

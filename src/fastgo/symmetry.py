@@ -26,6 +26,8 @@ encode(transform_board(b, k))`` for every encoding (the tests check it).
 
 import numpy as np
 
+from fastgo.coords import _index, check_size
+
 __all__ = ["INVERSE", "symmetries", "inverse", "transform_planes", "transform_policy",
            "transform_move", "transform_board", "random_transform"]
 
@@ -84,6 +86,8 @@ def transform_policy(p, k, width, height):
 
 def transform_move(point, k, width, height):
     """The point `point` moves to under symmetry k (the pass, width * height, stays)."""
+    width, height = check_size(width, height)
+    point = _index(point, "point")      # (1.5 and True were taken as point 1)
     k = _check_k(k, height, width)
     if point == width * height:
         return point

@@ -86,6 +86,9 @@ class GoVectorEnv(VectorEnv):
         mode = AutoresetMode(autoreset_mode) if isinstance(autoreset_mode, str) else autoreset_mode
         if mode not in _MODES:
             raise ValueError(f"autoreset_mode must be an AutoresetMode, not {autoreset_mode!r}")
+        if render_mode is not None:        # (metadata["render_modes"] is empty)
+            raise ValueError(f"GoVectorEnv renders nothing: render_mode must be None, not "
+                             f"{render_mode!r} (GoEnv renders 'ansi')")
         self.metadata = dict(self.metadata, autoreset_mode=mode)
         self.render_mode = render_mode
         self._same_step = mode == AutoresetMode.SAME_STEP
