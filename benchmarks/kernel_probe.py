@@ -38,7 +38,7 @@ from Cython.Build import cythonize
 setup(script_args=["build_ext", "--inplace", "--build-temp", "tmp"],
       ext_modules=cythonize([Extension("kernel_probe", [{src!r}], extra_compile_args=["-O3"],
                                        include_dirs=[np.get_include(), {inc!r}])],
-                            include_path=[{inc!r}], quiet=True))
+                            include_path=[{inc!r}], build_dir="c", quiet=True))
 """
 
 VARIANTS = [("plain", {}), ("lanes 2", {"lanes": 2}), ("lanes 4", {"lanes": 4}),
