@@ -540,6 +540,12 @@ def test_puct_priors_of_any_scale_and_refused_non_finite_numbers():
     r = Search(b, evaluator=logits, batch=1).search(playouts=1)
     pri = dict(zip(r.moves.tolist(), r.priors.tolist()))
     assert pri[12] == pytest.approx(1.0) and pri[0] == pytest.approx(0.0, abs=1e-30)
+    # finite priors whose sum overflows float64: the same shares as priors 1 and 2
+    huge = lambda p: (np.tile(np.where(np.arange(26) < 13, 1e308, 0.5e308), (len(p), 1)),
+                      np.zeros(len(p)))
+    r = Search(b, evaluator=huge, batch=1).search(playouts=1)
+    w = np.where(r.moves < 13, 2.0, 1.0)
+    assert np.allclose(r.priors, w / w.sum())
 
     def spoiled(where, what):
         def ev(planes):

@@ -77,6 +77,7 @@ cimport cython
 cimport numpy as cnp
 from cython.parallel cimport prange
 from libc.math cimport sqrt, log
+from libc.float cimport DBL_MAX
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
@@ -843,7 +844,7 @@ cdef class Search:
         cdef Node* c
         cdef const int16_t* cand
         cdef const double* pr
-        cdef double total, p
+        cdef double total, p, scale
         for i in range(k):
             path = self.bpaths + i * (MAX_DEPTH + 1)
             leaf = &self.pool.nodes[path[self.bdepth[i]]]
@@ -854,12 +855,20 @@ cdef class Search:
                     cand = self.bcand + i * (self.npoints + 1)
                     pr = priors + i * (self.npoints + 1)
                     total = 0.0
+                    scale = 1.0
                     for j in range(n):
                         p = pr[cand[j]]
                         total += p if p > 0 else 0.0     # (finite: _evaluated)
+                    if total > DBL_MAX:         # finite priors whose sum is not: scaled first
+                        for j in range(n):
+                            scale = pr[cand[j]] if pr[cand[j]] > scale else scale
+                        total = 0.0
+                        for j in range(n):
+                            p = pr[cand[j]] / scale
+                            total += p if p > 0 else 0.0
                     for j in range(n):
                         c = &self.pool.nodes[first + j]
-                        p = pr[cand[j]]
+                        p = pr[cand[j]] / scale
                         p = p if p > 0 else 0.0
                         _node_init(c, cand[j], p / total if total > 0 else 1.0 / n)
                         self.pool.moves[first + j] = cand[j]
