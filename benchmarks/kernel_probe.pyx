@@ -118,6 +118,23 @@ cdef inline bint turn(Lane* L, const PlayoutSpec* g, int pad, int branches, int 
     return L.passes < 2 and L.turns < g.max_moves
 
 
+cdef void probe_spec(PlayoutSpec* g, int size) noexcept:
+    """fastgo.playouts' spec for an empty board under Tromp-Taylor with simple ko in the
+    playouts."""
+    g.to_move = BLACK
+    g.passes = 0
+    g.ko_rule = KO_SIMPLE
+    g.suicide = True
+    g.territory = False
+    g.has_ko_hash = False
+    g.ko_hash = 0
+    g.seen = NULL
+    g.komi = 7.5
+    g.max_moves = max(3 * size * size, 1000)
+    g.policy = POLICY_UNIFORM
+    g.last_play = 0
+
+
 cdef inline void start_lane(Lane* L, const BoardState* start, const PlayoutSpec* g,
                             int64_t i) noexcept nogil:
     board_copy(L.s.board, start)
@@ -139,18 +156,7 @@ def run(int size, int64_t n, int lanes=1, int pad=0, int branches=0, int verdict
     cdef int k, active = lanes, owned[3], territory[3]
     cdef int64_t next_game = 0, turns = 0, wins = 0
     cdef uint64_t sink = 0
-    g.to_move = BLACK
-    g.passes = 0
-    g.ko_rule = KO_SIMPLE
-    g.suicide = True
-    g.territory = False
-    g.has_ko_hash = False
-    g.ko_hash = 0
-    g.seen = NULL
-    g.komi = 7.5
-    g.max_moves = max(3 * size * size, 1000)
-    g.policy = POLICY_UNIFORM
-    g.last_play = 0
+    probe_spec(&g, size)
     for k in range(lanes):
         lane[k].s = scratch_new(g.max_moves)
         if lane[k].s == NULL or start == NULL:
@@ -194,18 +200,7 @@ def draws(int size, int64_t n):
     cdef bint ok
     for k in range(4):
         drawn[k] = allowed[k] = 0
-    g.to_move = BLACK
-    g.passes = 0
-    g.ko_rule = KO_SIMPLE
-    g.suicide = True
-    g.territory = False
-    g.has_ko_hash = False
-    g.ko_hash = 0
-    g.seen = NULL
-    g.komi = 7.5
-    g.max_moves = max(3 * size * size, 1000)
-    g.policy = POLICY_UNIFORM
-    g.last_play = 0
+    probe_spec(&g, size)
     L.s = scratch_new(g.max_moves)
     if L.s == NULL or start == NULL:
         raise MemoryError()
