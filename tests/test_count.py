@@ -1159,30 +1159,19 @@ def test_memory_estimate_and_refusal():
         count_legal_positions_stats(9, 9, max_bytes=1000)
 
 
-def is_prime(n):
-    """Miller-Rabin with the first 12 primes as bases: exact below 3.3e24."""
-    bases = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
-    if n < 2 or any(n % p == 0 for p in bases):
-        return n in bases
-    d, r = n - 1, 0
-    while d % 2 == 0:
-        d, r = d // 2, r + 1
-    for a in bases:
-        x = pow(a, d, n)
-        if x in (1, n - 1):
-            continue
-        for _ in range(r - 1):
-            x = x * x % n
-            if x == n - 1:
-                break
-        else:
-            return False
-    return True
-
-
 def test_modular_primes_and_crt():
-    from fastgo.count import PRIMES, _crt
-    assert len(set(PRIMES)) == len(PRIMES) and all(is_prime(p) and p < 2 ** 63 for p in PRIMES)
+    from fastgo.count import PRIMES, _crt, _is_prime, _prime
+    # the largest primes below 2^63, as published (2^63 - k: primes.utm.edu's "primes just less
+    # than a power of two"); _prime finds the ones after PRIMES itself
+    assert [2 ** 63 - _prime(k) for k in range(10)] == [25, 165, 259, 301, 375, 387, 391, 409,
+                                                        457, 471]
+    assert list(PRIMES) == [_prime(k) for k in range(len(PRIMES))]
+    # the Miller-Rabin test against trial division, and on strong pseudoprimes to the first
+    # bases (3,215,031,751: bases 2, 3, 5, 7; 3,825,123,056,546,413,051: every base up to 23)
+    small = [n for n in range(2, 20000) if all(n % d for d in range(2, int(n ** 0.5) + 1))]
+    assert [n for n in range(20000) if _is_prime(n)] == small
+    assert not _is_prime(3215031751) and not _is_prime(3825123056546413051)
+    assert not _is_prime(2 ** 63 - 1) and _is_prime(2 ** 61 - 1)
     rng = random.Random(3)
     moduli = [2 ** 64, PRIMES[0], PRIMES[1], 7]
     for _ in range(200):
