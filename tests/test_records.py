@@ -190,6 +190,34 @@ def test_iter_games_reads_what_read_games_reads_at_any_chunk_size(chunk_size):
     assert e.value.game_index == 1
 
 
+#: (Python codec, CA[] value, two names): a collection whose CA[] follows names in its charset
+CHARSETS = [("gb2312", "GB2312", "中文", "李昌镐"),
+            ("latin-1", "ISO-8859-1", "Jörg", "René"),
+            ("shift_jis", "Shift_JIS", "表ソ", "本因坊")]     # 表, ソ: second byte 0x5C ('\\')
+
+
+@pytest.mark.parametrize("codec, ca, black, white", CHARSETS)
+def test_iter_games_decodes_in_the_charset_of_ca_at_every_chunk_size(tmp_path, codec, ca, black,
+                                                                      white):
+    """The iter_games docstring: the file is decoded in the charset of its first CA[], as
+    decode does; so the games do not depend on chunk_size, even one that ends before CA[]."""
+    text = (f"(;GM[1]FF[4]SZ[9]PB[{black}]GC[{white} \\] (;)]CA[{ca}]PW[{white}]"
+            f";B[ee];W[cc])\n(;GM[1]FF[4]SZ[5]PB[{white}];B[cc])\n")
+    data = text.encode(codec)
+    assert sgf.decode(data) == text
+    want = sgf.read_games(text)
+    assert [g.info for g in want] == [{"PB": black, "PW": white, "GC": f"{white} ] (;)"},
+                                      {"PB": white}]
+    path = tmp_path / "c.sgf"
+    path.write_bytes(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")           # nor any "bytes that are not valid" warning
+        for chunk_size in range(1, len(data) + 1):
+            for source in (path, io.BytesIO(data)):
+                got = list(sgf.iter_games(source, chunk_size=chunk_size))
+                assert got == want and [g.info for g in got] == [g.info for g in want], chunk_size
+
+
 def test_iter_games_on_paths_unfinished_files_and_bad_arguments(tmp_path):
     path = tmp_path / "c.sgf"
     path.write_bytes(b"(;SZ[9];B[aa])\n(;SZ[9];B[bb]\n")

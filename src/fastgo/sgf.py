@@ -798,13 +798,24 @@ def read_games(text, *, strict=False, komi_convention=None):
             for root in parse(text)]
 
 
+#: A CA[] in SGF bytes, its value the charset's name.
+_CA = re.compile(rb"CA\s*\[([^\]]*)\]")
+#: The start of a CA[] that more bytes may complete: its value still open at the end, or a "C"
+#: or "CA" there.
+_CA_OPEN = re.compile(rb"CA\s*(?:\[[^\]]*)?\Z|C\Z")
+
+
 def _charset(data):
     """The Python codec of the first CA[] of SGF bytes, or None (no CA, or one Python does not
     know as a text encoding)."""
-    m = re.search(rb"CA\s*\[([^\]]*)\]", data)
-    if not m:
-        return None
-    name = m.group(1).decode("ascii", "replace").strip()
+    m = _CA.search(data)
+    return None if m is None else _codec(m.group(1))
+
+
+def _codec(name):
+    """The Python codec a CA[] value (bytes) names, or None when Python knows no such text
+    encoding."""
+    name = name.decode("ascii", "replace").strip()
     try:
         # LookupError for "hex", "zlib" and unknown names; UnicodeError for codecs that cannot
         # replace a bad byte (punycode)
@@ -855,7 +866,9 @@ def iter_games(source, *, strict=False, komi_convention=None, errors="raise",
                chunk_size=1 << 20):
     """The ``Game``s of an SGF collection one at a time, reading `source` (a path, or a binary
     file object) in chunks of `chunk_size` bytes: memory holds one game tree, however large the
-    file. The file is decoded in the charset of its first CA[] (as ``decode`` does); each game
+    file. The file is decoded in the charset of its first CA[] (as ``decode`` does) when that
+    lies in the first game tree's root node, where FF[4] puts it (else in UTF-8): whatever
+    `chunk_size`, reading goes on to that CA[] or the node's end before choosing. Each game
     tree is then parsed and read as ``read_game`` does, with the same lenient reading
     (`strict`, `komi_convention`), its warnings issued as Python warnings.
 
@@ -888,10 +901,11 @@ def _iter_games(f, strict, komi_convention, errors, chunk_size):
     if strict:
         chunks = iter([decode(first + f.read(), strict=True)])
     else:
-        decoder = codecs.getincrementaldecoder(_charset(first) or "utf-8")("replace")
+        head, charset = _read_to_charset(f, first, chunk_size)
+        decoder = codecs.getincrementaldecoder(charset or "utf-8")("replace")
 
         def pieces():
-            data = first
+            data = head
             while data:
                 yield decoder.decode(data)
                 data = f.read(chunk_size)
@@ -919,6 +933,73 @@ def _iter_games(f, strict, komi_convention, errors, chunk_size):
         if errors == "raise":
             raise e
         yield e
+
+
+def _read_to_charset(f, first, chunk_size):
+    """(the bytes read, the codec or None) of a file whose first `chunk_size` bytes are `first`:
+    reads on in chunks until the first CA[] or the end of the first game tree's root node (where
+    FF[4] puts CA), so that the charset chosen does not depend on `chunk_size`."""
+    head = bytearray(first)
+    scan = [0, False, 0]            # _root_end's state
+    ca_from = 0                     # no CA[] can start before this offset
+    while True:
+        end = _root_end(head, scan)
+        m = _CA.search(head, ca_from, len(head) if end is None else end)
+        if m is not None:
+            return bytes(head), _codec(m.group(1))
+        more = f.read(chunk_size) if end is None else b""
+        if not more:
+            return bytes(head), None
+        # a CA[] cut by the chunk's end: search again from its start, not from the beginning
+        cut = _CA_OPEN.search(head, ca_from)
+        ca_from = len(head) if cut is None else cut.start()
+        head += more
+
+
+_ROOT_OUTSIDE = re.compile(rb"[()\[;]")        # what ends a root node outside a value
+_ROOT_INSIDE = re.compile(rb"[\]\\]")         # ... and what matters inside one
+
+
+def _root_end(data, state):
+    """The offset in SGF bytes `data` of the ';', '(' or ')' that ends the first game tree's
+    root node (text before the first '(' skipped, as ``parse`` does), or None when `data` does
+    not reach it yet. `state` ([stage, in a value, offset]) carries the scan on as `data`
+    grows: stage 0 before the first '(', 1 before the root's ';', 2 in its properties."""
+    stage, in_value, pos = state
+    n = len(data)
+    while True:
+        if stage == 0:
+            at = data.find(b"(", pos)
+            if at < 0:
+                pos = n
+                break
+            stage, pos = 1, at + 1
+        elif in_value:
+            m = _ROOT_INSIDE.search(data, pos)
+            if m is None:
+                pos = n
+                break
+            if m.group() == b"\\":
+                if m.end() >= n:                    # the escaped byte is still to come
+                    pos = m.start()
+                    break
+                pos = m.end() + 1
+            else:
+                in_value, pos = False, m.end()
+        else:
+            m = _ROOT_OUTSIDE.search(data, pos)
+            if m is None:
+                pos = n
+                break
+            c = m.group()
+            if c == b"[" and stage == 2:
+                in_value, pos = True, m.end()
+            elif c == b";" and stage == 1:
+                stage, pos = 2, m.end()
+            else:                                   # the next node, a variation, the tree's end
+                return m.start()                    # (or a malformed tree: parse says so)
+    state[:] = [stage, in_value, pos]
+    return None
 
 
 def _split_trees(chunks):
