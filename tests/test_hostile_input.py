@@ -412,7 +412,7 @@ def test_setup_rectangles_are_placed_and_checked_like_points():
     with pytest.raises(sgf.SgfError, match="'bb' is in both AW and AE"):
         sgf.read_game("(;SZ[5]AW[bb]AE[aa:cc])")
     # the bomb: a 52x52 rectangle repeated costs per value, not per point (5.4 s before)
-    text = "(;SZ[52]" + "AB[aa:ZZ]" * 8000 + ")"
+    text = "(;SZ[52]AB" + "[aa:ZZ]" * 8000 + ")"
     assert sgf.read_game(text).setup.sum() == 52 * 52
 
 

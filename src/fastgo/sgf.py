@@ -16,14 +16,16 @@ else ``RECORD_RULES`` (simple ko, suicide forbidden, as servers judge records) a
 Lenient reading (the default; ``strict=True`` refuses each case with ``SgfError``, as fastgo did
 before): set-up stones in nodes after the root but before the first move join the root's
 set-up; a malformed game-information number (``HA[7.5]``, ``KM[seven]``) is ignored; bytes not
-valid in the ``CA`` charset become U+FFFD one sequence at a time (``decode``); a komi larger
-than both ``KOMI_PLAUSIBLE`` and the board's points (Fox's ``KM[750]``) is ignored unless
-`komi_convention` names a ``KOMI_CONVENTIONS`` reading. Each case is an ``SgfWarning`` in
+valid in the ``CA`` charset become U+FFFD one sequence at a time (``decode``); a property
+repeated in one node (FF[4] allows one of each) keeps its first value (a set-up list: every
+stone); a komi larger than both ``KOMI_PLAUSIBLE`` and the board's points (Fox's ``KM[750]``)
+is ignored unless `komi_convention` names a ``KOMI_CONVENTIONS`` reading. Each case is an ``SgfWarning`` in
 ``Game.warnings``, also issued as a Python warning by ``read_game``/``read_games``/``load``/
 ``iter_games``. ``iter_games`` reads a collection one game at a time in flat memory.
 
 Writing: ``to_sgf(game)``, ``board_to_sgf(board)`` and ``games_to_sgf(move_lists, ...)`` write
-FF[4] records; reading what they write gives the same game.
+FF[4] records; reading what they write gives the same game. Their extra root properties
+(``**info``, ``Game.info``) may not be ones they write themselves (``WRITER_PROPERTIES``).
 
 Why a parser of our own rather than sgfmill: sgfmill handles square boards only (``SZ[w:h]`` is
 refused) up to 26, and we want errors that give the line and column in the file; the format is
@@ -146,12 +148,15 @@ class ReplayError(SgfError):
 @dataclass
 class Node:
     """One SGF node: properties (identifier -> list of raw values, escapes resolved), the
-    variations that follow it (``children[0]`` is the main line) and its offset in the text."""
+    variations that follow it (``children[0]`` is the main line) and its offset in the text.
+    ``repeated``: the identifiers given more than once in the node (FF[4] allows one each; their
+    values are joined in ``props``), each with the index in its values where the repeat starts."""
 
     props: dict = field(default_factory=dict)
     children: list = field(default_factory=list)
     offset: int = 0
     value_offsets: dict = field(default_factory=dict, repr=False)
+    repeated: dict = field(default_factory=dict, repr=False)
 
     def get(self, ident, default=None):
         """The first value of a property, or `default`."""
@@ -308,6 +313,8 @@ def _parse_properties(text, i, node):
             offsets.append(value_start)
         if not values:
             raise SgfError(f"property {ident} has no value '[...]'", text, i if i < n else n)
+        if ident in node.props:
+            node.repeated.setdefault(ident, len(node.props[ident]))
         node.props.setdefault(ident, []).extend(values)
         node.value_offsets.setdefault(ident, []).extend(offsets)
 
@@ -663,6 +670,19 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
     def warn(message, offset):
         game.warnings.append(SgfWarning(message, text, offset))
 
+    def check_repeats(node):
+        # FF[4]: "Only one of each property is allowed per node". Lenient reading goes on as
+        # before: the first value of a single-valued property, every stone of a set-up list.
+        for ident, k in node.repeated.items():
+            message = f"property {ident} repeated in one node (FF[4] allows one of each per node)"
+            if strict:
+                raise SgfError(message, text, where(node, ident, k))
+            kept = ("the stones of each are set up" if ident in ("AB", "AW", "AE")
+                    else "the first is used")
+            warn(f"{message}: {kept}", where(node, ident, k))
+
+    check_repeats(root)
+
     def root_number(key, what, convert, valid):
         try:
             return _root_number(root, key, what, convert, valid, text, None, where)
@@ -707,6 +727,7 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
     pl, pl_at = root.get("PL"), where(root, "PL")
     for k, node in enumerate(root.main_line()):
         if k > 0:
+            check_repeats(node)
             for ident in ("AB", "AW", "AE"):
                 if ident in node.props and (strict or game.moves):
                     raise SgfError(f"set-up {ident} after the "
@@ -1088,8 +1109,29 @@ def number_text(x):
     return format(Decimal(repr(x + 0.0)).normalize(), "f")
 
 
+#: The root properties the writers write themselves, from the game and their arguments: extra
+#: root information (``Game.info``, the writers' ``**info``) may not hold them, since a second
+#: copy is invalid FF[4] (one of each per node) and a set-up stone or a move makes another game.
+WRITER_PROPERTIES = frozenset({"FF", "GM", "CA", "AP", "SZ", "RU", "KM", "HA", "RE", "PL", "AB",
+                               "AW", "AE", "B", "W"})
+
+
+def _check_info(info):
+    """ValueError unless every key of `info` (extra root properties) is an FF[4] property
+    identifier (upper-case letters) that the writers do not write themselves."""
+    for ident in info:
+        if not (isinstance(ident, str) and ident.isascii() and ident.isalpha() and ident.isupper()):
+            raise ValueError(f"SGF property identifiers are upper-case letters, not {ident!r}")
+        if ident in WRITER_PROPERTIES:
+            raise ValueError(f"info may not set {ident}: the writers take "
+                             f"{', '.join(sorted(WRITER_PROPERTIES))} from the game itself (its "
+                             "size, rules, komi, handicap, set-up, moves and result)")
+
+
 def to_sgf(game, application="fastgo"):
-    """An FF[4] record of `game` (one game tree, moves one node each)."""
+    """An FF[4] record of `game` (one game tree, moves one node each). ``game.info`` may not
+    hold the properties the writer writes itself (``WRITER_PROPERTIES``: ValueError)."""
+    _check_info(game.info)
     w, h = game.width, game.height
     root = ["FF[4]", "GM[1]", "CA[UTF-8]", f"AP[{_escape(application)}]",
             f"SZ[{w}]" if w == h else f"SZ[{w}:{h}]"]
@@ -1107,8 +1149,6 @@ def to_sgf(game, application="fastgo"):
     if game.handicap:
         root.append(f"HA[{game.handicap}]")
     for ident, value in game.info.items():
-        if not (isinstance(ident, str) and ident.isascii() and ident.isalpha() and ident.isupper()):
-            raise ValueError(f"SGF property identifiers are upper-case letters, not {ident!r}")
         root.append(f"{ident}[{_escape(value)}]")
     if game.result is not None:
         root.append(f"RE[{_escape(game.result)}]")
@@ -1171,7 +1211,8 @@ def _check_board(board, name="board"):
 def game_of_board(board, result=None, *, earlier=(), handicap=None, **info):
     """The ``Game`` of a ``Board``: its set-up, turns and rules. `result` defaults to the score
     as the position stands when the game is over (else none); `info` adds root properties such
-    as ``PB="fastgo"``.
+    as ``PB="fastgo"``, not those the writer writes itself (``WRITER_PROPERTIES``: SZ, KM, RU,
+    AB, B, RE... are the board's, the rules', `result`'s; ValueError).
 
     `earlier`: the finished parts of a resumed game (``FinishedPart``s or boards, oldest
     first, as ``Game.segments`` lists them): the record then starts from the first one's set-up and holds
@@ -1184,6 +1225,7 @@ def game_of_board(board, result=None, *, earlier=(), handicap=None, **info):
     (no HA) or the set-up's n black stones with White first (``setup_handicap``): a count the
     stones contradict is refused (ValueError)."""
     _check_board(board)
+    _check_info(info)
     if isinstance(earlier, Board) or not hasattr(earlier, "__iter__"):
         raise TypeError(f"earlier must be a sequence of fastgo.Board, not {type(earlier).__name__}")
     earlier = list(earlier)
@@ -1242,8 +1284,10 @@ def games_to_sgf(move_lists, width=9, height=None, *, rules=None, komi=None, han
     such moves. A game gets RE[] from its score when it ended with two passes (a playout stopped
     by ``max_moves`` gets none). `start` is a ``Board`` the games continue (its own turns are
     written first); otherwise an empty `width` x `height` board under `rules`, `komi`,
-    `handicap`. `info` adds root properties to every game, e.g. ``PB="random"``.
+    `handicap`. `info` adds root properties to every game, e.g. ``PB="random"`` (not those the
+    writer writes itself, as ``game_of_board``).
     """
+    _check_info(info)
     if hasattr(move_lists, "moves") and hasattr(move_lists, "recorded"):
         move_lists = move_lists.moves                      # a Playouts result
     if isinstance(move_lists, (str, bytes)) or not hasattr(move_lists, "__iter__"):
@@ -1323,7 +1367,8 @@ def add_arguments(parser):
                         help="play a pass between two moves of one colour (default: an error)")
     parser.add_argument("--strict", action="store_true",
                         help="refuse what lenient reading warns about (set-up after the root, a "
-                             "malformed game-info value, an implausible komi)")
+                             "malformed game-info value, a property repeated in one node, an "
+                             "implausible komi)")
     parser.add_argument("--komi-convention", choices=sorted(KOMI_CONVENTIONS), default=None,
                         help="read an implausible KM[] this way: "
                              + "; ".join(f"{k}: {v[1]}" for k, v in KOMI_CONVENTIONS.items()))
