@@ -90,8 +90,8 @@ def test_implausible_komi_warns_and_a_server_convention_reads_it():
     g, warned = lenient(sgf.load, data("fox_komi.sgf"))
     assert g.komi is None and len(warned) == 1
     assert warned[0].startswith("KM[650] is no plausible komi on a 19x19 board (more than 361 "
-                                "points): ignored, the rules' komi is used; read it with "
-                                "komi_convention= one of 'fox'")
+                                "points away from 0): ignored, the rules' komi is used; read "
+                                "it with komi_convention= one of 'fox'")
     assert g.effective_rules().komi == 7.5                  # RU[Chinese]'s own
     g, warned = lenient(sgf.load, data("fox_komi.sgf"), komi_convention="fox")
     assert warned == [] and g.komi == 6.5 and g.rules.komi == 6.5
@@ -102,6 +102,26 @@ def test_implausible_komi_warns_and_a_server_convention_reads_it():
     assert g.komi is None and warned
     with pytest.raises(ValueError, match="unknown komi convention 'igs'"):
         sgf.read_game("(;SZ[9])", komi_convention="igs")
+
+
+@pytest.mark.parametrize("size, komi", [(9, 150), (5, -150), (9, 0.5), (19, 650), (2, -1e9)])
+def test_a_komi_fastgo_wrote_reads_back_as_written(size, komi):
+    """The sgf docstring: reading what board_to_sgf writes gives the same game, so the komi of
+    fastgo's own record (AP[fastgo]) is not taken for a server's convention and dropped."""
+    b = fastgo.Board(size, komi=komi)
+    b.play(b.pass_move if size < 3 else "B2")
+    text = sgf.board_to_sgf(b)
+    for komi_convention in (None, "fox"):
+        g, warned = lenient(sgf.read_game, text, komi_convention=komi_convention)
+        assert warned == [] and g.komi == komi and g.board() == b
+    # the same record from another program: the heuristic still applies, to the komi's size
+    other = text.replace("AP[fastgo]", "AP[Fox:3.1]")
+    g, warned = lenient(sgf.read_game, other)
+    implausible = abs(komi) > max(size * size, sgf.KOMI_PLAUSIBLE)
+    assert (g.komi is None) == implausible and len(warned) == implausible
+    if implausible:
+        assert (f"is no plausible komi on a {size}x{size} board (more than "
+                f"{max(size * size, 100)} points away from 0)") in warned[0]
 
 
 def test_one_rule_for_rules_and_komi_everywhere(tmp_path):

@@ -14,14 +14,16 @@ Rules and komi of a replay, everywhere (``Game.rules``, ``Game.board``, ``fastgo
 else ``RECORD_RULES`` (simple ko, suicide forbidden, as servers judge records) and its komi.
 
 Lenient reading (the default; ``strict=True`` refuses each case with ``SgfError``, as fastgo did
-before): set-up stones in nodes after the root but before the first move join the root's
-set-up; a malformed game-information number (``HA[7.5]``, ``KM[seven]``) is ignored; bytes not
-valid in the ``CA`` charset become U+FFFD one sequence at a time (``decode``); a property
-repeated in one node (FF[4] allows one of each) keeps its first value (a set-up list: every
-stone); a komi larger than both ``KOMI_PLAUSIBLE`` and the board's points (Fox's ``KM[750]``)
-is ignored unless `komi_convention` names a ``KOMI_CONVENTIONS`` reading. Each case is an ``SgfWarning`` in
-``Game.warnings``, also issued as a Python warning by ``read_game``/``read_games``/``load``/
-``iter_games``. ``iter_games`` reads a collection one game at a time in flat memory.
+before): set-up stones in nodes after the root but before the first move join the root's set-up;
+a malformed game-information number (``HA[7.5]``, ``KM[seven]``) is ignored; bytes not valid in
+the ``CA`` charset become U+FFFD one sequence at a time (``decode``); a property repeated in one
+node (FF[4] allows one of each) keeps its first value (a set-up list: every stone); a komi
+further from 0 than both ``KOMI_PLAUSIBLE`` and the board's points (Fox's ``KM[750]``) is
+ignored unless `komi_convention` names a ``KOMI_CONVENTIONS`` reading or the record is fastgo's
+own (``AP[fastgo]``: its komi is read as written). Each case is an ``SgfWarning`` in
+``Game.warnings``, also issued as a Python warning by
+``read_game``/``read_games``/``load``/``iter_games``. ``iter_games`` reads a collection one game
+at a time in flat memory.
 
 Writing: ``to_sgf(game)``, ``board_to_sgf(board)`` and ``games_to_sgf(move_lists, ...)`` write
 FF[4] records; reading what they write gives the same game. Their extra root properties
@@ -80,7 +82,8 @@ RECORD_RULES = PRESETS["japanese"]
 KOMI_CONVENTIONS = {
     "fox": (lambda km: km / 100, "Fox writes some komi in hundredths: KM[750] is 7.5"),
 }
-#: A KM[] larger (in absolute value) than this and than the board's points is implausible.
+#: A KM[] larger (in absolute value) than this and than the board's points is implausible
+#: (unless fastgo wrote the record: AP[fastgo]).
 KOMI_PLAUSIBLE = 100
 #: Rules that match no preset are written as RU[fastgo:ko=...,suicide=...,scoring=...].
 _FASTGO_RU = re.compile(r"fastgo:ko=(\w+),suicide=(allowed|forbidden),scoring=(\w+)$")
@@ -694,7 +697,10 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
 
     game.komi = root_number("KM", "komi", _sgf_real, np.isfinite)
     plausible = max(width * height, KOMI_PLAUSIBLE)
-    if game.komi is not None and abs(game.komi) > plausible and (not strict or komi_convention):
+    # a record fastgo wrote holds its Board's komi, whatever it was: no server convention
+    ours = _is_fastgo(root.get("AP"))
+    if (game.komi is not None and abs(game.komi) > plausible and not ours
+            and (not strict or komi_convention)):
         km = root.get("KM").strip()
         if komi_convention is not None:
             read, what = KOMI_CONVENTIONS[komi_convention]
@@ -706,7 +712,7 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
         else:
             names = ", ".join(f"{k!r} ({v[1]})" for k, v in KOMI_CONVENTIONS.items())
             warn(f"KM[{km}] is no plausible komi on a {width}x{height} board (more than "
-                 f"{plausible} points): ignored, the rules' komi is used; read it with "
+                 f"{plausible} points away from 0): ignored, the rules' komi is used; read it with "
                  f"komi_convention= one of {names}, or give komi=", where(root, "KM"))
             game.komi = None
     game.handicap = root_number("HA", "handicap", _sgf_number, lambda n: n >= 0) or 0
@@ -761,6 +767,11 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
     elif game.handicap >= 2:
         game.to_move = WHITE
     return game
+
+
+def _is_fastgo(ap):
+    """Whether an AP[] value (FF[4]: "name:version") names fastgo as the application."""
+    return ap is not None and ap.partition(":")[0].strip().lower() == "fastgo"
 
 
 #: Game information kept in ``Game.info`` (and written back by ``to_sgf``).
