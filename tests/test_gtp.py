@@ -157,6 +157,23 @@ def test_every_error_case_transcript():
     ])
 
 
+@pytest.mark.parametrize("command", ["boardsize -5", "boardsize +5", "boardsize -0",
+                                     "rectangular_boardsize 9 -9", "fixed_handicap -3",
+                                     "place_free_handicap -2", "loadsgf game.sgf -3",
+                                     "time_left b 10 -0", "fastgo-playouts -5",
+                                     "fastgo-ownership -100", "fastgo-ownership +100"])
+def test_a_signed_int_is_a_syntax_error(command):
+    """GTP 2: "int: An int is an unsigned integer in the interval 0 <= x <= 2^31 - 1", and the
+    README: ints are [0-9]+, malformed arguments answer syntax error; a minus sign is
+    malformed like a plus sign, not a value out of the command's range."""
+    e = engine()
+    transcript(e, [(f"7 {command}", "?7 syntax error"), ("list_stones b", "= ")])
+    assert (e.width, e.height, e.player.playouts) == (9, 9, 200)
+    # fastgo-seed's seeds are 64-bit signed ints (README: --seed, as fastgo-seed takes)
+    transcript(e, [("fastgo-seed -5", "= "), ("fastgo-seed", "= -5"),
+                   ("fastgo-seed +5", "? syntax error")])
+
+
 def test_illegal_moves_by_rule():
     e = engine(rules="chinese")
     # a ko on 5x5: Black takes at C3's neighbour, White may not retake at once
@@ -841,6 +858,7 @@ def _timed_lines(items):
     ("", True), ("b", True), ("w 10", True), ("10", True), ("b interval 50", True),
     ("b 10 minmoves 3 maxmoves 20", True), ("b 10 pvVisits true rootInfo false", True),
     ("foo bar", False), ("x 10", False), ("b 10 extra", False), ("b -5", False),
+    ("b interval -5", False), ("b 10 minmoves -3", False),
     ("b 10 minmoves x", False), ("b 10 pvVisits maybe", False), ("b 10 avoid b", False),
     ("b 10 ownership true", True), ("b 10 ownership yes", False),
 ])
