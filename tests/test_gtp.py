@@ -30,6 +30,11 @@ def engine(**kw):
     return Engine(**kw)
 
 
+def to_move(engine):
+    """The colour to move, as showboard says it ("white to move; captures: ...")."""
+    return engine.handle("showboard").split(" to move;")[0].rsplit("\n", 1)[1]
+
+
 def test_required_commands_transcript():
     e = engine()
     transcript(e, [
@@ -354,14 +359,18 @@ def test_loadsgf_and_printsgf_round_trip(tmp_path):
     record.write_text("(;GM[1]FF[4]SZ[7:5]KM[0.5]RU[Japanese]AB[aa]AW[ge]\n"
                       "(;B[cc];W[dc];B[];W[ee])(;B[dd]))")
     e = engine()
+    transcript(e, [(f"loadsgf {record}", "= ")])
+    assert to_move(e) == "black"
     transcript(e, [
-        (f"loadsgf {record}", "= black"),
         ("list_stones black", "= C3 A5"),
         ("list_stones white", "= E1 G1 D3"),
         ("fastgo-rules", "= japanese ko=simple suicide=forbidden scoring=territory komi=0.5"),
         ("undo", "= "),
         ("list_stones white", "= G1 D3"),
-        (f"loadsgf {record} 2", "= white"),      # the position before move 2
+        (f"loadsgf {record} 2", "= "),           # the position before move 2
+    ])
+    assert to_move(e) == "white"
+    transcript(e, [
         ("list_stones black", "= C3 A5"),
         ("list_stones white", "= G1"),
         (f"printsgf {tmp_path / 'out.sgf'}", "= "),
@@ -369,8 +378,8 @@ def test_loadsgf_and_printsgf_round_trip(tmp_path):
     out = (tmp_path / "out.sgf").read_text()
     assert out == ("(;FF[4]GM[1]CA[UTF-8]AP[fastgo]SZ[7:5]RU[Japanese]KM[0.5]AB[aa]AW[ge]\n"
                    ";B[cc])\n")
-    transcript(e, [(f"loadsgf {tmp_path / 'out.sgf'}", "= white"),
-                   ("list_stones black", "= C3 A5")])
+    transcript(e, [(f"loadsgf {tmp_path / 'out.sgf'}", "= "), ("list_stones black", "= C3 A5")])
+    assert to_move(e) == "white"
     bad = tmp_path / "bad.sgf"
     bad.write_text("(;SZ[5];B[cc];W[cc])")
     transcript(e, [(f"loadsgf {bad}", "? cannot load file: move 2 (W C3) is illegal: occupied, "
@@ -381,14 +390,26 @@ def test_loadsgf_and_printsgf_round_trip(tmp_path):
                    ("list_stones black", "= C3 A5")])     # the failed load changed nothing
     twice = tmp_path / "twice.sgf"
     twice.write_text("(;SZ[5];B[aa];B[bb])")      # read as GTP reads play b, play b
-    transcript(e, [(f"loadsgf {twice}", "= white"), ("list_stones black", "= B4 A5"),
+    transcript(e, [(f"loadsgf {twice}", "= "), ("list_stones black", "= B4 A5"),
                    # no RU or KM in the file: the records' default (sgf.RECORD_RULES), not
                    # the earlier record's RU[Japanese]KM[0.5]
                    ("printsgf", "= (;FF[4]GM[1]CA[UTF-8]AP[fastgo]SZ[5]RU[Japanese]KM[6.5]\n"
                                 ";B[aa];W[];B[bb])")])
+    assert to_move(e) == "white"
     bad.write_text("(;SZ[5];B[cc]")
     transcript(e, [(f"loadsgf {bad}", "? cannot load file: unexpected end of file: 1 game "
                                       "tree(s) not closed with ')' (line 1, column 14)")])
+
+
+def test_loadsgf_answers_nothing(tmp_path):
+    """GTP 2, loadsgf: "Output: none", so the answer is '=' and the empty line (the colour to
+    move, which GNU Go answers, is for showboard to say)."""
+    path = tmp_path / "g.sgf"
+    path.write_text("(;GM[1]FF[4]SZ[9];B[ee])")
+    e = engine()
+    transcript(e, [(f"3 loadsgf {path}", "=3 "), (f"loadsgf {path} 1", "= "),
+                   ("list_stones b", "= "), (f"loadsgf {path}", "= "), ("list_stones b", "= E5")])
+    assert to_move(e) == "white"
 
 
 def test_time_settings_shape_the_budget():
@@ -752,7 +773,8 @@ def test_prisoners_carry_over_when_the_game_resumes_after_two_passes(tmp_path):
     path = tmp_path / "resumed.sgf"
     path.write_text(record)
     f = engine()
-    transcript(f, [(f"loadsgf {path}", "= white"), ("fastgo-score", "= B+2")])
+    transcript(f, [(f"loadsgf {path}", "= "), ("fastgo-score", "= B+2")])
+    assert to_move(f) == "white"
     assert "captures: black 1, white 0; turns 9; game over" in f.handle("showboard")
     assert f.handle("printsgf") == "= " + record + "\n"
     # undo goes back into the first part, prisoners and all
@@ -773,7 +795,9 @@ def test_out_of_turn_after_a_pass_resumes_and_printsgf_reloads_it(tmp_path):
     path = tmp_path / "g.sgf"
     path.write_text(text)
     f = engine(size=5)
-    transcript(f, [(f"loadsgf {path}", "= black"), ("list_stones b", "= C3"), ("list_stones w", "= B2"),
+    transcript(f, [(f"loadsgf {path}", "= ")])
+    assert to_move(f) == "black"
+    transcript(f, [("list_stones b", "= C3"), ("list_stones w", "= B2"),
                    ("undo", "= "), ("list_stones w", "= "), ("undo", "= "), ("list_stones b", "= C3")])
 
 
@@ -781,8 +805,9 @@ def test_loadsgf_resumes_play_after_two_passes(tmp_path):
     path = tmp_path / "g.sgf"
     path.write_text("(;SZ[9]RU[Japanese];B[ee];W[];B[];W[cc];B[dd])")
     e = engine()
-    transcript(e, [(f"loadsgf {path}", "= white"), ("list_stones b", "= E5 D6"),
+    transcript(e, [(f"loadsgf {path}", "= "), ("list_stones b", "= E5 D6"),
                    ("list_stones w", "= C7")])
+    assert to_move(e) == "white"
 
 
 @pytest.mark.parametrize("change", ["komi 6.5", "kgs-rules chinese", "fastgo-rules ko=simple"])

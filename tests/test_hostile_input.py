@@ -325,7 +325,7 @@ def test_loadsgf_of_a_setup_chain_without_liberties_or_a_nul_in_ca_answers_gtp(t
     e = Engine(playouts=20)
     assert e.handle(f"loadsgf {bad}") == ("? cannot load file: the set-up (AB/AW/AE) leaves a "
                                           "chain without liberties (line 1, column 2)\n\n")
-    assert e.handle(f"loadsgf {nul}") == "= white\n\n"      # decoded as UTF-8
+    assert e.handle(f"loadsgf {nul}") == "= \n\n"      # decoded as UTF-8
     assert e.handle("list_stones b") == "= C3\n\n"
 
 

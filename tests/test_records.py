@@ -144,9 +144,9 @@ def test_one_rule_for_rules_and_komi_everywhere(tmp_path):
     assert sgf.load(bare).board().rules == sgf.RECORD_RULES == fastgo.PRESETS["japanese"]
     e = Engine(playouts=10)
     assert e.handle("kgs-rules chinese") == "= \n\n"
-    assert e.handle(f"loadsgf {record}") == "= black\n\n"
+    assert e.handle(f"loadsgf {record}") == "= \n\n"
     assert e.handle("fastgo-rules") == "= chinese ko=positional suicide=forbidden scoring=area komi=7.5\n\n"
-    assert e.handle(f"loadsgf {bare}") == "= white\n\n"
+    assert e.handle(f"loadsgf {bare}") == "= \n\n"
     assert e.handle("fastgo-rules") == "= japanese ko=simple suicide=forbidden scoring=territory komi=6.5\n\n"
 
 
@@ -171,7 +171,7 @@ def test_a_record_without_ru_is_judged_as_servers_do_and_the_refusal_names_the_r
 @pytest.mark.filterwarnings("ignore:bad handicap:fastgo.sgf.SgfWarning")
 def test_printsgf_keeps_the_game_information_of_a_loaded_record(tmp_path):
     e = Engine(playouts=10)
-    assert e.handle(f"loadsgf {data('bad_handicap.sgf')}") == "= white\n\n"
+    assert e.handle(f"loadsgf {data('bad_handicap.sgf')}") == "= \n\n"
     assert e.handle("play w D4") == "= \n\n"
     out = sgf.read_game(e.handle("printsgf")[2:-2])
     assert out.info == {"PB": "Alice", "PW": "Bob", "DT": "2024-05-01", "EV": "Club night"}

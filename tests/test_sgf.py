@@ -590,7 +590,7 @@ def test_charset_that_raises_unicode_error_falls_back_and_bad_paths_are_refused(
                        capture_output=True, env={**os.environ, "PYTHONPATH": SRC})
     assert r.returncode == 0 and r.stdout.decode().count("1 move replayed") == 2, r.stderr
     from fastgo.gtp import Engine
-    assert Engine(playouts=10).handle(f"loadsgf {pun}") == "= white\n\n"
+    assert Engine(playouts=10).handle(f"loadsgf {pun}") == "= \n\n"
     for bad in (5, None, 2.5, ["a.sgf"]):
         with pytest.raises(TypeError, match="path must be a str, bytes or os.PathLike"):
             sgf.load(bad)

@@ -26,7 +26,8 @@ Semantics worth knowing:
   it). ``undo`` takes back such steps as one, also across a change of komi or rules.
 - ``loadsgf`` takes the record's rules and komi as everything in fastgo does
   (``sgf.Game.rules_used``: its ``RU``/``KM``, else ``sgf.RECORD_RULES`` and their komi), never
-  the engine's earlier ones; ``printsgf`` writes the loaded record's game information.
+  the engine's earlier ones, and answers nothing, as GTP 2 says (GNU Go answers the colour to
+  move); ``printsgf`` writes the loaded record's game information.
 - A command that takes no arguments answers ``syntax error`` to any (``quit`` quits anyway);
   numbers are ASCII (ints ``[0-9]+``, unsigned as GTP 2's int, so ``-5`` is a syntax error
   like ``+5``; ``fastgo-seed`` also takes a leading ``-``; floats decimal, optional sign and
@@ -624,8 +625,7 @@ class Engine:
         borne = sgf.setup_handicap(*sgf.board_setup(parts[0]))
         handicap = game.handicap if game.handicap == borne else None
         self._clear(parts[-1], parts[:-1], handicap, game.info)
-        board = self.board
-        return "black" if board.to_move == BLACK else "white"
+        return ""       # GTP 2: output none (GNU Go answers the colour to move; showboard says it)
 
     def cmd_printsgf(self, args):
         if len(args) > 1:
