@@ -1,7 +1,10 @@
 """The README's examples run and print what it says they print."""
 
 import doctest
+import os
 import pathlib
+import subprocess
+import sys
 
 import fastgo
 
@@ -21,3 +24,45 @@ def test_module_docstrings():
     for mod in (fastgo, fastgo.board, fastgo.coords):
         result = doctest.testmod(mod)
         assert result.failed == 0
+
+
+#: The README's fastgo.X references to pure-Python submodules, as a user types them.
+README_REFERENCES = """
+import sys, fastgo
+OPTIONAL = ("dask", "distributed", "ray", "gymnasium", "pettingzoo", "matplotlib", "cairosvg",
+            "tqdm")
+SUBMODULES = ("cluster", "draw", "envs", "features", "gtp", "player", "plot", "records", "sgf")
+print(sorted(m for m in SUBMODULES if "fastgo." + m in sys.modules))  # import fastgo: none
+assert set(SUBMODULES) <= set(dir(fastgo))
+b = fastgo.Board(5)
+b.play("C3")
+assert fastgo.draw.svg(b, marks=["C3"]).startswith("<svg")
+assert fastgo.sgf.read_game(fastgo.sgf.board_to_sgf(b)).board() == b
+assert fastgo.features.encode(b, "agz17").shape == (17, 5, 5)
+for f in (fastgo.sgf.iter_games, fastgo.records.read, fastgo.draw.png, fastgo.gtp.Engine,
+          fastgo.cluster.run, fastgo.plot.save, fastgo.player.Player):
+    assert callable(f)
+print(sorted(m for m in OPTIONAL if m in sys.modules))      # nor their optional dependencies
+try:
+    fastgo.no_such_module
+except AttributeError as e:
+    print(e)
+"""
+
+
+def test_readme_references_to_submodules_work_after_import_fastgo_alone():
+    """The README names fastgo.draw.svg, fastgo.sgf.iter_games, fastgo.records.read,
+    fastgo.features.encode...: they work after `import fastgo`, which loads those submodules
+    only when used, and no optional dependency (Gymnasium, dask, ray, matplotlib...)."""
+    src = str(pathlib.Path(fastgo.__file__).resolve().parent.parent)
+    out = subprocess.run([sys.executable, "-c", README_REFERENCES], capture_output=True,
+                         text=True, timeout=120, env={**os.environ, "PYTHONPATH": src})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n") == [
+        "[]", "[]", "module 'fastgo' has no attribute 'no_such_module'", ""]
+    # fastgo.envs too, which imports Gymnasium (when installed) to register its ids
+    code = "import fastgo; print(fastgo.envs.GoEnv.__name__, fastgo.envs.GoAECEnv.__name__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "PYTHONPATH": src})
+    if "needed here: pip install" not in out.stderr:
+        assert (out.returncode, out.stdout) == (0, "GoEnv GoAECEnv\n"), out.stderr

@@ -92,8 +92,10 @@ def test_sgf_exchange_with_gnugo(engines, tmp_path):
     fg.ask(f"printsgf {tmp_path / 'fastgo.sgf'}")
     fg.ask("clear_board")
     gg.ask("clear_board")
-    assert fg.ask(f"loadsgf {tmp_path / 'gnugo.sgf'}") == colour
+    # GTP 2: loadsgf's output is none; GNU Go answers the colour to move
+    assert fg.ask(f"loadsgf {tmp_path / 'gnugo.sgf'}") == ""
     assert gg.ask(f"loadsgf {tmp_path / 'fastgo.sgf'}") == colour
+    assert f"\n{colour} to move;" in fg.ask("showboard")
     for c, want in zip(("black", "white"), stones):
         assert set(fg.ask(f"list_stones {c}").split()) == set(want.split())
         assert set(gg.ask(f"list_stones {c}").split()) == set(want.split())

@@ -30,6 +30,11 @@ def engine(**kw):
     return Engine(**kw)
 
 
+def to_move(engine):
+    """The colour to move, as showboard says it ("white to move; captures: ...")."""
+    return engine.handle("showboard").split(" to move;")[0].rsplit("\n", 1)[1]
+
+
 def test_required_commands_transcript():
     e = engine()
     transcript(e, [
@@ -155,6 +160,23 @@ def test_every_error_case_transcript():
         ("fastgo-ownership 0", "? syntax error"),
         ("name", "= fastgo"),                     # still answering after all of that
     ])
+
+
+@pytest.mark.parametrize("command", ["boardsize -5", "boardsize +5", "boardsize -0",
+                                     "rectangular_boardsize 9 -9", "fixed_handicap -3",
+                                     "place_free_handicap -2", "loadsgf game.sgf -3",
+                                     "time_left b 10 -0", "fastgo-playouts -5",
+                                     "fastgo-ownership -100", "fastgo-ownership +100"])
+def test_a_signed_int_is_a_syntax_error(command):
+    """GTP 2: "int: An int is an unsigned integer in the interval 0 <= x <= 2^31 - 1", and the
+    README: ints are [0-9]+, malformed arguments answer syntax error; a minus sign is
+    malformed like a plus sign, not a value out of the command's range."""
+    e = engine()
+    transcript(e, [(f"7 {command}", "?7 syntax error"), ("list_stones b", "= ")])
+    assert (e.width, e.height, e.player.playouts) == (9, 9, 200)
+    # fastgo-seed's seeds are 64-bit signed ints (README: --seed, as fastgo-seed takes)
+    transcript(e, [("fastgo-seed -5", "= "), ("fastgo-seed", "= -5"),
+                   ("fastgo-seed +5", "? syntax error")])
 
 
 def test_illegal_moves_by_rule():
@@ -337,14 +359,18 @@ def test_loadsgf_and_printsgf_round_trip(tmp_path):
     record.write_text("(;GM[1]FF[4]SZ[7:5]KM[0.5]RU[Japanese]AB[aa]AW[ge]\n"
                       "(;B[cc];W[dc];B[];W[ee])(;B[dd]))")
     e = engine()
+    transcript(e, [(f"loadsgf {record}", "= ")])
+    assert to_move(e) == "black"
     transcript(e, [
-        (f"loadsgf {record}", "= black"),
         ("list_stones black", "= C3 A5"),
         ("list_stones white", "= E1 G1 D3"),
         ("fastgo-rules", "= japanese ko=simple suicide=forbidden scoring=territory komi=0.5"),
         ("undo", "= "),
         ("list_stones white", "= G1 D3"),
-        (f"loadsgf {record} 2", "= white"),      # the position before move 2
+        (f"loadsgf {record} 2", "= "),           # the position before move 2
+    ])
+    assert to_move(e) == "white"
+    transcript(e, [
         ("list_stones black", "= C3 A5"),
         ("list_stones white", "= G1"),
         (f"printsgf {tmp_path / 'out.sgf'}", "= "),
@@ -352,8 +378,8 @@ def test_loadsgf_and_printsgf_round_trip(tmp_path):
     out = (tmp_path / "out.sgf").read_text()
     assert out == ("(;FF[4]GM[1]CA[UTF-8]AP[fastgo]SZ[7:5]RU[Japanese]KM[0.5]AB[aa]AW[ge]\n"
                    ";B[cc])\n")
-    transcript(e, [(f"loadsgf {tmp_path / 'out.sgf'}", "= white"),
-                   ("list_stones black", "= C3 A5")])
+    transcript(e, [(f"loadsgf {tmp_path / 'out.sgf'}", "= "), ("list_stones black", "= C3 A5")])
+    assert to_move(e) == "white"
     bad = tmp_path / "bad.sgf"
     bad.write_text("(;SZ[5];B[cc];W[cc])")
     transcript(e, [(f"loadsgf {bad}", "? cannot load file: move 2 (W C3) is illegal: occupied, "
@@ -364,14 +390,26 @@ def test_loadsgf_and_printsgf_round_trip(tmp_path):
                    ("list_stones black", "= C3 A5")])     # the failed load changed nothing
     twice = tmp_path / "twice.sgf"
     twice.write_text("(;SZ[5];B[aa];B[bb])")      # read as GTP reads play b, play b
-    transcript(e, [(f"loadsgf {twice}", "= white"), ("list_stones black", "= B4 A5"),
+    transcript(e, [(f"loadsgf {twice}", "= "), ("list_stones black", "= B4 A5"),
                    # no RU or KM in the file: the records' default (sgf.RECORD_RULES), not
                    # the earlier record's RU[Japanese]KM[0.5]
                    ("printsgf", "= (;FF[4]GM[1]CA[UTF-8]AP[fastgo]SZ[5]RU[Japanese]KM[6.5]\n"
                                 ";B[aa];W[];B[bb])")])
+    assert to_move(e) == "white"
     bad.write_text("(;SZ[5];B[cc]")
     transcript(e, [(f"loadsgf {bad}", "? cannot load file: unexpected end of file: 1 game "
                                       "tree(s) not closed with ')' (line 1, column 14)")])
+
+
+def test_loadsgf_answers_nothing(tmp_path):
+    """GTP 2, loadsgf: "Output: none", so the answer is '=' and the empty line (the colour to
+    move, which GNU Go answers, is for showboard to say)."""
+    path = tmp_path / "g.sgf"
+    path.write_text("(;GM[1]FF[4]SZ[9];B[ee])")
+    e = engine()
+    transcript(e, [(f"3 loadsgf {path}", "=3 "), (f"loadsgf {path} 1", "= "),
+                   ("list_stones b", "= "), (f"loadsgf {path}", "= "), ("list_stones b", "= E5")])
+    assert to_move(e) == "white"
 
 
 def test_time_settings_shape_the_budget():
@@ -735,7 +773,8 @@ def test_prisoners_carry_over_when_the_game_resumes_after_two_passes(tmp_path):
     path = tmp_path / "resumed.sgf"
     path.write_text(record)
     f = engine()
-    transcript(f, [(f"loadsgf {path}", "= white"), ("fastgo-score", "= B+2")])
+    transcript(f, [(f"loadsgf {path}", "= "), ("fastgo-score", "= B+2")])
+    assert to_move(f) == "white"
     assert "captures: black 1, white 0; turns 9; game over" in f.handle("showboard")
     assert f.handle("printsgf") == "= " + record + "\n"
     # undo goes back into the first part, prisoners and all
@@ -756,7 +795,9 @@ def test_out_of_turn_after_a_pass_resumes_and_printsgf_reloads_it(tmp_path):
     path = tmp_path / "g.sgf"
     path.write_text(text)
     f = engine(size=5)
-    transcript(f, [(f"loadsgf {path}", "= black"), ("list_stones b", "= C3"), ("list_stones w", "= B2"),
+    transcript(f, [(f"loadsgf {path}", "= ")])
+    assert to_move(f) == "black"
+    transcript(f, [("list_stones b", "= C3"), ("list_stones w", "= B2"),
                    ("undo", "= "), ("list_stones w", "= "), ("undo", "= "), ("list_stones b", "= C3")])
 
 
@@ -764,8 +805,9 @@ def test_loadsgf_resumes_play_after_two_passes(tmp_path):
     path = tmp_path / "g.sgf"
     path.write_text("(;SZ[9]RU[Japanese];B[ee];W[];B[];W[cc];B[dd])")
     e = engine()
-    transcript(e, [(f"loadsgf {path}", "= white"), ("list_stones b", "= E5 D6"),
+    transcript(e, [(f"loadsgf {path}", "= "), ("list_stones b", "= E5 D6"),
                    ("list_stones w", "= C7")])
+    assert to_move(e) == "white"
 
 
 @pytest.mark.parametrize("change", ["komi 6.5", "kgs-rules chinese", "fastgo-rules ko=simple"])
@@ -841,6 +883,7 @@ def _timed_lines(items):
     ("", True), ("b", True), ("w 10", True), ("10", True), ("b interval 50", True),
     ("b 10 minmoves 3 maxmoves 20", True), ("b 10 pvVisits true rootInfo false", True),
     ("foo bar", False), ("x 10", False), ("b 10 extra", False), ("b -5", False),
+    ("b interval -5", False), ("b 10 minmoves -3", False),
     ("b 10 minmoves x", False), ("b 10 pvVisits maybe", False), ("b 10 avoid b", False),
     ("b 10 ownership true", True), ("b 10 ownership yes", False),
 ])

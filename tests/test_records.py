@@ -90,8 +90,8 @@ def test_implausible_komi_warns_and_a_server_convention_reads_it():
     g, warned = lenient(sgf.load, data("fox_komi.sgf"))
     assert g.komi is None and len(warned) == 1
     assert warned[0].startswith("KM[650] is no plausible komi on a 19x19 board (more than 361 "
-                                "points): ignored, the rules' komi is used; read it with "
-                                "komi_convention= one of 'fox'")
+                                "points away from 0): ignored, the rules' komi is used; read "
+                                "it with komi_convention= one of 'fox'")
     assert g.effective_rules().komi == 7.5                  # RU[Chinese]'s own
     g, warned = lenient(sgf.load, data("fox_komi.sgf"), komi_convention="fox")
     assert warned == [] and g.komi == 6.5 and g.rules.komi == 6.5
@@ -102,6 +102,26 @@ def test_implausible_komi_warns_and_a_server_convention_reads_it():
     assert g.komi is None and warned
     with pytest.raises(ValueError, match="unknown komi convention 'igs'"):
         sgf.read_game("(;SZ[9])", komi_convention="igs")
+
+
+@pytest.mark.parametrize("size, komi", [(9, 150), (5, -150), (9, 0.5), (19, 650), (2, -1e9)])
+def test_a_komi_fastgo_wrote_reads_back_as_written(size, komi):
+    """The sgf docstring: reading what board_to_sgf writes gives the same game, so the komi of
+    fastgo's own record (AP[fastgo]) is not taken for a server's convention and dropped."""
+    b = fastgo.Board(size, komi=komi)
+    b.play(b.pass_move if size < 3 else "B2")
+    text = sgf.board_to_sgf(b)
+    for komi_convention in (None, "fox"):
+        g, warned = lenient(sgf.read_game, text, komi_convention=komi_convention)
+        assert warned == [] and g.komi == komi and g.board() == b
+    # the same record from another program: the heuristic still applies, to the komi's size
+    other = text.replace("AP[fastgo]", "AP[Fox:3.1]")
+    g, warned = lenient(sgf.read_game, other)
+    implausible = abs(komi) > max(size * size, sgf.KOMI_PLAUSIBLE)
+    assert (g.komi is None) == implausible and len(warned) == implausible
+    if implausible:
+        assert (f"is no plausible komi on a {size}x{size} board (more than "
+                f"{max(size * size, 100)} points away from 0)") in warned[0]
 
 
 def test_one_rule_for_rules_and_komi_everywhere(tmp_path):
@@ -124,9 +144,9 @@ def test_one_rule_for_rules_and_komi_everywhere(tmp_path):
     assert sgf.load(bare).board().rules == sgf.RECORD_RULES == fastgo.PRESETS["japanese"]
     e = Engine(playouts=10)
     assert e.handle("kgs-rules chinese") == "= \n\n"
-    assert e.handle(f"loadsgf {record}") == "= black\n\n"
+    assert e.handle(f"loadsgf {record}") == "= \n\n"
     assert e.handle("fastgo-rules") == "= chinese ko=positional suicide=forbidden scoring=area komi=7.5\n\n"
-    assert e.handle(f"loadsgf {bare}") == "= white\n\n"
+    assert e.handle(f"loadsgf {bare}") == "= \n\n"
     assert e.handle("fastgo-rules") == "= japanese ko=simple suicide=forbidden scoring=territory komi=6.5\n\n"
 
 
@@ -151,7 +171,7 @@ def test_a_record_without_ru_is_judged_as_servers_do_and_the_refusal_names_the_r
 @pytest.mark.filterwarnings("ignore:bad handicap:fastgo.sgf.SgfWarning")
 def test_printsgf_keeps_the_game_information_of_a_loaded_record(tmp_path):
     e = Engine(playouts=10)
-    assert e.handle(f"loadsgf {data('bad_handicap.sgf')}") == "= white\n\n"
+    assert e.handle(f"loadsgf {data('bad_handicap.sgf')}") == "= \n\n"
     assert e.handle("play w D4") == "= \n\n"
     out = sgf.read_game(e.handle("printsgf")[2:-2])
     assert out.info == {"PB": "Alice", "PW": "Bob", "DT": "2024-05-01", "EV": "Club night"}
@@ -188,6 +208,34 @@ def test_iter_games_reads_what_read_games_reads_at_any_chunk_size(chunk_size):
     with pytest.raises(sgf.SgfError, match=r"off the 13x13 board \(line 6, column 3\)") as e:
         list(sgf.iter_games(io.BytesIO(raw), chunk_size=chunk_size))
     assert e.value.game_index == 1
+
+
+#: (Python codec, CA[] value, two names): a collection whose CA[] follows names in its charset
+CHARSETS = [("gb2312", "GB2312", "中文", "李昌镐"),
+            ("latin-1", "ISO-8859-1", "Jörg", "René"),
+            ("shift_jis", "Shift_JIS", "表ソ", "本因坊")]     # 表, ソ: second byte 0x5C ('\\')
+
+
+@pytest.mark.parametrize("codec, ca, black, white", CHARSETS)
+def test_iter_games_decodes_in_the_charset_of_ca_at_every_chunk_size(tmp_path, codec, ca, black,
+                                                                      white):
+    """The iter_games docstring: the file is decoded in the charset of its first CA[], as
+    decode does; so the games do not depend on chunk_size, even one that ends before CA[]."""
+    text = (f"(;GM[1]FF[4]SZ[9]PB[{black}]GC[{white} \\] (;)]CA[{ca}]PW[{white}]"
+            f";B[ee];W[cc])\n(;GM[1]FF[4]SZ[5]PB[{white}];B[cc])\n")
+    data = text.encode(codec)
+    assert sgf.decode(data) == text
+    want = sgf.read_games(text)
+    assert [g.info for g in want] == [{"PB": black, "PW": white, "GC": f"{white} ] (;)"},
+                                      {"PB": white}]
+    path = tmp_path / "c.sgf"
+    path.write_bytes(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")           # nor any "bytes that are not valid" warning
+        for chunk_size in range(1, len(data) + 1):
+            for source in (path, io.BytesIO(data)):
+                got = list(sgf.iter_games(source, chunk_size=chunk_size))
+                assert got == want and [g.info for g in got] == [g.info for g in want], chunk_size
 
 
 def test_iter_games_on_paths_unfinished_files_and_bad_arguments(tmp_path):

@@ -168,7 +168,68 @@ LENIENT = [
     ("(;SZ[9]HA[-1])", "bad handicap HA[-1]", 1, 10),
     ("(;SZ[9]\nHA[7.5]PB[x])", "bad handicap HA[7.5]", 2, 3),
     ("(;SZ[9];AB[bb])", "set-up AB after the root node is not supported", 1, 11),
+    # FF[4]: "Only one of each property is allowed per node"
+    ("(;SZ[5]SZ[7])", "property SZ repeated in one node", 1, 10),
+    ("(;SZ[9]KM[7.5]\nKM[3])", "property KM repeated in one node", 2, 3),
+    ("(;PL[B]PL[W])", "property PL repeated in one node", 1, 10),
+    ("(;SZ[9]AB[aa]AddBlack[bb])", "property AB repeated in one node", 1, 22),
+    ("(;SZ[9];B[aa]C[x]C[y])", "property C repeated in one node", 1, 19),
 ]
+
+
+def test_a_property_repeated_in_a_node_is_read_leniently_with_a_warning():
+    """Lenient reading goes on as before, with an SgfWarning: a single-valued property's first
+    value, every stone of a repeated set-up list; strict reading refuses (LENIENT above)."""
+    with pytest.warns(sgf.SgfWarning) as caught:
+        g = sgf.read_game("(;SZ[5]SZ[7]KM[7.5]KM[3]PL[W]PL[B])")
+    assert [str(w.message) for w in caught] == [
+        f"property {ident} repeated in one node (FF[4] allows one of each per node): the first "
+        f"is used (line 1, column {column})" for ident, column in (("SZ", 10), ("KM", 22),
+                                                                   ("PL", 32))]
+    assert (g.width, g.komi, g.to_move) == (5, 7.5, fastgo.WHITE)
+    with pytest.warns(sgf.SgfWarning) as caught:
+        g = sgf.read_game("(;SZ[5]AB[aa]AB[bb])")
+    assert [str(w.message) for w in caught] == [
+        "property AB repeated in one node (FF[4] allows one of each per node): the stones of "
+        "each are set up (line 1, column 16)"]
+    assert g.setup.sum() == 2 * fastgo.BLACK
+    with pytest.raises(sgf.SgfError, match="move B with 2 values"):    # which move: unknown
+        sgf.read_game("(;SZ[5];B[aa]B[bb])")
+
+
+#: The properties the writers write themselves, each with a value that would change the game.
+WRITER_OWNED = [("FF", "3"), ("GM", "1"), ("CA", "Latin-1"), ("AP", "other"), ("SZ", "7"),
+                ("RU", "Japanese"), ("KM", "3"), ("HA", "2"), ("RE", "B+R"), ("PL", "W"),
+                ("AB", "cc"), ("AW", "cc"), ("AE", "ee"), ("B", "ee"), ("W", "ee")]
+
+
+@pytest.mark.parametrize("ident, value", WRITER_OWNED)
+def test_writers_refuse_extra_root_properties_they_write_themselves(ident, value):
+    """FF[4] allows one of each property per node, and the sgf docstring says reading what the
+    writers write gives the same game: `info` may add PB or GC, not a second KM or a stone."""
+    for write in (sgf.board_to_sgf, sgf.game_of_board):
+        with pytest.raises(ValueError, match=f"info may not set {ident}: the writers take"):
+            write(fastgo.Board(9), **{ident: value})
+    with pytest.raises(ValueError, match=f"info may not set {ident}"):
+        sgf.games_to_sgf([[40]], 9, **{ident: value})
+    g = sgf.game_of_board(fastgo.Board(9))
+    g.info[ident] = value
+    with pytest.raises(ValueError, match=f"info may not set {ident}"):
+        sgf.to_sgf(g)
+
+
+def test_writers_take_other_root_properties_and_refuse_malformed_identifiers():
+    b = fastgo.Board(9, komi=6.5)
+    b.play("E5")
+    text = sgf.board_to_sgf(b, PB="fastgo", GC="a ] comment", XY="kept")
+    g = sgf.read_game(text, strict=True)
+    assert g.info == {"PB": "fastgo", "GC": "a ] comment"} and "XY[kept]" in text
+    assert g.board() == b
+    for ident in ("pb", "Pb", "P1", "", "PÖ", "P B"):     # FF[4]: upper-case letters only
+        with pytest.raises(ValueError, match="SGF property identifiers are upper-case letters"):
+            sgf.board_to_sgf(b, **{ident: "x"})
+        with pytest.raises(ValueError, match="upper-case letters"):
+            sgf.game_of_board(b, **{ident: "x"})
 
 
 @pytest.mark.parametrize("text, message, line, column, strict",
@@ -529,7 +590,7 @@ def test_charset_that_raises_unicode_error_falls_back_and_bad_paths_are_refused(
                        capture_output=True, env={**os.environ, "PYTHONPATH": SRC})
     assert r.returncode == 0 and r.stdout.decode().count("1 move replayed") == 2, r.stderr
     from fastgo.gtp import Engine
-    assert Engine(playouts=10).handle(f"loadsgf {pun}") == "= white\n\n"
+    assert Engine(playouts=10).handle(f"loadsgf {pun}") == "= \n\n"
     for bad in (5, None, 2.5, ["a.sgf"]):
         with pytest.raises(TypeError, match="path must be a str, bytes or os.PathLike"):
             sgf.load(bad)

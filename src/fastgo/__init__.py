@@ -5,8 +5,11 @@
 >>> b.play("E5")
 >>> b.to_move == fastgo.WHITE
 True
+
+The pure-Python submodules (``fastgo.sgf``, ``fastgo.draw``, ...) load on first use.
 """
 
+import importlib
 import os
 
 # OpenMP threads that wait must sleep, not spin: a spinning thread takes a core from the threads
@@ -39,3 +42,19 @@ __all__ = ["Board", "Chain", "Score", "Rules", "PRESETS", "IllegalMoveError", "C
            "legal_position_mask", "estimate_legal_fraction",
            "BoardBatch", "StepResult", "IllegalActionError", "random_actions",
            "count_games", "perft", "perft_divide"]
+
+#: Submodules loaded on first use (PEP 562): ``fastgo.sgf.load(path)`` works after ``import
+#: fastgo`` alone, which imports none of them and so none of their optional dependencies
+#: (Gymnasium, dask, ray, matplotlib, cairosvg load only with what uses them).
+_LAZY_SUBMODULES = frozenset({"cluster", "draw", "envs", "features", "gtp", "player", "plot",
+                              "records", "sgf"})
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        return importlib.import_module(f"fastgo.{name}")      # which makes it an attribute
+    raise AttributeError(f"module 'fastgo' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY_SUBMODULES)

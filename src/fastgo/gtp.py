@@ -26,10 +26,13 @@ Semantics worth knowing:
   it). ``undo`` takes back such steps as one, also across a change of komi or rules.
 - ``loadsgf`` takes the record's rules and komi as everything in fastgo does
   (``sgf.Game.rules_used``: its ``RU``/``KM``, else ``sgf.RECORD_RULES`` and their komi), never
-  the engine's earlier ones; ``printsgf`` writes the loaded record's game information.
+  the engine's earlier ones, and answers nothing, as GTP 2 says (GNU Go answers the colour to
+  move); ``printsgf`` writes the loaded record's game information.
 - A command that takes no arguments answers ``syntax error`` to any (``quit`` quits anyway);
-  numbers are ASCII (ints ``[0-9]+``; floats decimal, optional sign and exponent); an int of over
-  19 digits reads as beyond every command's range; time values are GTP ints (0..2^31 - 1).
+  numbers are ASCII (ints ``[0-9]+``, unsigned as GTP 2's int, so ``-5`` is a syntax error
+  like ``+5``; ``fastgo-seed`` also takes a leading ``-``; floats decimal, optional sign and
+  exponent); an int of over 19 digits reads as beyond every command's range; time values are
+  GTP ints (0..2^31 - 1).
   ``clear_board`` restarts both clocks from the time settings. A game resumes at most
   ``fastgo.sgf.MAX_RESUMPTIONS`` times.
 - ``genmove`` is a demo player (``fastgo.player``): UCT with RAVE over random playouts by
@@ -105,7 +108,8 @@ def _colour(text):
 
 
 # GTP numbers are ASCII: int() and float() alone would take "1_9", Arabic-Indic digits, "inf"
-_INT = re.compile(r"-?[0-9]+")
+_INT = re.compile(r"[0-9]+")
+_SIGNED_INT = re.compile(r"-?[0-9]+")
 _FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
@@ -120,10 +124,11 @@ GTP_INT_MAX = 2**31 - 1
 SEED_MIN, SEED_MAX = -2**63, 2**63 - 1
 
 
-def _int_arg(text):
-    """An int argument: ASCII digits (a leading minus is read, for the commands' own range
-    errors); anything else is a syntax error."""
-    if not _INT.fullmatch(text):
+def _int_arg(text, signed=False):
+    """An int argument: ASCII digits, as GTP 2's int is unsigned, so a sign ('-5', '+5') is a
+    syntax error like any other character; `signed` also takes a leading minus (fastgo-seed's
+    64-bit signed seeds)."""
+    if not (_SIGNED_INT if signed else _INT).fullmatch(text):
         raise GtpError("syntax error")
     if len(text.lstrip("-").lstrip("0")) > _INT_DIGITS:
         return -10**_INT_DIGITS if text.startswith("-") else 10**_INT_DIGITS
@@ -620,8 +625,7 @@ class Engine:
         borne = sgf.setup_handicap(*sgf.board_setup(parts[0]))
         handicap = game.handicap if game.handicap == borne else None
         self._clear(parts[-1], parts[:-1], handicap, game.info)
-        board = self.board
-        return "black" if board.to_move == BLACK else "white"
+        return ""       # GTP 2: output none (GNU Go answers the colour to move; showboard says it)
 
     def cmd_printsgf(self, args):
         if len(args) > 1:
@@ -817,7 +821,8 @@ class Engine:
         return self._setting(args, "resign_threshold", _float_arg, lambda v: 0 <= v < 1)
 
     def cmd_fastgo_seed(self, args):
-        return self._setting(args, "seed", _int_arg, lambda v: SEED_MIN <= v <= SEED_MAX)
+        return self._setting(args, "seed", lambda a: _int_arg(a, signed=True),
+                             lambda v: SEED_MIN <= v <= SEED_MAX)
 
     def cmd_fastgo_stats(self, args):
         if args:

@@ -14,16 +14,20 @@ Rules and komi of a replay, everywhere (``Game.rules``, ``Game.board``, ``fastgo
 else ``RECORD_RULES`` (simple ko, suicide forbidden, as servers judge records) and its komi.
 
 Lenient reading (the default; ``strict=True`` refuses each case with ``SgfError``, as fastgo did
-before): set-up stones in nodes after the root but before the first move join the root's
-set-up; a malformed game-information number (``HA[7.5]``, ``KM[seven]``) is ignored; bytes not
-valid in the ``CA`` charset become U+FFFD one sequence at a time (``decode``); a komi larger
-than both ``KOMI_PLAUSIBLE`` and the board's points (Fox's ``KM[750]``) is ignored unless
-`komi_convention` names a ``KOMI_CONVENTIONS`` reading. Each case is an ``SgfWarning`` in
-``Game.warnings``, also issued as a Python warning by ``read_game``/``read_games``/``load``/
-``iter_games``. ``iter_games`` reads a collection one game at a time in flat memory.
+before): set-up stones in nodes after the root but before the first move join the root's set-up;
+a malformed game-information number (``HA[7.5]``, ``KM[seven]``) is ignored; bytes not valid in
+the ``CA`` charset become U+FFFD one sequence at a time (``decode``); a property repeated in one
+node (FF[4] allows one of each) keeps its first value (a set-up list: every stone); a komi
+further from 0 than both ``KOMI_PLAUSIBLE`` and the board's points (Fox's ``KM[750]``) is
+ignored unless `komi_convention` names a ``KOMI_CONVENTIONS`` reading or the record is fastgo's
+own (``AP[fastgo]``: its komi is read as written). Each case is an ``SgfWarning`` in
+``Game.warnings``, also issued as a Python warning by
+``read_game``/``read_games``/``load``/``iter_games``. ``iter_games`` reads a collection one game
+at a time in flat memory.
 
 Writing: ``to_sgf(game)``, ``board_to_sgf(board)`` and ``games_to_sgf(move_lists, ...)`` write
-FF[4] records; reading what they write gives the same game.
+FF[4] records; reading what they write gives the same game. Their extra root properties
+(``**info``, ``Game.info``) may not be ones they write themselves (``WRITER_PROPERTIES``).
 
 Why a parser of our own rather than sgfmill: sgfmill handles square boards only (``SZ[w:h]`` is
 refused) up to 26, and we want errors that give the line and column in the file; the format is
@@ -78,7 +82,8 @@ RECORD_RULES = PRESETS["japanese"]
 KOMI_CONVENTIONS = {
     "fox": (lambda km: km / 100, "Fox writes some komi in hundredths: KM[750] is 7.5"),
 }
-#: A KM[] larger (in absolute value) than this and than the board's points is implausible.
+#: A KM[] larger (in absolute value) than this and than the board's points is implausible
+#: (unless fastgo wrote the record: AP[fastgo]).
 KOMI_PLAUSIBLE = 100
 #: Rules that match no preset are written as RU[fastgo:ko=...,suicide=...,scoring=...].
 _FASTGO_RU = re.compile(r"fastgo:ko=(\w+),suicide=(allowed|forbidden),scoring=(\w+)$")
@@ -146,12 +151,15 @@ class ReplayError(SgfError):
 @dataclass
 class Node:
     """One SGF node: properties (identifier -> list of raw values, escapes resolved), the
-    variations that follow it (``children[0]`` is the main line) and its offset in the text."""
+    variations that follow it (``children[0]`` is the main line) and its offset in the text.
+    ``repeated``: the identifiers given more than once in the node (FF[4] allows one each; their
+    values are joined in ``props``), each with the index in its values where the repeat starts."""
 
     props: dict = field(default_factory=dict)
     children: list = field(default_factory=list)
     offset: int = 0
     value_offsets: dict = field(default_factory=dict, repr=False)
+    repeated: dict = field(default_factory=dict, repr=False)
 
     def get(self, ident, default=None):
         """The first value of a property, or `default`."""
@@ -308,6 +316,8 @@ def _parse_properties(text, i, node):
             offsets.append(value_start)
         if not values:
             raise SgfError(f"property {ident} has no value '[...]'", text, i if i < n else n)
+        if ident in node.props:
+            node.repeated.setdefault(ident, len(node.props[ident]))
         node.props.setdefault(ident, []).extend(values)
         node.value_offsets.setdefault(ident, []).extend(offsets)
 
@@ -663,6 +673,19 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
     def warn(message, offset):
         game.warnings.append(SgfWarning(message, text, offset))
 
+    def check_repeats(node):
+        # FF[4]: "Only one of each property is allowed per node". Lenient reading goes on as
+        # before: the first value of a single-valued property, every stone of a set-up list.
+        for ident, k in node.repeated.items():
+            message = f"property {ident} repeated in one node (FF[4] allows one of each per node)"
+            if strict:
+                raise SgfError(message, text, where(node, ident, k))
+            kept = ("the stones of each are set up" if ident in ("AB", "AW", "AE")
+                    else "the first is used")
+            warn(f"{message}: {kept}", where(node, ident, k))
+
+    check_repeats(root)
+
     def root_number(key, what, convert, valid):
         try:
             return _root_number(root, key, what, convert, valid, text, None, where)
@@ -674,7 +697,10 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
 
     game.komi = root_number("KM", "komi", _sgf_real, np.isfinite)
     plausible = max(width * height, KOMI_PLAUSIBLE)
-    if game.komi is not None and abs(game.komi) > plausible and (not strict or komi_convention):
+    # a record fastgo wrote holds its Board's komi, whatever it was: no server convention
+    ours = _is_fastgo(root.get("AP"))
+    if (game.komi is not None and abs(game.komi) > plausible and not ours
+            and (not strict or komi_convention)):
         km = root.get("KM").strip()
         if komi_convention is not None:
             read, what = KOMI_CONVENTIONS[komi_convention]
@@ -686,7 +712,7 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
         else:
             names = ", ".join(f"{k!r} ({v[1]})" for k, v in KOMI_CONVENTIONS.items())
             warn(f"KM[{km}] is no plausible komi on a {width}x{height} board (more than "
-                 f"{plausible} points): ignored, the rules' komi is used; read it with "
+                 f"{plausible} points away from 0): ignored, the rules' komi is used; read it with "
                  f"komi_convention= one of {names}, or give komi=", where(root, "KM"))
             game.komi = None
     game.handicap = root_number("HA", "handicap", _sgf_number, lambda n: n >= 0) or 0
@@ -707,6 +733,7 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
     pl, pl_at = root.get("PL"), where(root, "PL")
     for k, node in enumerate(root.main_line()):
         if k > 0:
+            check_repeats(node)
             for ident in ("AB", "AW", "AE"):
                 if ident in node.props and (strict or game.moves):
                     raise SgfError(f"set-up {ident} after the "
@@ -740,6 +767,11 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
     elif game.handicap >= 2:
         game.to_move = WHITE
     return game
+
+
+def _is_fastgo(ap):
+    """Whether an AP[] value (FF[4]: "name:version") names fastgo as the application."""
+    return ap is not None and ap.partition(":")[0].strip().lower() == "fastgo"
 
 
 #: Game information kept in ``Game.info`` (and written back by ``to_sgf``).
@@ -798,13 +830,24 @@ def read_games(text, *, strict=False, komi_convention=None):
             for root in parse(text)]
 
 
+#: A CA[] in SGF bytes, its value the charset's name.
+_CA = re.compile(rb"CA\s*\[([^\]]*)\]")
+#: The start of a CA[] that more bytes may complete: its value still open at the end, or a "C"
+#: or "CA" there.
+_CA_OPEN = re.compile(rb"CA\s*(?:\[[^\]]*)?\Z|C\Z")
+
+
 def _charset(data):
     """The Python codec of the first CA[] of SGF bytes, or None (no CA, or one Python does not
     know as a text encoding)."""
-    m = re.search(rb"CA\s*\[([^\]]*)\]", data)
-    if not m:
-        return None
-    name = m.group(1).decode("ascii", "replace").strip()
+    m = _CA.search(data)
+    return None if m is None else _codec(m.group(1))
+
+
+def _codec(name):
+    """The Python codec a CA[] value (bytes) names, or None when Python knows no such text
+    encoding."""
+    name = name.decode("ascii", "replace").strip()
     try:
         # LookupError for "hex", "zlib" and unknown names; UnicodeError for codecs that cannot
         # replace a bad byte (punycode)
@@ -855,7 +898,9 @@ def iter_games(source, *, strict=False, komi_convention=None, errors="raise",
                chunk_size=1 << 20):
     """The ``Game``s of an SGF collection one at a time, reading `source` (a path, or a binary
     file object) in chunks of `chunk_size` bytes: memory holds one game tree, however large the
-    file. The file is decoded in the charset of its first CA[] (as ``decode`` does); each game
+    file. The file is decoded in the charset of its first CA[] (as ``decode`` does) when that
+    lies in the first game tree's root node, where FF[4] puts it (else in UTF-8): whatever
+    `chunk_size`, reading goes on to that CA[] or the node's end before choosing. Each game
     tree is then parsed and read as ``read_game`` does, with the same lenient reading
     (`strict`, `komi_convention`), its warnings issued as Python warnings.
 
@@ -888,10 +933,11 @@ def _iter_games(f, strict, komi_convention, errors, chunk_size):
     if strict:
         chunks = iter([decode(first + f.read(), strict=True)])
     else:
-        decoder = codecs.getincrementaldecoder(_charset(first) or "utf-8")("replace")
+        head, charset = _read_to_charset(f, first, chunk_size)
+        decoder = codecs.getincrementaldecoder(charset or "utf-8")("replace")
 
         def pieces():
-            data = first
+            data = head
             while data:
                 yield decoder.decode(data)
                 data = f.read(chunk_size)
@@ -919,6 +965,73 @@ def _iter_games(f, strict, komi_convention, errors, chunk_size):
         if errors == "raise":
             raise e
         yield e
+
+
+def _read_to_charset(f, first, chunk_size):
+    """(the bytes read, the codec or None) of a file whose first `chunk_size` bytes are `first`:
+    reads on in chunks until the first CA[] or the end of the first game tree's root node (where
+    FF[4] puts CA), so that the charset chosen does not depend on `chunk_size`."""
+    head = bytearray(first)
+    scan = [0, False, 0]            # _root_end's state
+    ca_from = 0                     # no CA[] can start before this offset
+    while True:
+        end = _root_end(head, scan)
+        m = _CA.search(head, ca_from, len(head) if end is None else end)
+        if m is not None:
+            return bytes(head), _codec(m.group(1))
+        more = f.read(chunk_size) if end is None else b""
+        if not more:
+            return bytes(head), None
+        # a CA[] cut by the chunk's end: search again from its start, not from the beginning
+        cut = _CA_OPEN.search(head, ca_from)
+        ca_from = len(head) if cut is None else cut.start()
+        head += more
+
+
+_ROOT_OUTSIDE = re.compile(rb"[()\[;]")        # what ends a root node outside a value
+_ROOT_INSIDE = re.compile(rb"[\]\\]")         # ... and what matters inside one
+
+
+def _root_end(data, state):
+    """The offset in SGF bytes `data` of the ';', '(' or ')' that ends the first game tree's
+    root node (text before the first '(' skipped, as ``parse`` does), or None when `data` does
+    not reach it yet. `state` ([stage, in a value, offset]) carries the scan on as `data`
+    grows: stage 0 before the first '(', 1 before the root's ';', 2 in its properties."""
+    stage, in_value, pos = state
+    n = len(data)
+    while True:
+        if stage == 0:
+            at = data.find(b"(", pos)
+            if at < 0:
+                pos = n
+                break
+            stage, pos = 1, at + 1
+        elif in_value:
+            m = _ROOT_INSIDE.search(data, pos)
+            if m is None:
+                pos = n
+                break
+            if m.group() == b"\\":
+                if m.end() >= n:                    # the escaped byte is still to come
+                    pos = m.start()
+                    break
+                pos = m.end() + 1
+            else:
+                in_value, pos = False, m.end()
+        else:
+            m = _ROOT_OUTSIDE.search(data, pos)
+            if m is None:
+                pos = n
+                break
+            c = m.group()
+            if c == b"[" and stage == 2:
+                in_value, pos = True, m.end()
+            elif c == b";" and stage == 1:
+                stage, pos = 2, m.end()
+            else:                                   # the next node, a variation, the tree's end
+                return m.start()                    # (or a malformed tree: parse says so)
+    state[:] = [stage, in_value, pos]
+    return None
 
 
 def _split_trees(chunks):
@@ -1007,8 +1120,29 @@ def number_text(x):
     return format(Decimal(repr(x + 0.0)).normalize(), "f")
 
 
+#: The root properties the writers write themselves, from the game and their arguments: extra
+#: root information (``Game.info``, the writers' ``**info``) may not hold them, since a second
+#: copy is invalid FF[4] (one of each per node) and a set-up stone or a move makes another game.
+WRITER_PROPERTIES = frozenset({"FF", "GM", "CA", "AP", "SZ", "RU", "KM", "HA", "RE", "PL", "AB",
+                               "AW", "AE", "B", "W"})
+
+
+def _check_info(info):
+    """ValueError unless every key of `info` (extra root properties) is an FF[4] property
+    identifier (upper-case letters) that the writers do not write themselves."""
+    for ident in info:
+        if not (isinstance(ident, str) and ident.isascii() and ident.isalpha() and ident.isupper()):
+            raise ValueError(f"SGF property identifiers are upper-case letters, not {ident!r}")
+        if ident in WRITER_PROPERTIES:
+            raise ValueError(f"info may not set {ident}: the writers take "
+                             f"{', '.join(sorted(WRITER_PROPERTIES))} from the game itself (its "
+                             "size, rules, komi, handicap, set-up, moves and result)")
+
+
 def to_sgf(game, application="fastgo"):
-    """An FF[4] record of `game` (one game tree, moves one node each)."""
+    """An FF[4] record of `game` (one game tree, moves one node each). ``game.info`` may not
+    hold the properties the writer writes itself (``WRITER_PROPERTIES``: ValueError)."""
+    _check_info(game.info)
     w, h = game.width, game.height
     root = ["FF[4]", "GM[1]", "CA[UTF-8]", f"AP[{_escape(application)}]",
             f"SZ[{w}]" if w == h else f"SZ[{w}:{h}]"]
@@ -1026,8 +1160,6 @@ def to_sgf(game, application="fastgo"):
     if game.handicap:
         root.append(f"HA[{game.handicap}]")
     for ident, value in game.info.items():
-        if not (isinstance(ident, str) and ident.isascii() and ident.isalpha() and ident.isupper()):
-            raise ValueError(f"SGF property identifiers are upper-case letters, not {ident!r}")
         root.append(f"{ident}[{_escape(value)}]")
     if game.result is not None:
         root.append(f"RE[{_escape(game.result)}]")
@@ -1090,7 +1222,8 @@ def _check_board(board, name="board"):
 def game_of_board(board, result=None, *, earlier=(), handicap=None, **info):
     """The ``Game`` of a ``Board``: its set-up, turns and rules. `result` defaults to the score
     as the position stands when the game is over (else none); `info` adds root properties such
-    as ``PB="fastgo"``.
+    as ``PB="fastgo"``, not those the writer writes itself (``WRITER_PROPERTIES``: SZ, KM, RU,
+    AB, B, RE... are the board's, the rules', `result`'s; ValueError).
 
     `earlier`: the finished parts of a resumed game (``FinishedPart``s or boards, oldest
     first, as ``Game.segments`` lists them): the record then starts from the first one's set-up and holds
@@ -1103,6 +1236,7 @@ def game_of_board(board, result=None, *, earlier=(), handicap=None, **info):
     (no HA) or the set-up's n black stones with White first (``setup_handicap``): a count the
     stones contradict is refused (ValueError)."""
     _check_board(board)
+    _check_info(info)
     if isinstance(earlier, Board) or not hasattr(earlier, "__iter__"):
         raise TypeError(f"earlier must be a sequence of fastgo.Board, not {type(earlier).__name__}")
     earlier = list(earlier)
@@ -1161,8 +1295,10 @@ def games_to_sgf(move_lists, width=9, height=None, *, rules=None, komi=None, han
     such moves. A game gets RE[] from its score when it ended with two passes (a playout stopped
     by ``max_moves`` gets none). `start` is a ``Board`` the games continue (its own turns are
     written first); otherwise an empty `width` x `height` board under `rules`, `komi`,
-    `handicap`. `info` adds root properties to every game, e.g. ``PB="random"``.
+    `handicap`. `info` adds root properties to every game, e.g. ``PB="random"`` (not those the
+    writer writes itself, as ``game_of_board``).
     """
+    _check_info(info)
     if hasattr(move_lists, "moves") and hasattr(move_lists, "recorded"):
         move_lists = move_lists.moves                      # a Playouts result
     if isinstance(move_lists, (str, bytes)) or not hasattr(move_lists, "__iter__"):
@@ -1242,7 +1378,8 @@ def add_arguments(parser):
                         help="play a pass between two moves of one colour (default: an error)")
     parser.add_argument("--strict", action="store_true",
                         help="refuse what lenient reading warns about (set-up after the root, a "
-                             "malformed game-info value, an implausible komi)")
+                             "malformed game-info value, a property repeated in one node, an "
+                             "implausible komi)")
     parser.add_argument("--komi-convention", choices=sorted(KOMI_CONVENTIONS), default=None,
                         help="read an implausible KM[] this way: "
                              + "; ".join(f"{k}: {v[1]}" for k, v in KOMI_CONVENTIONS.items()))
