@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import fastgo
-from fastgo import Board, BoardBatch, IllegalActionError, random_actions
+from fastgo import BLACK, WHITE, Board, BoardBatch, IllegalActionError, random_actions
 
 KO_RULES = ("positional", "situational", "simple")
 SIZES = [(1, 1), (1, 2), (2, 1), (2, 2), (3, 2), (2, 3), (3, 3), (4, 3), (4, 4), (5, 5), (7, 4),
@@ -105,17 +105,34 @@ def test_batch_equals_boards(size, ko, suicide, scoring, komi, n, seed, threads)
 
 
 def test_superko_masks_exact():
-    """A position where positional superko forbids a retake that simple ko allows: the batch
-    masks it exactly as Board does."""
-    # the 2x2 board: every second move recreates an earlier colouring quickly
-    for ko in KO_RULES:
-        batch = BoardBatch(1, 2, 2, ko=ko, autoreset="disabled")
-        b = Board(2, 2, ko=ko)
-        for m in (0, 3, 1):
-            batch.step([m])
-            b.play(m)
-        assert batch.legal_mask()[0].tolist() == b.legal_mask().tolist()
-        assert b.why_illegal(2) in (None, "superko", "ko")
+    """Hand-checked rows of six points (A1..F1), White to move, suicide allowed: the batch's
+    mask is the rules' (and Board's) under every ko rule."""
+    T, F = True, False
+    # ". X O . O .", Black takes at D1: ". X . X O .". White's C1 retakes the ko: it recreates
+    # the set-up's colouring with Black to move (positional and situational superko, simple
+    # ko). White's A1 is a one-stone suicide leaving the colouring as it is: positional
+    # superko refuses it, the others allow it (no capture; a new situation). F1 joins E1 and
+    # takes their last liberty: a multi-stone suicide that changes the colouring (legal).
+    ko = {"positional": [F, F, F, F, F, T, T], "situational": [T, F, F, F, F, T, T],
+          "simple": [T, F, F, F, F, T, T]}
+    # ". X . . O .": only A1 differs between the rules (the same one-stone suicide)
+    quiet = {"positional": [F, F, T, T, F, T, T], "situational": [T, F, T, T, F, T, T],
+             "simple": [T, F, T, T, F, T, T]}
+    for rule in KO_RULES:
+        b = Board.from_array([[0, 1, 2, 0, 2, 0]], to_move=BLACK, ko=rule)
+        b.play(3)
+        q = Board.from_array([[0, 1, 0, 0, 2, 0]], to_move=WHITE, ko=rule)
+        for board, want in ((b, ko[rule]), (q, quiet[rule])):
+            batch = BoardBatch(1, 6, 1, ko=rule, autoreset="disabled")
+            batch.set(0, board)
+            assert batch.legal_mask()[0].tolist() == want == board.legal_mask().tolist(), rule
+        assert b.why_illegal(2) == ("ko" if rule == "simple" else "superko")
+        assert q.why_illegal(0) == ("superko" if rule == "positional" else None)
+    # the retake by a step as well: the batch's own history judges it
+    batch = BoardBatch(1, 6, 1, ko="situational", autoreset="disabled")
+    batch.set(0, Board.from_array([[0, 1, 2, 0, 2, 0]], to_move=BLACK, ko="situational"))
+    batch.step([3])
+    assert batch.legal_mask()[0].tolist() == ko["situational"]
 
 
 def test_illegal_step_changes_nothing():
