@@ -377,10 +377,41 @@ def test_bad_rules_keywords(kwargs, exc):
         fastgo.Board.from_array(np.zeros((2, 2), dtype=np.int8), **kwargs)
 
 
+# The presets as the rule texts in shared/seeds state them (rules-of-go-wikipedia.md: Japanese
+# "no superko ... Suicide is always forbidden. Komi is 6.5", territory scoring; Chinese "area"
+# rules, "Komi is usually 7.5", Rule 7A's prohibition of suicide in line with practice outside
+# Taiwan and New Zealand, positional superko as in the basic rules; New Zealand "Area scoring
+# ... Multi-stone suicide is allowed ... Komi is 7 points"; Ing "Multi-stone suicide is allowed",
+# "Black pays White eight points"; the basic (Tromp-Taylor) rules: positional superko, suicide
+# allowed, area scoring), with the README's choices where the texts are silent: komi 7.5 for
+# Tromp-Taylor and for the AGA (its even-game komi), the AGA's and Ing's ko rules as situational
+# superko, the AGA's suicide forbidden (its rules, not the seed's).
+SEED_PRESETS = [("tromp-taylor", "positional", True, "area", 7.5),
+                ("chinese", "positional", False, "area", 7.5),
+                ("japanese", "simple", False, "territory", 6.5),
+                ("aga", "situational", False, "area", 7.5),
+                ("new-zealand", "situational", True, "area", 7.0),
+                ("ing", "situational", True, "area", 8.0)]
+
+
+@pytest.mark.parametrize("name, ko, suicide, scoring, komi", SEED_PRESETS)
+def test_presets_say_what_the_rule_texts_say(name, ko, suicide, scoring, komi):
+    r = fastgo.Rules.preset(name)
+    assert (r.ko, r.suicide, r.scoring, r.komi) == (ko, suicide, scoring, komi)
+    assert fastgo.Board(5, rules=name).rules == r == fastgo.PRESETS[name]
+
+
+def test_the_readme_preset_table_says_the_same():
+    import pathlib
+    import re
+    text = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text()
+    rows = re.findall(r"^\| `([a-z-]+)` \| (\w+) \| (allowed|forbidden) \| (\w+) \| ([\d.]+) \|",
+                      text, re.M)
+    assert [(n, k, s == "allowed", sc, float(km)) for n, k, s, sc, km in rows] == SEED_PRESETS
+
+
 def test_presets_and_overrides():
-    assert set(fastgo.PRESETS) >= {"tromp-taylor", "chinese", "japanese", "aga", "new-zealand", "ing"}
-    for name, rules in fastgo.PRESETS.items():
-        assert fastgo.Rules.preset(name) == rules
+    assert set(fastgo.PRESETS) == {row[0] for row in SEED_PRESETS}
     assert fastgo.Rules() == fastgo.Rules.preset("tromp-taylor")
     japanese = fastgo.Rules.preset("japanese")
     b = fastgo.Board(5, rules=japanese, komi=0)
