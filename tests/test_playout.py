@@ -1,6 +1,7 @@
 """The playout kernel against the policy as written (fastgo.playout's docstring), checked move by
 move through the pure-Python reference and through the checked Board.play."""
 
+import collections
 import math
 import os
 import sys
@@ -334,12 +335,40 @@ def test_default_policy_ends_random_games_by_two_passes():
     assert simulate(200, 19, seed=1).capped.mean() <= 0.005
 
 
-def test_outcomes_on_a_small_board_are_stable():
-    # 5x5 with komi 0: the share of Black wins from two independent seeds agrees within noise
-    a = simulate(4000, 5, komi=0, seed=1)
-    c = simulate(4000, 5, komi=0, seed=2)
-    sd = math.sqrt(0.25 / 4000)
-    assert abs(a.black_wins - c.black_wins) < 5 * sd * math.sqrt(2)
+def test_the_first_three_turns_are_drawn_with_the_policy_s_probabilities():
+    """The policy draws uniformly among the allowed points at every turn, so a sequence of three
+    turns from a position has probability 1 / |A0| * 1 / |A1| * 1 / |A2|, the allowed sets of
+    each position on the way (allowed_board; a pass when a set is empty). The kernel's three
+    first turns against those exact probabilities (chi-square): the refused points it swapped
+    out of its list at one turn, the captures and merges of the plays, must not bias the next
+    draws (the first-move test sees only turn 0)."""
+    b = Board.from_diagram("""
+        . X . . O
+        X . X O .
+        . X . . .
+        O . . X X
+        . O . X .
+        """)
+    expected = {}
+
+    def walk(board, prefix, prob):
+        if len(prefix) == 3:
+            expected[tuple(prefix)] = prob
+            return
+        allowed = allowed_board(board) or [board.pass_move]
+        for m in allowed:
+            nxt = board.copy()
+            nxt.play(m)
+            walk(nxt, prefix + [m], prob / len(allowed))
+
+    walk(b, [], 1.0)
+    assert math.isclose(sum(expected.values()), 1.0)
+    n = 60 * len(expected)
+    res = playouts(b, n, seed=5, max_moves=3, record=n)
+    seen = collections.Counter(tuple(m.tolist()) for m in res.moves)
+    assert set(seen) <= set(expected)
+    chi2 = sum((seen.get(k, 0) - n * q) ** 2 / (n * q) for k, q in expected.items())
+    assert chi2 < chi2_critical(len(expected) - 1), (chi2, len(expected))
 
 
 def test_simulate_is_playouts_from_a_new_board():
@@ -355,11 +384,14 @@ def test_results_object():
     r = simulate(100, 5, seed=3)
     assert len(r) == 100 and r.scores.dtype == np.float64 and r.winners.dtype == np.int8
     assert r.lengths.dtype == np.int32 and r.capped.dtype == np.bool_ and r.ownership is None
-    assert 0 <= r.black_wins <= 1 and r.mean_length == r.lengths.mean()
+    assert r.black_wins == (r.winners == BLACK).mean() and r.mean_length == r.lengths.mean()
+    assert r.winners.tolist() == [BLACK if x > 0 else WHITE if x < 0 else 0 for x in r.scores]
     assert "Playouts n=100" in repr(r)
     empty = simulate(0, 5)
     assert len(empty) == 0 and "none" in repr(empty)
-    assert default_threads() >= 1
+    # OpenMP's count: every core this process may run on, unless OMP_NUM_THREADS says otherwise
+    if "OMP_NUM_THREADS" not in os.environ and hasattr(os, "sched_getaffinity"):
+        assert default_threads() == len(os.sched_getaffinity(0))
 
 
 # -- the API boundary -----------------------------------------------------------------------------
