@@ -146,6 +146,22 @@ def test_a_dtype_that_contradicts_out_is_refused_and_out_is_left_alone():
 
 # -- symmetries ------------------------------------------------------------------------------
 
+def test_symmetry_numbers_are_the_documented_bits():
+    """README: "numbers 0..7 (bits: transpose, then mirror rows, mirror columns)": bit 4
+    transposes, then bit 1 mirrors the rows (row 0 is the bottom), bit 2 the columns. On 3x3
+    (A1 = 0, B1 = 1, C1 = 2, A2 = 3, A3 = 6, C3 = 8), by hand:"""
+    a1, b1, c1, a2, a3, c3 = 0, 1, 2, 3, 6, 8
+    want = {0: (a1, b1, c1), 1: (a3, 7, c3), 2: (c1, b1, a1), 3: (c3, 7, a3),
+            4: (a1, a2, a3), 5: (a3, a2, a1), 6: (c1, 5, c3), 7: (c3, 5, c1)}
+    for k, images in want.items():
+        assert tuple(S.transform_move(p, k, 3, 3) for p in (a1, b1, c1)) == images, k
+    x = np.arange(6).reshape(2, 3)          # 2 rows, 3 columns
+    assert np.array_equal(S.transform_planes(x, 1), x[::-1])
+    assert np.array_equal(S.transform_planes(x, 2), x[:, ::-1])
+    assert np.array_equal(S.transform_planes(np.arange(9).reshape(3, 3), 4),
+                          np.arange(9).reshape(3, 3).T)
+
+
 @settings(max_examples=25, **SETTINGS)
 @given(size=st.sampled_from([(1, 1), (3, 3), (4, 3), (2, 5), (5, 5), (9, 9)]),
        seed=st.integers(0, 2 ** 32 - 1), turns=st.integers(0, 30))

@@ -553,6 +553,61 @@ def test_bench_json_rows_agree_with_a_direct_run(capsys):
         assert r["ended_by_passes"] == 1 - direct.capped.mean()
 
 
+def test_bench_table_says_what_the_readme_says(capsys):
+    # "prints playouts per second and per minute, moves per second and the mean game length"
+    import re
+    from fastgo.cli import main
+    n = 20000
+    assert main(["bench", "--size", "5", "--count", str(n), "--threads", "1", "--seed", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = lines.index(next(l for l in lines if l.split()[:2] == ["threads", "seconds"]))
+    assert lines[head].split() == ["threads", "seconds", "playouts/s", "playouts/min", "moves/s",
+                                   "mean", "moves", "ended", "by", "2", "passes"]
+    threads, seconds, per_s, per_min, moves_s, mean, ended = re.split(r"\s+", lines[head + 1].strip())
+    per_s, per_min, moves_s = (float(x.replace(",", "")) for x in (per_s, per_min, moves_s))
+    direct = playouts(Board(5), n, seed=3, threads=1)
+    assert threads == "1" and float(mean) == pytest.approx(direct.lengths.mean(), abs=0.05)
+    assert abs(per_s * float(seconds) - n) <= 0.0005 * per_s + 1        # (seconds: 3 decimals)
+    assert per_min == pytest.approx(60 * per_s, rel=1e-4)
+    assert moves_s == pytest.approx(per_s * direct.lengths.mean(), rel=1e-4)
+    assert ended == f"{100 * (1 - direct.capped.mean()):.2f}%"
+
+
+def test_demo_prints_a_finished_game_and_its_score():
+    # "fastgo demo plays and scores one random game through the Python API": the printed board
+    # is a finished game's (no allowed move but passes: every empty point an eye) and the
+    # printed score is its area count (stones plus empty regions reaching one colour)
+    import re
+    import subprocess
+    out = subprocess.run([sys.executable, "-m", "fastgo", "demo", "--size", "5", "--seed", "3"],
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    rows = [l.split()[1:-1] for l in out.splitlines() if re.match(r"^\s*\d+ [.XO ]+\d+$", l)]
+    assert len(rows) == 5 and "game over: True" in out
+    grid = {(4 - r, c): v for r, row in enumerate(rows) for c, v in enumerate(row)}
+    black = white = 0
+    seen = set()
+    for (r, c), v in grid.items():
+        black += v == "X"
+        white += v == "O"
+        if v == "." and (r, c) not in seen:            # flood the empty region
+            region, reach, todo = set(), set(), [(r, c)]
+            while todo:
+                q = todo.pop()
+                if q in region or q not in grid:
+                    continue
+                if grid[q] != ".":
+                    reach.add(grid[q])
+                    continue
+                region.add(q)
+                todo += [(q[0] + 1, q[1]), (q[0] - 1, q[1]), (q[0], q[1] + 1), (q[0], q[1] - 1)]
+            seen |= region
+            black += len(region) * (reach == {"X"})
+            white += len(region) * (reach == {"O"})
+    m = re.search(r"score: black ([\d.]+), white ([\d.]+) -> (\w+)", out)
+    assert (float(m.group(1)), float(m.group(2))) == (black, white + 7.5)
+    assert m.group(3) == ("black" if black > white + 7.5 else "white")
+
+
 @pytest.mark.parametrize("argv", [["--seconds", "inf"], ["--seconds", "nan"], ["--seconds", "0"],
                                   ["--threads", "abc"], ["--threads", "0"], ["--count", "0"],
                                   ["--count", str(2**31)], ["--size", "26"], ["--rules", "foo"]])
