@@ -669,7 +669,7 @@ def test_a_batch_serves_one_call_at_a_time():
             try:
                 results.append((enc, b.encode(enc)))
             except RuntimeError as e:
-                assert "in use by another thread" in str(e)
+                assert "in use by another call (another thread's" in str(e)
                 refused.append(enc)
 
     threads = [threading.Thread(target=worker, args=(enc,)) for enc in want]
@@ -727,17 +727,18 @@ def test_a_search_serves_one_call_at_a_time():
     s = Search(b, evaluator=meddling, batch=4)
     got = s.search(visits=40)
     want = Search(b, evaluator=uniform, batch=4).search(visits=40)
-    assert refused and set(refused) == {"this Search is already searching in another thread",
-                                        "this Search is searching in another thread",
-                                        "Search.__init__ called twice"}
+    # (the message said "in another thread": a callback of this thread's call is refused too)
+    busy = ("this Search is in the middle of another call (another thread's search, or a "
+            "callback inside one of its calls): one call at a time")
+    assert refused and set(refused) == {busy, "Search.__init__ called twice"}
     assert got.root_visits == 40 and got.moves.tolist() == want.moves.tolist()
     assert got.visits.tolist() == want.visits.tolist()
 
     class Move:
         def __index__(self):
-            with pytest.raises(RuntimeError, match="searching"):
+            with pytest.raises(RuntimeError, match="in the middle of another call"):
                 t.search(playouts=10)
-            with pytest.raises(RuntimeError, match="searching"):
+            with pytest.raises(RuntimeError, match="in the middle of another call"):
                 t.advance(3)
             return 12
 
@@ -745,3 +746,93 @@ def test_a_search_serves_one_call_at_a_time():
     t.search(playouts=200)
     t.advance(Move())
     assert t.board.history == [12] and s.board.history == []
+
+
+# -- what another thread or process may do meanwhile ----------------------------------------------
+
+RACE = """
+import sys, threading, time, numpy as np, fastgo
+n = 20000
+bb = fastgo.BoardBatch(n, 9, threads=1)
+bb.step(np.full(n, 40))                          # E5 everywhere: now occupied
+acts = np.full(n, 81, np.int64)                  # passes: legal when judged
+stop = False
+def mutate():                                    # off the board, occupied, legal again
+    while not stop:
+        acts[:] = 100000; acts[:] = 40; acts[:] = 81
+th = threading.Thread(target=mutate)
+th.start()
+t0 = time.time()
+while time.time() - t0 < float(sys.argv[1]):
+    try:
+        bb.step(acts)
+    except ValueError:                           # IllegalActionError: it saw a bad value
+        pass
+stop = True
+th.join()
+for i in range(0, n, 101):                       # the C state is the record's replay
+    assert bb.board(i).hash == int(bb.hashes[i]), i
+print("ok")
+"""
+
+
+def test_a_step_plays_the_actions_it_judged():
+    # step judged the caller's array and then read it again to play, the GIL released between:
+    # another thread's write in between was played unjudged (an off-board point: a crash; an
+    # occupied one: a stone on a stone). It now plays its own copy of what it judged.
+    r = subprocess.run([sys.executable, "-c", RACE, "3"], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", (r.returncode, r.stderr[-2000:])
+
+
+def _forked_jobs(batch, search, queue):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        batch.step(np.full(len(batch), batch.num_points))
+        fastgo.random_actions(np.ones((50000, 82), bool), threads=2)
+        search.search(playouts=300)
+    queue.put(sorted({str(w.message) for w in caught if w.category is RuntimeWarning}))
+
+
+def test_a_forked_child_runs_batches_and_searches_on_one_thread():
+    # OpenMP's threads do not survive fork(): BoardBatch, random_actions and Search (made before
+    # the fork, or asked for two threads in the child) hung in a child whose parent had run a
+    # parallel region, out of reach of Ctrl-C. They run on one thread there, saying so.
+    import multiprocessing
+    from fastgo.search import Search
+    fastgo.playouts(fastgo.Board(5), 64, threads=2)          # a parallel region in the parent
+    batch = fastgo.BoardBatch(20000, 9, threads=2)
+    search = Search(fastgo.Board(9), threads=2)
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_forked_jobs, args=(batch, search, queue))
+    child.start()
+    child.join(60)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+    assert not alive, "the forked child hung"
+    assert queue.get(timeout=5) == [f"{what} runs on one thread in a forked process"
+                                    for what in ("BoardBatch", "Search.search", "random_actions")]
+
+
+def test_sizes_past_the_memory_are_refused_before_anything_is_touched():
+    # playouts(n, record=n) built a list of n indices first (2**31: RAM grew until the OOM
+    # killer, Ctrl-C unheard); a batch past the machine's memory was allocated and touched
+    b = fastgo.Board(9)
+    for record in (2**31 - 1, range(2**31 - 1)):
+        with pytest.raises(MemoryError, match=r"recording 2147483647 playouts of up to 1000 "
+                                              r"turns needs about 4008\.0 GiB"):
+            fastgo.playouts(b, 2**31 - 1, record=record)
+    assert fastgo.playouts(b, 10, record=range(2, 8, 2)).recorded == [2, 4, 6]
+    with pytest.raises(ValueError, match="between 0 and 9, got 11"):
+        fastgo.playouts(b, 10, record=range(5, 12))
+    from fastgo.batch import BoardBatch
+    with pytest.raises(MemoryError, match=r"67108864 19x19 games need about \d+\.\d GiB"):
+        BoardBatch(1 << 26, 19)
+    half = BoardBatch.__new__(BoardBatch)        # a failed __init__ leaves no half-made games
+    with pytest.raises(MemoryError):
+        half.__init__(1 << 26, 19)
+    with pytest.raises(RuntimeError, match="not initialised"):
+        half.step([0])

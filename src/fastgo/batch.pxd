@@ -81,6 +81,8 @@ cdef class BoardBatch:
                                     # is under way (it may have released the GIL): another
                                     # thread's call is refused (_enter)
     # the arguments of the parallel loop's jobs (see _work)
+    cdef object own_actions         # int64 [n]: step's copy of the actions, judged and played
+                                    # (the caller's array may change while the GIL is released)
     cdef const int64_t* job_actions
     cdef uint8_t* job_flags
     cdef uint8_t* job_out
@@ -122,5 +124,6 @@ cdef class BoardBatch:
     cdef bint _run_step(self, int t) noexcept
     cdef void _observe(self, bint many, double seconds) noexcept
     cdef void _adapt_reset(self) noexcept
-    cdef int _threads_now(self) noexcept
+    cdef void _release(self) noexcept
+    cdef int _threads_now(self) except -1
     cdef int _enter(self) except -1

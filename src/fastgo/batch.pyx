@@ -17,12 +17,14 @@ from cython.parallel cimport prange, parallel, threadid
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t, INT16_MAX
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
+from cpython.exc cimport PyErr_CheckSignals
 
 from fastgo.core cimport *
 from fastgo.board cimport Board
 from fastgo.board import _make_rules, REASONS
 from fastgo.coords import check_size, _index
 from fastgo.errors import IllegalActionError
+from fastgo.playout import _fork_threads
 
 cnp.import_array()
 
@@ -261,8 +263,9 @@ cdef int _idle(BoardBatch batch) except -1:
     so a read meanwhile would mix games stepped and not (BoardBatch._enter)."""
     _live(batch)
     if batch.busy:
-        raise RuntimeError("this BoardBatch is in use by another thread's call: one call "
-                           "at a time (give each thread its own batch)")
+        raise RuntimeError("this BoardBatch is in use by another call (another thread's, or "
+                           "one whose callback this is): one call at a time (give each thread "
+                           "its own batch)")
     return 0
 
 
@@ -306,6 +309,10 @@ cdef class BoardBatch:
         self.n = 0
 
     def __dealloc__(self):
+        self._release()
+
+    cdef void _release(self) noexcept:
+        """Free the games' memory; the batch is then as __new__ left it (calls refused)."""
         cdef int64_t i
         if self.games != NULL:
             for i in range(self.n):
@@ -319,6 +326,16 @@ cdef class BoardBatch:
         free(self.spans)
         free(self.ready)
         free(self.blocks)
+        self.games = NULL
+        self.states = NULL
+        self.rings = NULL
+        self.masks = NULL
+        self.hard = NULL
+        self.spans = NULL
+        self.ready = NULL
+        self.blocks = NULL
+        self.nblocks = 0
+        self.n = 0
 
     @cython.embedsignature(False)  # Cython misplaces the `*` of __init__; the docstring says it
     def __init__(self, n, width=9, height=None, *, rules=None, ko=None, suicide=None,
@@ -342,6 +359,7 @@ cdef class BoardBatch:
             raise ValueError(f"autoreset must be one of {AUTORESET_NAMES}, not {autoreset!r}")
         self.threads = _threads(threads)
         self._adapt_reset()
+        _check_memory(n, start)
         self._allocate(n, start, cap, _AUTORESET[autoreset])
 
     def _allocate(self, int64_t n, Board start, int64_t cap, int autoreset):
@@ -372,14 +390,21 @@ cdef class BoardBatch:
         self.s_inv = stride_inverse(start.st.stride)
         self.hard = <uint64_t*>calloc(n * self.hard_words, sizeof(uint64_t))
         self.spans = <int16_t*>malloc(<size_t>4 * n * (self.npoints + 1) * sizeof(int16_t))
-        if (self.states == NULL or self.rings == NULL or self.games == NULL or self.masks == NULL
-                or self.hard == NULL or self.spans == NULL or self.ready == NULL):
-            raise MemoryError()
-        for i in range(n):
-            if hashset_init(&self.games[i].seen, 16):
-                raise MemoryError()
-            board_clear(self.state(i), w, h)
-            self.restart(i)
+        try:
+            if (self.states == NULL or self.rings == NULL or self.games == NULL
+                    or self.masks == NULL or self.hard == NULL or self.spans == NULL
+                    or self.ready == NULL):
+                raise MemoryError(f"no memory for {n} {w}x{h} games")
+            for i in range(n):
+                if hashset_init(&self.games[i].seen, 16):
+                    raise MemoryError(f"no memory for {n} {w}x{h} games")
+                board_clear(self.state(i), w, h)
+                self.restart(i)
+                if i & 0xFFFF == 0xFFFF:
+                    PyErr_CheckSignals()        # a large batch takes seconds: Ctrl-C is heard
+        except BaseException:
+            self._release()                     # no half-made games for a later call to find
+            raise
 
     # -- per-game kernels (no GIL) -----------------------------------------------------------------
 
@@ -758,9 +783,11 @@ cdef class BoardBatch:
         self.probing = 0
         self.settle = 0
 
-    cdef int _threads_now(self) noexcept:
-        """The threads the next job runs on: `threads`, or one while one is cheaper (or tried)."""
-        return self.threads if self.use_many != (self.probing > 0) else 1
+    cdef int _threads_now(self) except -1:
+        """The threads the next job runs on: `threads`, or one while one is cheaper (or tried);
+        one in a forked child (fastgo.playout._fork_threads)."""
+        return _fork_threads(self.threads if self.use_many != (self.probing > 0) else 1,
+                             "BoardBatch")
 
     cdef void _observe(self, bint many, double seconds) noexcept:
         """A step on `threads` (many) or on one thread took `seconds`: update its cost, and
@@ -839,6 +866,14 @@ cdef class BoardBatch:
                         _refuse_range(a, self.npoints)
                     a = a.astype(np.int64)
                 acts = np.ascontiguousarray(a)
+            # the jobs read the actions twice without the GIL (judged, then played): from a
+            # copy, which no other thread can change in between (the caller's array can)
+            if self.own_actions is None:
+                dims[0] = self.n
+                self.own_actions = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT64, 0)
+            memcpy(cnp.PyArray_DATA(self.own_actions), cnp.PyArray_DATA(acts),
+                   <size_t>self.n * sizeof(int64_t))
+            acts = self.own_actions
             # the results made by the C API: through numpy's Python calls (views of one array)
             # they cost more than the step of a small batch
             dims[0] = self.n
@@ -1186,6 +1221,22 @@ def _exact_ints(actions, a, npoints):
     return exact.astype(np.int64)
 
 
+def _check_memory(int64_t n, Board start):
+    """MemoryError, before any allocation, when n games would not fit in the memory available
+    now: their fixed state (the board, the colouring ring, the kept mask, its hard points and
+    spans, the records' first allocations) is touched as the games start, and past what the
+    machine has the kernel's OOM killer would end the process instead."""
+    from fastgo.count import available_memory
+    cdef int w = start.st.width, h = start.st.height, P = w * h + 1
+    per_game = (((board_bytes(w, h) + 7) & ~<size_t>7) + HISTORY * (P - 1) + P
+                + 3 * hard_words(start.st) * 8 + 4 * P * 2 + sizeof(Game) + 16 * 12)
+    available = available_memory()
+    if n * per_game > available:
+        raise MemoryError(f"{n} {w}x{h} games need about {n * per_game / 2**30:.1f} GiB "
+                          f"({per_game} bytes a game, more as they grow); "
+                          f"{available / 2**30:.1f} GiB are available")
+
+
 def _refuse_bools(actions):
     bad = [i for i, x in enumerate(actions) if isinstance(x, (bool, np.bool_))]
     if bad:
@@ -1370,7 +1421,7 @@ def random_actions(mask, seed=0, out=None, threads=None):
     m = np.ascontiguousarray(m)
     cdef int64_t n = m.shape[0], P = m.shape[1], i
     cdef uint64_t s = mix64(<uint64_t>(_index(seed, "seed") & 0xFFFFFFFFFFFFFFFF))
-    cdef int nt = _threads(threads)
+    cdef int nt = _fork_threads(_threads(threads), "random_actions")
     out = _check_out(out, (n,), np.int64)
     cdef const uint8_t* mk = <const uint8_t*>cnp.PyArray_DATA(m)
     cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)

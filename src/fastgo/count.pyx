@@ -69,7 +69,6 @@ import numbers
 import os
 import statistics
 import time
-import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -135,10 +134,7 @@ cdef int _threads(threads, int most) except -1:
     t = _index(threads, "threads")
     if not 1 <= t <= most:
         raise ValueError(f"threads must be 1..{most} (or None for all cores), got {t}")
-    if _playout._forked and t > 1:
-        warnings.warn("fastgo.count runs on one thread in a forked process", RuntimeWarning)
-        return 1
-    return t
+    return _playout._fork_threads(t, "fastgo.count")
 
 
 def _sides(width, height, int max_short, int max_long, what):

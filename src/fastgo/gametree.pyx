@@ -23,7 +23,6 @@ from libc.stdlib cimport calloc, free, malloc
 from fastgo.board cimport Board
 from fastgo.core cimport LEGAL, ctz64, mix64
 
-import warnings
 
 import numpy as np
 
@@ -321,10 +320,8 @@ def _count_games_walk(width, height, rules, threads, symmetry=True, root_nodes=R
     if board.rules.ko != "positional":
         raise ValueError(f"count_games counts games under positional superko, not under the "
                          f"{board.rules.ko} ko rule of {board.rules}")
-    nt = default_threads() if threads is None else _int(threads, "threads", 1, 1024)
-    if _playout._forked and nt > 1:
-        warnings.warn("count_games runs on one thread in a forked process", RuntimeWarning)
-        nt = 1
+    nt = default_threads() if threads is None else _playout._fork_threads(
+        _int(threads, "threads", 1, _playout._MAX_THREADS), "count_games")
     grids, moves = _game_graph(board.width, board.height, board.rules)
     group = _colouring_symmetries(grids) if symmetry else [(list(range(len(grids))), 0)]
     root, children, tasks = _root_dag(moves, group, _int(root_nodes, "root_nodes", 1, 1 << 20))

@@ -104,6 +104,16 @@ def _after_fork_in_child():
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+def _fork_threads(int t, what):
+    """t, or 1 with a RuntimeWarning in a forked child (OpenMP's thread pool does not survive
+    fork(): a parallel region there hangs, out of reach of Ctrl-C). Checked when a job starts,
+    so that an object made before the fork is covered too."""
+    if t > 1 and _forked:
+        warnings.warn(f"{what} runs on one thread in a forked process", RuntimeWarning)
+        return 1
+    return t
+
+
 def default_threads():
     """The number of threads a run (of playouts, or of fastgo.count's kernels) uses by default:
     OpenMP's (all cores, or OMP_NUM_THREADS); 1 in a forked child process (OpenMP's threads do
@@ -196,13 +206,30 @@ def _recorded(record, n):
     else:
         if k < 0:
             raise ValueError(f"record must be >= 0, got {k}")
-        return list(range(min(k, n)))
+        return range(min(k, n))         # (not made into a list: a count may be huge)
+    if isinstance(record, range) and record.step > 0:       # sorted and distinct already
+        if len(record):
+            _int(record[0], "a recorded playout index", 0, n - 1)
+            _int(record[-1], "a recorded playout index", 0, n - 1)
+        return record
     if isinstance(record, (str, bytes)) or not hasattr(record, "__iter__"):
         raise TypeError(f"record must be a count or a sequence of playout indices, not {type(record).__name__}")
     idx = sorted({_int(i, "a recorded playout index", 0, n - 1) for i in record}) if n else []
     if not n and len(list(record)):
         raise ValueError("no playout to record: n is 0")
     return idx
+
+
+def _check_record_memory(nrec, cap, count):
+    """MemoryError before the moves of `nrec` recorded playouts (up to `cap` turns each, int16)
+    and the slot table are allocated, when they would not fit in the memory available now (past
+    it the kernel's OOM killer would end the process as the run fills them)."""
+    from fastgo.count import available_memory
+    need = nrec * max(cap, 1) * 2 + count * 4
+    available = available_memory()
+    if need > available:
+        raise MemoryError(f"recording {nrec} playouts of up to {cap} turns needs about "
+                          f"{need / 2**30:.1f} GiB; {available / 2**30:.1f} GiB are available")
 
 
 def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ownership=False,
@@ -246,11 +273,8 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef uint64_t seed64 = _int(seed, "seed", -2**1000, 2**1000) % 2**64
     cdef int64_t first64 = _int(first, "first", 0, 2**62)
     cdef int policy_id = policy_code(policy)
-    cdef int nthreads = default_threads() if threads is None else _int(threads, "threads", 1, _MAX_THREADS)
-    if _forked:
-        if nthreads > 1 and threads is not None:
-            warnings.warn("fastgo.playouts runs on one thread in a forked process", RuntimeWarning)
-        nthreads = 1
+    cdef int nthreads = default_threads() if threads is None else _fork_threads(
+        _int(threads, "threads", 1, _MAX_THREADS), "fastgo.playouts")
     max_moves = None if max_moves is None else _int(max_moves, "max_moves", 0, _MAX_MOVES)
     if type(ko) is not str or (ko != "rules" and ko not in _KO_RULES):
         raise ValueError(f"ko must be 'rules', 'simple', 'positional' or 'situational', not {ko!r}")
@@ -259,9 +283,11 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef bint want_owner = ownership
     recorded = _recorded(record, count)
     cdef int64_t nrec = len(recorded)
-    # from here to the private copy of the board below no Python code runs
     cdef int npoints = bd.npoints
     cdef int cap = max(3 * npoints, 1000) if max_moves is None else max_moves
+    if nrec:
+        _check_record_memory(nrec, cap, count)
+    # from here to the private copy of the board below no Python code runs
     cdef int ko_rule = bd.ko_rule if ko == "rules" else _KO_RULES[ko]
     # threads take chunks of _CHUNK playouts: more threads than chunks would only wait
     nthreads = max(1, min(nthreads, <int>((count + _CHUNK - 1) // _CHUNK)))
@@ -360,7 +386,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
         for j, i in enumerate(recorded):
             games.append(np.asarray(<int16_t[:length_p[i]]>(moves + j * cap)).astype(np.int32)
                          if length_p[i] else np.empty(0, dtype=np.int32))
-        return Playouts(scores, winners, lengths, capped, own_mean, games, recorded, seconds,
+        return Playouts(scores, winners, lengths, capped, own_mean, games, list(recorded), seconds,
                         nthreads)
     finally:
         if scratch != NULL:

@@ -90,7 +90,7 @@ from fastgo.playout cimport (PlayoutSpec, PlayoutScratch, PlayoutOutcome, scratc
                              scratch_free, local_clear, local_add, is_own_eye,
                              playout_continue, playout_seed, spec_from_board,
                              empty_neighbours)
-from fastgo.playout import policy_code, default_threads, _int, _MAX_THREADS
+from fastgo.playout import policy_code, default_threads, _int, _MAX_THREADS, _fork_threads
 from fastgo.board import Board as _Board
 
 cnp.import_array()
@@ -228,12 +228,19 @@ cdef int _live(Search search) except -1:
     return 0
 
 
+# one call at a time: another thread's, or user code (an evaluator, a move's __index__) inside
+# one of this Search's calls, is refused with this
+_BUSY = ("this Search is in the middle of another call (another thread's search, or a callback "
+         "inside one of its calls): one call at a time")
+
+
 def _evaluated(a, shape, what):
     """The evaluator's `what` as a C-contiguous float64 array of `shape`, or ValueError/TypeError
     naming what is wrong (a scalar is not an array of one value; NaN and infinities are refused:
     they carry no preference the search could follow)."""
     try:
-        a = np.asarray(a, dtype=np.float64)
+        # a copy, checked and then read without the GIL: the evaluator's own array may change
+        a = np.array(a, dtype=np.float64, order="C")
     except (TypeError, ValueError):
         raise TypeError(f"the evaluator's {what} must be numbers, got {type(a).__name__}") from None
     if a.shape != shape:
@@ -243,7 +250,7 @@ def _evaluated(a, shape, what):
         where = tuple(int(x[0]) for x in np.nonzero(bad))
         raise ValueError(f"the evaluator's {what} must be finite, got {a[where]} at index "
                          f"{where[0] if len(where) == 1 else where}")
-    return np.ascontiguousarray(a)
+    return a
 
 
 cdef class Search:
@@ -937,10 +944,10 @@ cdef class Search:
         cdef int t, k
         cdef int64_t i, left
         cdef Node* nodes
-        cdef int nthreads = self.nthreads
+        cdef int nthreads = _fork_threads(self.nthreads, "Search.search")
         cdef double t0
         if not self.guard.acquire(blocking=False):
-            raise RuntimeError("this Search is already searching in another thread")
+            raise RuntimeError(_BUSY)
         try:
             self.lim_visits = lim_v
             self.lim_playouts = lim_p
@@ -981,8 +988,13 @@ cdef class Search:
             if self.shared:
                 # threads may have stored a value term computed just before another's update
                 nodes = self.pool.nodes
-                for i in prange(self.pool.used, nogil=True, num_threads=nthreads, schedule="static"):
-                    nodes[i].mix = _mix(&self.prm, &nodes[i], 0.0)
+                if nthreads == 1:       # (no parallel region: a forked child has no pool)
+                    for i in range(self.pool.used):
+                        nodes[i].mix = _mix(&self.prm, &nodes[i], 0.0)
+                else:
+                    for i in prange(self.pool.used, nogil=True, num_threads=nthreads,
+                                    schedule="static"):
+                        nodes[i].mix = _mix(&self.prm, &nodes[i], 0.0)
             return self._result(_now() - t0)
         finally:
             self.slice_end = 0
@@ -1004,7 +1016,7 @@ cdef class Search:
         cdef int32_t child = -1, k
         cdef int64_t used, i
         if not self.guard.acquire(blocking=False):
-            raise RuntimeError("this Search is searching in another thread")
+            raise RuntimeError(_BUSY)
         try:
             point = bd._parse(move)
             bd.play(point)
@@ -1129,7 +1141,7 @@ cdef class Search:
         dt = np.dtype({"names": [f[0] for f in fields], "formats": [f[1] for f in fields],
                        "offsets": [f[2] for f in fields], "itemsize": sizeof(Node)})
         if not self.guard.acquire(blocking=False):
-            raise RuntimeError("this Search is searching in another thread")
+            raise RuntimeError(_BUSY)
         try:
             raw = bytes((<char*>self.pool.nodes)[:self.pool.used * sizeof(Node)])
         finally:
