@@ -95,7 +95,11 @@ def test_implausible_komi_warns_and_a_server_convention_reads_it():
     assert g.effective_rules().komi == 7.5                  # RU[Chinese]'s own
     g, warned = lenient(sgf.load, data("fox_komi.sgf"), komi_convention="fox")
     assert warned == [] and g.komi == 6.5 and g.rules.komi == 6.5
-    assert sgf.load(data("fox_komi.sgf"), strict=True).komi == 650      # as before: kept
+    # strict refuses it, as it refuses what lenient reading warns of (it was kept: W+649)
+    with pytest.raises(sgf.SgfError, match=r"KM\[650\] is no plausible komi .* read it with "
+                                           r"komi_convention="):
+        sgf.load(data("fox_komi.sgf"), strict=True)
+    assert sgf.load(data("fox_komi.sgf"), strict=True, komi_convention="fox").komi == 6.5
     # the bound: the board's points, at least KOMI_PLAUSIBLE
     assert sgf.read_game("(;SZ[2]KM[99])").komi == 99
     g, warned = lenient(sgf.read_game, "(;SZ[9]KM[-101])")
@@ -329,6 +333,6 @@ def test_replay_takes_directories_and_globs_and_summarises(tmp_path):
     r = replay(data("fox_komi.sgf"), "--komi-convention", "fox", "--summary")
     assert r.returncode == 0 and r.stderr == "" and "results of the replayed records: W+ points 1" in r.stdout
     r = replay(data("fox_komi.sgf"), "--strict")
-    assert r.returncode == 0 and "komi 650 (the record's KM[])" in r.stdout
+    assert r.returncode == 1 and "KM[650] is no plausible komi" in r.stderr
     r = replay(data("setup_after_root.sgf"), "--strict")
     assert r.returncode == 1 and "set-up AB after the root node is not supported" in r.stderr

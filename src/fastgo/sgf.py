@@ -699,21 +699,27 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
     plausible = max(width * height, KOMI_PLAUSIBLE)
     # a record fastgo wrote holds its Board's komi, whatever it was: no server convention
     ours = _is_fastgo(root.get("AP"))
-    if (game.komi is not None and abs(game.komi) > plausible and not ours
-            and (not strict or komi_convention)):
+    if game.komi is not None and abs(game.komi) > plausible and not ours:
         km = root.get("KM").strip()
         if komi_convention is not None:
             read, what = KOMI_CONVENTIONS[komi_convention]
             game.komi = float(read(game.komi))
             if abs(game.komi) > plausible:
-                warn(f"KM[{km}] is no plausible komi even as {komi_convention!r} reads it "
-                     f"({number_text(game.komi)}): ignored", where(root, "KM"))
+                message = (f"KM[{km}] is no plausible komi even as {komi_convention!r} reads it "
+                           f"({number_text(game.komi)})")
+                if strict:
+                    raise SgfError(message, text, where(root, "KM"))
+                warn(f"{message}: ignored", where(root, "KM"))
                 game.komi = None
         else:
             names = ", ".join(f"{k!r} ({v[1]})" for k, v in KOMI_CONVENTIONS.items())
-            warn(f"KM[{km}] is no plausible komi on a {width}x{height} board (more than "
-                 f"{plausible} points away from 0): ignored, the rules' komi is used; read it with "
-                 f"komi_convention= one of {names}, or give komi=", where(root, "KM"))
+            message = (f"KM[{km}] is no plausible komi on a {width}x{height} board (more than "
+                       f"{plausible} points away from 0)")
+            hint = f"read it with komi_convention= one of {names}"
+            if strict:          # (it was kept: scores off by hundreds, and no word of it)
+                raise SgfError(f"{message}: {hint}", text, where(root, "KM"))
+            warn(f"{message}: ignored, the rules' komi is used; {hint}, or give komi=",
+                 where(root, "KM"))
             game.komi = None
     game.handicap = root_number("HA", "handicap", _sgf_number, lambda n: n >= 0) or 0
     game.rules_name = root.get("RU")
