@@ -16,6 +16,9 @@ import numpy as np
 
 from fastgo import BoardBatch, random_actions
 
+if len(sys.argv) <= 3 or sys.argv[1] in ("-h", "--help"):   # the docstring is the usage
+    print(__doc__)
+    sys.exit(0 if sys.argv[1:2] in (["-h"], ["--help"]) else 2)
 size, threads, ko = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 15
 warm = int(sys.argv[5]) if len(sys.argv) > 5 else 40 if size == 9 else 150

@@ -13,6 +13,9 @@ import time
 
 import fastgo
 
+if len(sys.argv) <= 2 or sys.argv[1] in ("-h", "--help"):   # the docstring is the usage
+    print(__doc__)
+    sys.exit(0 if sys.argv[1:2] in (["-h"], ["--help"]) else 2)
 size, ko = int(sys.argv[1]), sys.argv[2]
 count = int(sys.argv[3]) if len(sys.argv) > 3 else 300_000
 board = fastgo.Board(size)

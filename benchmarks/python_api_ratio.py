@@ -17,6 +17,7 @@ judges (a ko point, no suicide). Needs OpenSpiel (`pip install open_spiel`).
 """
 
 import argparse
+import sys
 import collections
 import random
 import statistics
@@ -74,7 +75,10 @@ def main():
     ap.add_argument("--games", type=int, default=None,
                     help="games a round and engine (default 400 on 9x9, 40 on 19x19)")
     a = ap.parse_args()
-    import pyspiel
+    try:
+        import pyspiel
+    except ImportError:
+        sys.exit("python_api_ratio.py runs OpenSpiel beside fastgo: pip install open_spiel")
     games = a.games or (400 if a.size <= 9 else 40)
     game = pyspiel.load_game("go", {"board_size": a.size, "komi": 7.5})
     engines = {

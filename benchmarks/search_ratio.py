@@ -13,6 +13,9 @@ import time
 import fastgo
 from fastgo.search import Search
 
+if len(sys.argv) <= 3 or sys.argv[1] in ("-h", "--help"):   # the docstring is the usage
+    print(__doc__)
+    sys.exit(0 if sys.argv[1:2] in (["-h"], ["--help"]) else 2)
 n, threads, policy = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 b = fastgo.Board(9, rules="chinese")
 fastgo.playouts(b, 2000, threads=threads, policy=policy)

@@ -250,7 +250,7 @@ class Result:
     def __repr__(self):
         t = self.timing
         return (f"<Result {self.tally.games:,} of {self.spec.games:,} games on {t['engine']}: "
-                f"{t['seconds']:.2f} s, {t['games_per_second']:,.0f} games/s>")
+                f"{t['seconds']:.2f} s, {t['games_per_second']:,.0f} games/s while playing>")
 
 
 def choose_chunk(spec, task_threads, slots, seconds=2.0):
@@ -488,8 +488,11 @@ def run_command(args):
             ("mean score", f"{s['mean_score']:+.2f}", f"stdev {s['score_stdev']:.2f}"),
             ("mean length", f"{s['mean_length']:.1f}", "turns"),
             ("capped", f"{s['capped']:,}", ""),
-            ("time", f"{t['seconds']:.2f} s", f"{t['games_per_second']:,.0f} games/s on "
-             f"{t['engine']}, {t['chunks']} chunks of {t['chunk_games']:,}"
+            # the rate is the playing's (set-up and the first probe of the engine excluded)
+            ("time", f"{t['seconds']:.2f} s",
+             (f"playing {t['run_seconds']:.2f} s of it, {t['games_per_second']:,.0f} games/s"
+              if t["chunks"] else "nothing left to play")
+             + f" on {t['engine']}, {t['chunks']} chunks of {t['chunk_games']:,}"
              + (f" ({t['chunks_resumed']} resumed)" if t["chunks_resumed"] else ""))]
     for name, value, extra in rows:
         print(f"  {name:<12} {value:>12}  {extra}")

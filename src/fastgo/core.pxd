@@ -219,7 +219,8 @@ cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
 
 
 # ---------------------------------------------------------------------------------------------
-# Zobrist keys: computed, not looked up, so the kernel needs no global table and stays cimportable.
+# Zobrist keys: a formula (zkey_formula), read from a static table that a C constructor fills with
+# it when the module loads, so a cimporting module needs no set-up of its own.
 
 cdef inline uint64_t mix64(uint64_t z) noexcept nogil:
     z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
@@ -337,6 +338,9 @@ cdef inline void board_clear(BoardState* b, int width, int height) noexcept nogi
     a block of at least board_bytes(width, height) bytes."""
     cdef int p, r, c
     cdef int16_t* empty
+    FASTGO_ASSERT(1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE,
+                  "board_clear: sides 1..MAX_SIDE (the Zobrist table's); width * 100 + height",
+                  width * 100 + height)
     b.width = width
     b.height = height
     b.stride = width + 1
@@ -852,9 +856,12 @@ cdef inline bint hashset_contains(const HashSet* s, uint64_t key) noexcept nogil
     return s.counts[hashset_find(s, key)] > 0
 
 cdef inline void hashset_add(HashSet* s, uint64_t key) noexcept nogil:
-    """Add one occurrence; the caller has reserved room (hashset_reserve)."""
+    """Add one occurrence; the caller has reserved room (hashset_reserve): a full table has no
+    never-used slot left, and the probe for a new key would never end."""
     cdef int64_t i = hashset_find(s, key)
     if s.counts[i] == -1:
+        FASTGO_ASSERT(2 * (s.used + 1) <= s.cap, "hashset_add: room reserved by hashset_reserve "
+                      "(load at most one half); keys", s.used)
         s.keys[i] = key
         s.counts[i] = 1
         s.used += 1
