@@ -53,7 +53,7 @@ cdef extern from *:
        temporary by the time it gets here), `value` is the value it judged */
     #define FASTGO_ASSERT(x, what, value) do { if (!(x)) { fprintf(stderr, "fastgo: internal check failed: %s (value %lld)\\n", what, (long long)(value)); abort(); } } while (0)
     #else
-    #define FASTGO_ASSERT(x, what, value) ((void)(what), (void)(value))
+    #define FASTGO_ASSERT(x, what, value) ((void)(x), (void)(what), (void)(value))
     #endif
 
     /* The Zobrist keys of zkey() below, looked up instead of computed in the hot loops: filled
@@ -420,14 +420,14 @@ cdef inline void neighbours(int* nb, int p, int s) noexcept nogil:
 cdef inline bint adjacent_to_chain(const BoardState* b, int p, int h) noexcept nogil:
     """True when an orthogonal neighbour of p belongs to the chain headed by h."""
     cdef int s = b.stride
-    cdef const Cell* c = b.cell
+    cdef const Cell* c = &b.cell[0]
     return (c[p - s].head == h or c[p - 1].head == h or
             c[p + 1].head == h or c[p + s].head == h)
 
 cdef inline int stones_next_to(const BoardState* b, int p, int h) noexcept nogil:
     """How many of p's orthogonal neighbours belong to the chain headed by h."""
     cdef int s = b.stride
-    cdef const Cell* c = b.cell
+    cdef const Cell* c = &b.cell[0]
     return ((c[p - s].head == h) + (c[p - 1].head == h) +
             (c[p + 1].head == h) + (c[p + s].head == h))
 
@@ -451,7 +451,7 @@ cdef inline int chain_liberties(const BoardState* b, int h) noexcept nogil:
     """Exact liberties of the chain headed by h: its distinct empty neighbours. Each empty
     neighbour is counted at the first of its own neighbours that belongs to the chain."""
     cdef int st = h, s = b.stride, k, e, first, n = 0
-    cdef const Cell* c = b.cell
+    cdef const Cell* c = &b.cell[0]
     cdef int nb[4]
     while True:
         neighbours(nb, st, s)
@@ -491,7 +491,7 @@ cdef inline int distinct_neighbour_chains(const BoardState* b, int p, int* heads
     # head is 0 on empty points and walls. Branch-free: each head is stored at heads[n] and kept
     # (n advances) only when it is a new one; random games make these tests unpredictable.
     cdef int s = b.stride, n
-    cdef const Cell* c = b.cell
+    cdef const Cell* c = &b.cell[0]
     cdef int h0 = c[p - s].head, h1 = c[p - 1].head, h2 = c[p + 1].head, h3 = c[p + s].head
     heads[0] = h0
     n = h0 != 0
@@ -1310,7 +1310,7 @@ cdef inline void settle_around(const BoardState* b, int p, int ko_rule, uint32_t
     goes to p's own, which p's settling writes last (no branch on which sides are walls:
     arithmetic, as GCC made branches of selects here)."""
     cdef int s = b.stride, w = s - 1, words = hard_words(b), q = public_of(p, s, s_inv)
-    cdef const Cell* c = b.cell
+    cdef const Cell* c = &b.cell[0]
     settle_point(b, p - s, q - w * (c[p - s].color != WALL), words, ko_rule, out, hard)
     settle_point(b, p - 1, q - (c[p - 1].color != WALL), words, ko_rule, out, hard)
     settle_point(b, p + 1, q + (c[p + 1].color != WALL), words, ko_rule, out, hard)
@@ -1399,7 +1399,7 @@ cdef inline bint judge_mask(const BoardState* b, int colour, bint over, int ko_r
     # b inside the loop would be read again after each store
     cdef const int16_t* empty = empty_list(b)
     cdef const uint16_t* nbr = nbr_masks(b)
-    cdef const Cell* cell = b.cell
+    cdef const Cell* cell = &b.cell[0]
     cdef uint64_t local[3 * MASK_WORDS]
     cdef uint32_t s_inv = stride_inverse(s)
     cdef int words = hard_words(b)

@@ -158,7 +158,7 @@ cdef inline bint is_own_eye(const BoardState* b, int p, int colour) noexcept nog
     """p (empty) is a one-point eye of `colour`: every on-board orthogonal neighbour is its stone,
     and fewer than two diagonal points hold opponent stones (none on the edge or in a corner)."""
     cdef int s = b.stride, opp = 3 - colour, bad, n = nbr_masks(b)[p]
-    cdef const Cell* c = b.cell
+    cdef const Cell* c = &b.cell[0]
     if n & (NBR_EMPTY | nbr_of(opp)):
         return False            # an empty or an opponent's neighbour
     # p - s - 1 is -1 for the point A1 (the padding shares one wall column between rows): read
