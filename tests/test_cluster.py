@@ -20,6 +20,7 @@ import pytest
 
 from fastgo import cluster, records
 from fastgo.simulation import Simulation
+from require_extras import importorskip
 
 # Ray turns 127.0.0.1 into the machine's outside address unless it thinks clusters are off (its
 # switch for laptops): then every Ray server listens on 127.0.0.1 only. Set before ray is imported
@@ -181,7 +182,7 @@ def assert_gone(procs, timeout):
 
 @pytest.fixture(scope="module")
 def dask_cluster(tmp_path_factory):
-    distributed = pytest.importorskip("distributed")
+    distributed = importorskip("distributed", "dask")
     d = tmp_path_factory.mktemp("dask")
     sched_file = str(d / "scheduler.json")
     env = dict(os.environ, DASK_DISTRIBUTED__WORKER__DAEMON="False")
@@ -258,7 +259,7 @@ def ray_cluster():
     """A Ray cluster of our own (``ray.init(address="local")``), with the ClusterWatch of the
     processes ``ray.init`` started (gcs_server, raylet, monitors; the raylet's workers are its
     descendants) and the raylet's pid."""
-    ray = pytest.importorskip("ray")
+    ray = importorskip("ray", "ray")
     import psutil
     from ray._private import ray_constants
     ray_constants.ENABLE_RAY_CLUSTER = False      # in case ray was imported before this module
@@ -360,7 +361,7 @@ def test_ray_client_address(local_run, tmp_path):
     # directory) reached through its Ray Client server, from a fresh interpreter. Ray's token
     # authentication (on by default for local clusters since Ray 2.59) needs the same mode and
     # token on both sides, as for any Ray client.
-    pytest.importorskip("ray")
+    importorskip("ray", "ray")
     import secrets
     import shutil
     import tempfile
