@@ -1,20 +1,26 @@
 """The same runs on real clusters on 127.0.0.1: a Dask scheduler with two worker processes, and
 a Ray cluster of two CPUs. Statistics and shards must equal the local run's byte for byte, also
 when a worker process is SIGKILLed in the middle of the run. Every process these tests start is
-stopped by its pid, and every wait is bounded."""
+stopped by its pid, and every wait is bounded. A worker killed is one of the cluster's own
+processes (a descendant of what the test started, found by pid), every socket those processes
+listen on is bound to 127.0.0.1, and none of them is left once the cluster is stopped."""
 
 import hashlib
+import ipaddress
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 
 from fastgo import cluster, records
 from fastgo.simulation import Simulation
+from require_extras import importorskip
 
 # Ray turns 127.0.0.1 into the machine's outside address unless it thinks clusters are off (its
 # switch for laptops): then every Ray server listens on 127.0.0.1 only. Set before ray is imported
@@ -60,19 +66,135 @@ def stop(procs):
             p.wait(15)
 
 
+def listening(proc):
+    """(ip, port) of every TCP socket `proc` listens on and every UDP socket it has bound, the
+    IPv4 address of an IPv4-mapped IPv6 one (gRPC's ``::ffff:127.0.0.1``) written as IPv4."""
+    import psutil
+    out = set()
+    conns = proc.net_connections("inet") if hasattr(proc, "net_connections") else \
+        proc.connections("inet")
+    for c in conns:
+        if c.status == psutil.CONN_LISTEN or (c.type == socket.SOCK_DGRAM and not c.raddr):
+            ip = ipaddress.ip_address(c.laddr.ip.split("%")[0])
+            if ip.version == 6 and ip.ipv4_mapped is not None:
+                ip = ip.ipv4_mapped
+            out.add((str(ip), c.laddr.port))
+    return out
+
+
+class ClusterWatch:
+    """The processes a test started (`roots`, pids) and all their descendants, sampled by pid
+    every `every` s in a thread until `stop()`: every process seen, and every socket each one
+    listened on. Processes that come and go between two samples (a Ray worker, a Ray Client
+    session server) are caught when they live longer than `every`."""
+
+    def __init__(self, roots=(), every=0.2):
+        import psutil
+        self.psutil = psutil
+        self.every = every
+        self.roots = []
+        self.seen = {}                      # pid -> psutil.Process (its create time pins it)
+        self.sockets = {}                   # (pid, name) -> {(ip, port)}
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        for pid in roots:
+            self.add(pid)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def add(self, pid):
+        with self.lock:
+            self.roots.append(self.psutil.Process(pid))
+        self.sample()
+
+    def descendants(self, root):
+        """`root`'s descendants now (psutil.Process), by parent pid."""
+        try:
+            return root.children(recursive=True)
+        except self.psutil.Error:
+            return []
+
+    def sample(self):
+        with self.lock:
+            roots = list(self.roots)
+        for proc in [p for r in roots for p in [r] + self.descendants(r)]:
+            try:
+                name, where = proc.name(), listening(proc)
+            except self.psutil.Error:               # gone, or a zombie: nothing to listen
+                continue
+            with self.lock:
+                self.seen.setdefault(proc.pid, proc)
+                self.sockets.setdefault((proc.pid, name), set()).update(where)
+
+    def _run(self):
+        while not self.done.wait(self.every):
+            self.sample()
+
+    def stop(self):
+        """Stop sampling, after one last sample (bounded: a sample takes milliseconds)."""
+        self.sample()
+        self.done.set()
+        self.thread.join(10)
+
+    def assert_localhost_only(self):
+        """Every socket any of these processes listened on is bound to 127.0.0.1."""
+        with self.lock:
+            sockets = {k: set(v) for k, v in self.sockets.items()}
+        wrong = {k: sorted(v) for k, v in sockets.items() if any(ip != "127.0.0.1" for ip, _ in v)}
+        assert not wrong, f"listening beyond 127.0.0.1: {wrong}"
+        return sockets
+
+    def assert_all_gone(self, timeout=60):
+        """Every process seen has exited (zombies awaiting their parent count as exited);
+        waits at most `timeout` s."""
+        with self.lock:
+            procs = list(self.seen.values())
+        assert_gone(procs, timeout)
+
+
+def assert_gone(procs, timeout):
+    """Waits at most `timeout` s for each psutil.Process in `procs` to exit, then asserts it did
+    (a pid reused by a new process counts as exited: psutil compares creation times). Any
+    left is SIGKILLed (by its pid, the same process) before the assertion fails."""
+    import psutil
+
+    def alive(p):
+        try:
+            return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+        except psutil.Error:
+            return False
+
+    deadline = time.monotonic() + timeout
+    left = [p for p in procs if alive(p)]
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = [p for p in left if alive(p)]
+    for p in left:
+        try:
+            p.kill()
+        except psutil.Error:
+            pass
+    assert not left, f"pids still running {timeout} s after their cluster was stopped: " + \
+        ", ".join(str(p.pid) for p in left)
+
+
 # -- Dask ----------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def dask_cluster(tmp_path_factory):
-    distributed = pytest.importorskip("distributed")
+    distributed = importorskip("distributed", "dask")
     d = tmp_path_factory.mktemp("dask")
     sched_file = str(d / "scheduler.json")
     env = dict(os.environ, DASK_DISTRIBUTED__WORKER__DAEMON="False")
-    common = ["--no-dashboard"]
+    # without a dashboard, the scheduler and the workers still serve HTTP (health, metrics) on
+    # the dashboard address, which is 0.0.0.0 unless given: 127.0.0.1, any free port
+    common = ["--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
     procs = [subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1",
                                "--port", "0", "--scheduler-file", sched_file, *common],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)]
+    watch = None
     try:
+        watch = ClusterWatch([procs[0].pid])
         deadline = time.monotonic() + 90
         while not os.path.exists(sched_file):
             assert time.monotonic() < deadline, "the dask scheduler did not start in 90 s"
@@ -85,12 +207,18 @@ def dask_cluster(tmp_path_factory):
                 [sys.executable, "-m", "dask", "worker", address, "--host", "127.0.0.1",
                  "--nthreads", "1", "--no-nanny", "--memory-limit", "0", *common],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env))
+            watch.add(procs[-1].pid)
         client = distributed.Client(address, timeout=60, set_as_default=False)
         client.wait_for_workers(2, timeout=90)
         yield address, client, procs[1:]
         client.close()
     finally:
+        if watch is not None:
+            watch.stop()
         stop(procs)
+    sockets = watch.assert_localhost_only()
+    assert len([k for k, v in sockets.items() if v]) >= 3   # the scheduler and both workers
+    watch.assert_all_gone(30)
 
 
 def test_dask_run_equals_local(dask_cluster, local_run, tmp_path):
@@ -128,28 +256,51 @@ def test_dask_client_object_and_sigkill_of_a_worker(dask_cluster, local_run, tmp
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    ray = pytest.importorskip("ray")
+    """A Ray cluster of our own (``ray.init(address="local")``), with the ClusterWatch of the
+    processes ``ray.init`` started (gcs_server, raylet, monitors; the raylet's workers are its
+    descendants) and the raylet's pid."""
+    ray = importorskip("ray", "ray")
+    import psutil
     from ray._private import ray_constants
     ray_constants.ENABLE_RAY_CLUSTER = False      # in case ray was imported before this module
+    me = psutil.Process()
+    before = listening(me)                        # the driver's own, from before ray.init
     # address="local": always a new cluster of our own, never one a ray_current_cluster file names
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
              configure_logging=False)
+    watch = None
     try:
         assert ray.get_runtime_context().gcs_address.startswith("127.0.0.1:")
-        yield ray
+        started = ray._private.worker._global_node.all_processes   # what this ray.init started
+        raylet = started[ray_constants.PROCESS_TYPE_RAYLET][0].process.pid
+        watch = ClusterWatch([info.process.pid for infos in started.values() for info in infos])
+        assert raylet in watch.seen
+        driver_sockets = listening(me) - before   # the driver's core worker listens too
+        yield ray, watch, raylet
+        driver_sockets |= listening(me) - before
     finally:
+        if watch is not None:
+            watch.stop()
         ray.shutdown()
+    assert all(ip == "127.0.0.1" for ip, _ in driver_sockets), driver_sockets
+    sockets = watch.assert_localhost_only()
+    assert any(v for (_, name), v in sockets.items() if name == "raylet")
+    assert any(v for (_, name), v in sockets.items() if name == "gcs_server")
+    watch.assert_all_gone(60)                     # ray.shutdown() stopped every one of them
 
 
-def ray_workers_running(name):
-    """pids of this user's Ray worker processes now running a task of function `name` (Ray
-    titles a busy worker ``ray::<function>``)."""
+def ray_workers_running(raylet, name):
+    """psutil.Process of the workers of the raylet `raylet` (pid: they are its descendants) now
+    running a task of function `name` (Ray titles a busy worker ``ray::<function>``)."""
     import psutil
     out = []
-    for p in psutil.process_iter(["pid", "cmdline"]):
-        cmd = p.info["cmdline"] or []
+    for p in psutil.Process(raylet).children(recursive=True):
+        try:
+            cmd = p.cmdline()
+        except psutil.Error:
+            continue
         if cmd and cmd[0].startswith(f"ray::{name}"):
-            out.append(p.info["pid"])
+            out.append(p)
     return out
 
 
@@ -160,6 +311,10 @@ def test_ray_run_equals_local(ray_cluster, local_run, tmp_path):
 
 
 def test_ray_sigkill_of_a_worker(ray_cluster, local_run, tmp_path):
+    """A worker of our own cluster (a descendant of its raylet) killed while it runs a chunk:
+    Ray retries the chunk; the same tally and shards."""
+    import psutil
+    _, watch, raylet = ray_cluster
     killed = []
 
     def kill_a_busy_worker(done, total):
@@ -167,14 +322,21 @@ def test_ray_sigkill_of_a_worker(ray_cluster, local_run, tmp_path):
             return
         deadline = time.monotonic() + 10          # the other chunks are queued: one starts soon
         while not killed and time.monotonic() < deadline:
-            busy = ray_workers_running("chunk_task")
+            busy = ray_workers_running(raylet, "chunk_task")
             if busy:
-                os.kill(busy[0], signal.SIGKILL)
-                killed.append(busy[0])
+                victim = busy[0]
+                ours = {p.pid for p in psutil.Process(raylet).children(recursive=True)}
+                assert victim.pid in ours, (victim.pid, raylet, ours)
+                try:
+                    victim.send_signal(signal.SIGKILL)   # psutil: only if still the same process
+                except psutil.NoSuchProcess:             # its chunk ended just now: the next one
+                    continue
+                killed.append(victim)
             time.sleep(0.01)
 
     res = cluster.run(SPEC, "ray", out=tmp_path, progress=kill_a_busy_worker, timeout=60)
     assert killed, "no Ray worker was seen running a chunk"
+    assert_gone(killed, 15)
     check_same_as_local(res, tmp_path, local_run)
     assert res.tally.chunks == SPEC.chunks()
 
@@ -199,7 +361,7 @@ def test_ray_client_address(local_run, tmp_path):
     # directory) reached through its Ray Client server, from a fresh interpreter. Ray's token
     # authentication (on by default for local clusters since Ray 2.59) needs the same mode and
     # token on both sides, as for any Ray client.
-    pytest.importorskip("ray")
+    importorskip("ray", "ray")
     import secrets
     import shutil
     import tempfile
@@ -212,22 +374,34 @@ def test_ray_client_address(local_run, tmp_path):
          "--node-ip-address=127.0.0.1", "--include-dashboard=false",
          f"--temp-dir={temp}"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    watch = None
     code = ("import sys; from fastgo import cluster; from test_cluster import SPEC; "
             "res = cluster.run(SPEC, sys.argv[1], out=sys.argv[2], timeout=60); "
             "print(res.timing['engine'], res.timing['task_slots'])")
     try:
+        watch = ClusterWatch([head.pid])
         deadline = time.monotonic() + 120
         while True:                               # the client server answers once the head is up
-            done = subprocess.run([sys.executable, "-c", code, f"ray://127.0.0.1:{client}",
-                                   str(tmp_path / "out")], capture_output=True, text=True,
-                                  env=env, cwd=os.path.dirname(__file__), timeout=300)
-            if done.returncode == 0 or time.monotonic() > deadline or head.poll() is not None:
+            proc = subprocess.Popen([sys.executable, "-c", code, f"ray://127.0.0.1:{client}",
+                                     str(tmp_path / "out")], stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True, env=env,
+                                    cwd=os.path.dirname(__file__))
+            watch.add(proc.pid)
+            try:
+                stdout, stderr = proc.communicate(timeout=300)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.communicate(timeout=15)
+            if proc.returncode == 0 or time.monotonic() > deadline or head.poll() is not None:
                 break
             time.sleep(2)
-        assert done.returncode == 0, done.stderr[-3000:]
-        assert done.stdout.split()[-2:] == ["ray", "2"]
+        assert proc.returncode == 0, stderr[-3000:]
+        assert stdout.split()[-2:] == ["ray", "2"]
         check_same_as_local(records.read(tmp_path / "out"), tmp_path / "out", local_run)
     finally:
+        if watch is not None:
+            watch.stop()
         head.terminate()                          # `ray start --block` stops its cluster
         try:
             head.wait(60)
@@ -235,3 +409,7 @@ def test_ray_client_address(local_run, tmp_path):
             head.kill()
             head.wait(15)
         shutil.rmtree(temp, ignore_errors=True)
+    sockets = watch.assert_localhost_only()
+    everywhere = set().union(*sockets.values())
+    assert ("127.0.0.1", gcs) in everywhere and ("127.0.0.1", client) in everywhere
+    watch.assert_all_gone(60)                     # terminating the head stopped its cluster

@@ -8,7 +8,9 @@ captures, the Zobrist hash, the score, the end of the game, chains and liberties
 ``check_consistency()``.
 
 Default run: about 40 s on two cores. ``FASTGO_HYPOTHESIS_PROFILE=long`` runs ten times as
-many examples (and longer 19x19 games): about 15 minutes.
+many examples (and longer 19x19 games): about 15 minutes. ``FASTGO_HYPOTHESIS_PROFILE=quick``
+runs a quarter of them (at least one each) and shorter 19x19 games: the same tests on a smaller
+budget, which the wheels' tests use (``test-environment`` in pyproject's cibuildwheel section).
 
 The reference-only tests at the top (``test_ref_*``) run without the compiled package.
 """
@@ -35,12 +37,16 @@ except ImportError as exc:          # the compiled core is not built yet
 
 needs_fastgo = pytest.mark.skipif(fastgo is None, reason=f"fastgo not importable: {_IMPORT_ERROR}")
 
-LONG = os.environ.get("FASTGO_HYPOTHESIS_PROFILE", "").strip().lower() == "long"
+PROFILES = ("default", "quick", "long")
+PROFILE = os.environ.get("FASTGO_HYPOTHESIS_PROFILE", "").strip().lower() or "default"
+if PROFILE not in PROFILES:         # a misspelt name would silently run the default budget
+    raise ValueError(f"FASTGO_HYPOTHESIS_PROFILE={PROFILE!r}: one of {', '.join(PROFILES)}")
 
 
 def examples(n):
-    """max_examples for the default profile, ten times that for the long one."""
-    return n * 10 if LONG else n
+    """max_examples for the default profile, ten times that for the long one, a quarter (at
+    least one) for the quick one."""
+    return {"long": n * 10, "quick": max(1, n // 4)}.get(PROFILE, n)
 
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -465,13 +471,14 @@ def test_random_games_9x9(ko, suicide, scoring, komi, seed, with_setup):
 
 
 @needs_fastgo
-@settings(max_examples=12 if LONG else 3, **NO_SHRINK)
+@settings(max_examples={"long": 12, "quick": 1}.get(PROFILE, 3), **NO_SHRINK)
 @given(ko=st.sampled_from(KO_RULES), suicide=st.booleans(),
        scoring=st.sampled_from(("area", "territory")), seed=SEEDS)
 def test_random_games_19x19(ko, suicide, scoring, seed):
     rnd = seeded(seed)
     board, ref = make_pair(19, 19, ko, suicide, scoring, 7.5)
-    play_game(board, ref, rnd, nsteps=250 if not LONG else 450, full_every=50, sample=6)
+    nsteps = {"long": 450, "quick": 150}.get(PROFILE, 250)
+    play_game(board, ref, rnd, nsteps=nsteps, full_every=50, sample=6)
 
 
 # ---------------------------------------------------------------------------------------------

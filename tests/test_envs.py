@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 import fastgo
+from require_extras import importorskip
 
-gym = pytest.importorskip("gymnasium")
-pettingzoo = pytest.importorskip("pettingzoo")
+gym = importorskip("gymnasium", "gym")
+pettingzoo = importorskip("pettingzoo", "pettingzoo")
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 from gymnasium.vector import AutoresetMode, SyncVectorEnv  # noqa: E402
@@ -175,7 +176,7 @@ def test_pettingzoo_api_test():
 def test_aec_planes_against_go_v5():
     """go_v5's planes hold the right stones, but each position from the point of view of the
     player who had just moved (so own and opponent alternate with k), with row 0 at the top; under simple ko and no suicide (go_v5's rules) the masks agree."""
-    pytest.importorskip("pygame")           # go_v5's module imports it (pettingzoo[classic])
+    importorskip("pygame", "test")          # go_v5's module imports it (pettingzoo[classic])
     from pettingzoo.classic import go_v5
     size = 7
     theirs = go_v5.env(board_size=size, komi=7.5)

@@ -20,6 +20,7 @@ import fastgo
 from fastgo import cluster, records
 from fastgo.errors import ClusterError, RecordsError
 from fastgo.simulation import Simulation, Tally, play_chunk
+from require_extras import importorskip, installed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -354,8 +355,8 @@ def test_directory_errors(tmp_path):
     ("dask://127.0.0.1:1", ClusterError), ("ray://127.0.0.1:1", ClusterError),
     ("spark://x:1", ClusterError), ("dask://nohost", ClusterError)])
 def test_unreachable_or_unknown_cluster(address, error, tmp_path):
-    pytest.importorskip("distributed") if address.startswith("dask") else None
-    pytest.importorskip("ray") if address.startswith("ray") else None
+    importorskip("distributed", "dask") if address.startswith("dask") else None
+    importorskip("ray", "ray") if address.startswith("ray") else None
     spec = Simulation.new(100, 7, chunk=50)
     t0 = time.monotonic()
     with pytest.raises(error, match="cannot reach|unknown cluster|cannot read"):
@@ -380,21 +381,12 @@ def fastgo_cli(*args, **kw):
                           text=True, timeout=120, **kw)
 
 
-def installed(module):
-    """Whether an optional dependency is importable (the wheel's own tests run with [test] only)."""
-    try:
-        __import__(module)
-    except ImportError:
-        return False
-    return True
-
-
 def test_cli_json_matches_the_api(tmp_path):
     args = ("--games", "500", "--size", "7", "--rules", "japanese", "--seed", "3", "--chunk",
             "200", "--threads", "1", "--json", "--no-progress", "--first-moves", "--out",
             str(tmp_path / "d"), "--plot", str(tmp_path / "p.svg"))
     out = fastgo_cli(*args)
-    if not installed("matplotlib"):       # said before any work: the plot needs the extra
+    if not installed("matplotlib", "plot"):   # said before any work: the plot needs the extra
         assert out.returncode == 1 and 'pip install "fastgo[plot]"' in out.stderr
         assert not (tmp_path / "d").exists()
         out = fastgo_cli(*args[:-2])
@@ -408,7 +400,7 @@ def test_cli_json_matches_the_api(tmp_path):
     want.pop("timing")
     assert got == json.loads(json.dumps(want))
     assert records.read(tmp_path / "d").tally.summary()["black_wins"] == got["black_wins"]
-    if installed("matplotlib"):
+    if installed("matplotlib", "plot"):
         assert (tmp_path / "p.svg").read_text().lstrip().startswith(("<?xml", "<svg"))
 
 
@@ -428,7 +420,7 @@ def test_cli_table_and_usage_errors(tmp_path):
     assert bad.returncode == 2 and ".png or .svg" in bad.stderr
     bad = fastgo_cli("--games", "10", "--cluster", "dask://127.0.0.1:1", "--timeout", "3")
     assert bad.returncode == 1 and ("cannot reach the Dask scheduler" in bad.stderr if
-                                    installed("distributed") else
+                                    installed("distributed", "dask") else
                                     'pip install "fastgo[dask]"' in bad.stderr)
     (tmp_path / "f").write_text("")
     bad = fastgo_cli("--games", "10", "--out", str(tmp_path / "f" / "d"))
@@ -478,7 +470,7 @@ def test_cli_ctrl_c_leaves_a_resumable_run(tmp_path):
 # -- plots ---------------------------------------------------------------------------------------
 
 def test_plots_png_and_svg(tmp_path):
-    plt = pytest.importorskip("matplotlib.pyplot")
+    plt = importorskip("matplotlib.pyplot", "plot")
     from fastgo import plot
     res = cluster.run(Simulation.new(300, 9, seed=1, chunk=300), threads=1)
     plot.save(res, tmp_path / "a.png")
