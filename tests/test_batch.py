@@ -240,7 +240,7 @@ def test_a_list_of_ints_beyond_int64_is_out_of_range_not_float():
     assert batch.move_numbers.tolist() == [0] * 4
     with pytest.raises(ValueError, match="got float64"):
         batch.step([1.5, 1, 2, 3])                  # floats are still refused as floats
-    for acts in ([True, 1, 2, 3], (1, 2, np.True_, 3), [5, 1, 2, False]):
+    for acts in ([True, 1, 2, 3], (1, 2, np.True_, 3), [5, 1, 2, False], [1, np.array(True), 2, 3]):
         # numpy makes them int64: True was played as point 1
         with pytest.raises(ValueError, match=r"not bools \(games \[\d\]\)"):
             batch.step(acts)

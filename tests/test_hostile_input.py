@@ -822,17 +822,51 @@ def test_sizes_past_the_memory_are_refused_before_anything_is_touched():
     # killer, Ctrl-C unheard); a batch past the machine's memory was allocated and touched
     b = fastgo.Board(9)
     for record in (2**31 - 1, range(2**31 - 1)):
-        with pytest.raises(MemoryError, match=r"recording 2147483647 playouts of up to 1000 "
-                                              r"turns needs about 4008\.0 GiB"):
+        with pytest.raises(MemoryError, match=r"the moves of 2147483647 recorded playouts of "
+                                              r"up to 1000 turns need about 4008\.0 GiB"):
             fastgo.playouts(b, 2**31 - 1, record=record)
     assert fastgo.playouts(b, 10, record=range(2, 8, 2)).recorded == [2, 4, 6]
     with pytest.raises(ValueError, match="between 0 and 9, got 11"):
         fastgo.playouts(b, 10, record=range(5, 12))
     from fastgo.batch import BoardBatch
-    with pytest.raises(MemoryError, match=r"67108864 19x19 games need about \d+\.\d GiB"):
+    with pytest.raises(MemoryError, match=r"67108864 19x19 games \(\d+ bytes a game, more as "
+                                          r"they grow\) need about \d+\.\d GiB"):
         BoardBatch(1 << 26, 19)
     half = BoardBatch.__new__(BoardBatch)        # a failed __init__ leaves no half-made games
     with pytest.raises(MemoryError):
         half.__init__(1 << 26, 19)
     with pytest.raises(RuntimeError, match="not initialised"):
         half.step([0])
+    with pytest.raises(ValueError, match="no playout to record: n is 0"):
+        fastgo.playouts(b, 0, record=range(0, 5))
+
+
+def test_an_interrupted_batch_init_leaves_no_half_made_games():
+    # a large batch takes seconds to make: Ctrl-C is heard every 4,096 games, and what was
+    # made is freed (the games' pointers were left set: a later call would read half-made games)
+    import signal
+    from fastgo.batch import BoardBatch
+
+    class Interrupted(Exception):
+        pass
+
+    def handler(signum, frame):
+        raise Interrupted
+    old = signal.signal(signal.SIGALRM, handler)
+    interrupted = 0
+    try:
+        for _ in range(5):
+            b = BoardBatch.__new__(BoardBatch)
+            signal.setitimer(signal.ITIMER_REAL, 0.004)
+            try:
+                b.__init__(100_000, 5)
+            except Interrupted:
+                interrupted += 1
+                with pytest.raises(RuntimeError, match="not initialised"):
+                    b.step([0])
+                assert repr(b) == "<fastgo.BoardBatch, not initialised>"
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        signal.signal(signal.SIGALRM, old)
+    assert interrupted                      # (each batch takes far longer than 4 ms to make)

@@ -336,6 +336,7 @@ cdef class BoardBatch:
         self.blocks = NULL
         self.nblocks = 0
         self.n = 0
+        self.own_actions = None         # (sized for n)
 
     @cython.embedsignature(False)  # Cython misplaces the `*` of __init__; the docstring says it
     def __init__(self, n, width=9, height=None, *, rules=None, ko=None, suicide=None,
@@ -366,6 +367,9 @@ cdef class BoardBatch:
         """Allocate n games and start them all from `start` (validated arguments)."""
         cdef int64_t i
         cdef int w = start.st.width, h = start.st.height
+        if self.games != NULL:
+            raise RuntimeError("BoardBatch._allocate on a batch that has games")
+        self.own_actions = None
         self.n = n
         self.width = w
         self.height = h
@@ -400,7 +404,7 @@ cdef class BoardBatch:
                     raise MemoryError(f"no memory for {n} {w}x{h} games")
                 board_clear(self.state(i), w, h)
                 self.restart(i)
-                if i & 0xFFFF == 0xFFFF:
+                if i & 0xFFF == 0xFFF:
                     PyErr_CheckSignals()        # a large batch takes seconds: Ctrl-C is heard
         except BaseException:
             self._release()                     # no half-made games for a later call to find
@@ -1226,19 +1230,19 @@ def _check_memory(int64_t n, Board start):
     now: their fixed state (the board, the colouring ring, the kept mask, its hard points and
     spans, the records' first allocations) is touched as the games start, and past what the
     machine has the kernel's OOM killer would end the process instead."""
-    from fastgo.count import available_memory
+    from fastgo.count import memory_refusal
     cdef int w = start.st.width, h = start.st.height, P = w * h + 1
     per_game = (((board_bytes(w, h) + 7) & ~<size_t>7) + HISTORY * (P - 1) + P
                 + 3 * hard_words(start.st) * 8 + 4 * P * 2 + sizeof(Game) + 16 * 12)
-    available = available_memory()
-    if n * per_game > available:
-        raise MemoryError(f"{n} {w}x{h} games need about {n * per_game / 2**30:.1f} GiB "
-                          f"({per_game} bytes a game, more as they grow); "
-                          f"{available / 2**30:.1f} GiB are available")
+    refusal = memory_refusal(n * per_game, f"{n} {w}x{h} games ({per_game} bytes a game, "
+                                           f"more as they grow)")
+    if refusal is not None:
+        raise refusal
 
 
 def _refuse_bools(actions):
-    bad = [i for i, x in enumerate(actions) if isinstance(x, (bool, np.bool_))]
+    bad = [i for i, x in enumerate(actions) if isinstance(x, (bool, np.bool_))
+           or isinstance(x, np.ndarray) and x.dtype == np.bool_]
     if bad:
         raise ValueError(f"actions must be integers, not bools (games {bad[:5]})")
 

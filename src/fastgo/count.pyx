@@ -67,6 +67,7 @@ import json
 import math
 import numbers
 import os
+import sys
 import statistics
 import time
 from collections import namedtuple
@@ -763,8 +764,8 @@ def _crt(residues, moduli):
 
 
 def available_memory():
-    """Bytes of memory a new allocation can have now (Linux: MemAvailable; elsewhere the
-    physical memory)."""
+    """Bytes of memory a new allocation can have now: Linux's MemAvailable, Windows' available
+    physical memory, elsewhere the physical memory; None where none of these can be read."""
     try:
         with open("/proc/meminfo") as fh:
             for line in fh:
@@ -772,7 +773,36 @@ def available_memory():
                     return int(line.split()[1]) * 1024
     except OSError:
         pass
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if sys.platform == "win32":
+        import ctypes
+
+        class Status(ctypes.Structure):     # MEMORYSTATUSEX
+            _fields_ = [("length", ctypes.c_ulong), ("load", ctypes.c_ulong)] + [
+                (name, ctypes.c_ulonglong) for name in ("total_phys", "avail_phys",
+                "total_page", "avail_page", "total_virtual", "avail_virtual", "extended")]
+
+        status = Status()
+        status.length = ctypes.sizeof(Status)
+        if ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):
+            return int(status.avail_phys)
+        return None
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def memory_refusal(need, what):
+    """A MemoryError naming `what` when `need` bytes exceed the memory available now; None when
+    they fit, are small (under 64 MiB: no look at the system, a call costs microseconds), or
+    the memory cannot be read."""
+    if need < 64 << 20:
+        return None
+    available = available_memory()
+    if available is None or need <= available:
+        return None
+    return MemoryError(f"{what} need about {need / 2**30:.1f} GiB; "
+                       f"{available / 2**30:.1f} GiB are available")
 
 
 def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, progress=None,
@@ -793,7 +823,7 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
     if max_bytes is not None and _index(max_bytes, "max_bytes") < 0:
         raise ValueError(f"max_bytes must be at least 0, got {max_bytes}")
     if max_bytes is None:
-        available = available_memory()
+        available = available_memory() or 1 << 62     # (unknown: not bounded here)
         limit = int(0.75 * available)
         allowed = f"{_gib(limit)} may be used (75% of the {_gib(available)} available)"
     else:

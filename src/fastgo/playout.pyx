@@ -208,6 +208,8 @@ def _recorded(record, n):
             raise ValueError(f"record must be >= 0, got {k}")
         return range(min(k, n))         # (not made into a list: a count may be huge)
     if isinstance(record, range) and record.step > 0:       # sorted and distinct already
+        if len(record) and not n:
+            raise ValueError("no playout to record: n is 0")
         if len(record):
             _int(record[0], "a recorded playout index", 0, n - 1)
             _int(record[-1], "a recorded playout index", 0, n - 1)
@@ -224,12 +226,11 @@ def _check_record_memory(nrec, cap, count):
     """MemoryError before the moves of `nrec` recorded playouts (up to `cap` turns each, int16)
     and the slot table are allocated, when they would not fit in the memory available now (past
     it the kernel's OOM killer would end the process as the run fills them)."""
-    from fastgo.count import available_memory
-    need = nrec * max(cap, 1) * 2 + count * 4
-    available = available_memory()
-    if need > available:
-        raise MemoryError(f"recording {nrec} playouts of up to {cap} turns needs about "
-                          f"{need / 2**30:.1f} GiB; {available / 2**30:.1f} GiB are available")
+    from fastgo.count import memory_refusal
+    refusal = memory_refusal(nrec * max(cap, 1) * 2 + count * 4,
+                             f"the moves of {nrec} recorded playouts of up to {cap} turns")
+    if refusal is not None:
+        raise refusal
 
 
 def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ownership=False,

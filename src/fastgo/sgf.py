@@ -17,7 +17,8 @@ Lenient reading (the default; ``strict=True`` refuses each case with ``SgfError`
 before): set-up stones in nodes after the root but before the first move join the root's set-up;
 a malformed game-information number (``HA[7.5]``, ``KM[seven]``) is ignored; bytes not valid in
 the ``CA`` charset become U+FFFD one sequence at a time (``decode``); a property repeated in one
-node (FF[4] allows one of each) keeps its first value (a set-up list: every stone); a komi
+node (FF[4] allows one of each) keeps its first value (a set-up list: every stone; a move
+repeated in its node is an error either way: which one was played is unknown); a komi
 further from 0 than both ``KOMI_PLAUSIBLE`` and the board's points (Fox's ``KM[750]``) is
 ignored unless `komi_convention` names a ``KOMI_CONVENTIONS`` reading or the record is fastgo's
 own (``AP[fastgo]``: its komi is read as written). Each case is an ``SgfWarning`` in
@@ -1385,7 +1386,8 @@ def add_arguments(parser):
     parser.add_argument("--strict", action="store_true",
                         help="refuse what lenient reading warns about (set-up after the root, a "
                              "malformed game-info value, a property repeated in one node, an "
-                             "implausible komi)")
+                             "implausible komi; a move repeated in its node is an error "
+                             "either way)")
     parser.add_argument("--komi-convention", choices=sorted(KOMI_CONVENTIONS), default=None,
                         help="read an implausible KM[] this way: "
                              + "; ".join(f"{k}: {v[1]}" for k, v in KOMI_CONVENTIONS.items()))
