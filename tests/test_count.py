@@ -33,6 +33,8 @@ from fastgo.count import (MAX_BRUTE_POINTS, MAX_FRONTIER, MAX_SWEEP_THREADS, PRI
                           count_legal_positions_stats, default_threads, estimate_legal_fraction,
                           legal_position_mask, wilson_interval)
 
+from forked import run_forked
+
 SLOW = pytest.mark.skipif(not os.environ.get("FASTGO_SLOW"), reason="set FASTGO_SLOW=1")
 SLOWER = pytest.mark.skipif(os.environ.get("FASTGO_SLOW", "0") < "2",
                             reason="set FASTGO_SLOW=2 (minutes)")
@@ -825,42 +827,23 @@ def _child_counts(queue):
 
 
 def test_a_forked_child_counts():
-    import multiprocessing
     boards = np.random.default_rng(5).integers(0, 3, size=(5000, 5, 5), dtype=np.int8)
     expected = (1, SQUARE[7], THREE_BY[3], legal_position_mask(boards, threads=2).tolist(),
                 legal_position_mask(boards, threads=2).tolist(),
                 estimate_legal_fraction(5, 5, 20000, seed=3, threads=2).legal)
     count_legal_positions(8, 8, threads=2)          # the parent's OpenMP threads now exist
     count_legal_positions_brute(3, 3, threads=2)
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-    child = ctx.Process(target=_child_counts, args=(queue,))
-    child.start()
-    child.join(120)
-    alive = child.is_alive()
-    if alive:
-        child.kill()
-    assert not alive, "the forked child hung"
-    assert child.exitcode == 0
-    assert queue.get(timeout=5) == expected
+    assert run_forked(_child_counts, timeout=120) == expected
 
 
 def test_forked_child_warns_about_threads():
-    import multiprocessing
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-
     def child(q):
         import warnings
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             count_legal_positions(3, 3, threads=2)
         q.put([str(w.message) for w in caught])
-    p = ctx.Process(target=child, args=(queue,))
-    p.start()
-    p.join(60)
-    assert p.exitcode == 0
-    assert any("one thread" in m for m in queue.get(timeout=5))
+    assert "fastgo.count runs on one thread in a forked process" in run_forked(child)
 
 
 def test_public_names():

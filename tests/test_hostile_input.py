@@ -19,6 +19,7 @@ import fastgo
 from fastgo import sgf
 from fastgo.count import legal_position_mask
 from fastgo.gtp import Engine
+from forked import run_forked
 
 
 def run_python(code, timeout=60):
@@ -799,22 +800,13 @@ def test_a_forked_child_runs_batches_and_searches_on_one_thread():
     # OpenMP's threads do not survive fork(): BoardBatch, random_actions and Search (made before
     # the fork, or asked for two threads in the child) hung in a child whose parent had run a
     # parallel region, out of reach of Ctrl-C. They run on one thread there, saying so.
-    import multiprocessing
     from fastgo.search import Search
     fastgo.playouts(fastgo.Board(5), 64, threads=2)          # a parallel region in the parent
     batch = fastgo.BoardBatch(20000, 9, threads=2)
     search = Search(fastgo.Board(9), threads=2)
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-    child = ctx.Process(target=_forked_jobs, args=(batch, search, queue))
-    child.start()
-    child.join(60)
-    alive = child.is_alive()
-    if alive:
-        child.kill()
-    assert not alive, "the forked child hung"
-    assert queue.get(timeout=5) == [f"{what} runs on one thread in a forked process"
-                                    for what in ("BoardBatch", "Search.search", "random_actions")]
+    assert run_forked(_forked_jobs, batch, search) == [
+        f"{what} runs on one thread in a forked process"
+        for what in ("BoardBatch", "Search.search", "random_actions")]
 
 
 def test_sizes_past_the_memory_are_refused_before_anything_is_touched():

@@ -15,6 +15,7 @@ from fastgo import Board, Rules
 from fastgo.playout import playouts, simulate, default_threads
 
 from reference import RefGame, neighbours, BLACK, WHITE, EMPTY
+from forked import run_forked
 
 
 # -- the policy, independently: an eye by the words, legality by the reference ------------
@@ -522,18 +523,8 @@ def _child_run(queue):
 def test_a_forked_child_runs_playouts():
     # OpenMP's threads do not survive fork(): after playouts ran in the parent, a forked child
     # must still finish (on one thread) and get the same results
-    import multiprocessing
     playouts(Board(5), 64, threads=2)
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-    child = ctx.Process(target=_child_run, args=(queue,))
-    child.start()
-    child.join(60)
-    alive = child.is_alive()
-    if alive:
-        child.kill()
-    assert not alive, "the forked child hung"
-    assert queue.get(timeout=5) == float(playouts(Board(5), 64, seed=2).scores.sum())
+    assert run_forked(_child_run) == float(playouts(Board(5), 64, seed=2).scores.sum())
 
 
 # -- the command-line benchmark -------------------------------------------------------------------

@@ -297,16 +297,7 @@ cdef class BoardBatch:
     """
 
     def __cinit__(self):
-        self.states = NULL
-        self.games = NULL
-        self.rings = NULL
-        self.masks = NULL
-        self.hard = NULL
-        self.spans = NULL
-        self.ready = NULL
-        self.blocks = NULL
-        self.nblocks = 0
-        self.n = 0
+        self._release()             # no games: every pointer NULL (calls refused until __init__)
 
     def __dealloc__(self):
         self._release()
