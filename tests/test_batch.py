@@ -362,8 +362,18 @@ def test_constructor_validation():
 
 
 def test_state_bytes_reported():
-    b9, b19 = BoardBatch(4, 9), BoardBatch(4, 19)
-    assert 0 < b9.state_bytes < b19.state_bytes
+    # the documented parts, each at least: the board block (README, Data model: an 8-byte cell,
+    # a 2-byte neighbour mask and a 2-byte chain size a padded point, (h + 2) x (w + 1), and a
+    # 2-byte empty-list entry a point), the 8-position colouring ring (a byte a point), the kept
+    # legal mask (a byte a point and the pass); and the records grow as the games go on
+    for size in (9, 19):
+        b = BoardBatch(4, size)
+        points, padded = size * size, (size + 2) * (size + 1)
+        fresh = b.state_bytes
+        assert fresh >= 12 * padded + 2 * points + 8 * points + points + 1
+        for k in range(3 * size):
+            b.step(random_actions(b.legal_mask(), k))
+        assert b.state_bytes >= fresh
 
 
 def test_superko_table_grows_with_the_game():
