@@ -950,6 +950,42 @@ def test_analyze_arguments_are_checked(args, ok):
     assert e.handle("3 kata-analyze b 10 ownership maybe") == "?3 syntax error\n\n"
 
 
+def test_analysis_ends_at_a_raw_newline_and_is_for_the_colour_asked_for():
+    """KataGo's rule, which GUIs use: a raw newline ends an analysis (it streamed on until the
+    next command). The colour argument was ignored: the lines were the side to move's."""
+    import io
+
+    class Timed(io.StringIO):
+        def write(self, text):
+            stamps.append((time.monotonic(), text))
+            return super().write(text)
+
+    stamps, sent = [], {}
+
+    def lines():
+        for item in [b"1 play b C3", b"2 kata-analyze b 10 ownership true", 0.6, b"", 0.6,
+                     b"3 name", b"4 quit"]:
+            if isinstance(item, float):
+                time.sleep(item)
+            else:
+                sent[item] = time.monotonic()
+                yield item + b"\n"
+
+    e = Engine(playouts=1000, rules="chinese", size=5)
+    out = Timed()
+    e.run(lines(), out)
+    answers = out.getvalue().split("\n\n")
+    assert answers[0] == "=1 " and answers[2] == "=3 fastgo"
+    kata = answers[1].split("\n")
+    assert kata[0] == "=2" and len(kata) >= 2
+    for line in kata[1:]:
+        # C3 is Black's: the ownership is the analysed side's, Black's (White is to move)
+        assert float(line.split(" ownership ")[1].split()[12]) > 0
+    # nothing written between the raw newline (and the slice then under way) and the answer to 3
+    quiet = [t for t, text in stamps if sent[b""] + 0.3 < t < sent[b"3 name"] and text.strip()]
+    assert quiet == []
+
+
 def test_lz_and_kata_analyze_stream_info_lines_until_the_next_command():
     import io
     e = Engine(playouts=1000, rules="chinese", size=5)

@@ -612,6 +612,30 @@ def test_result_counts_the_last_search_of_this_root():
     assert p.result().playouts == 0 and p.result().root_visits == 0
 
 
+def test_dirichlet_noise_is_in_the_root_priors_before_the_first_descent():
+    """A root expanded already (after advance) got its noise only after the first batch of a
+    search, which was chosen by the priors without it (up to `batch` leaves). It is now in the
+    priors before any descent: a search of no playouts shows it, and it is mixed in once."""
+    def flat(planes):
+        return np.ones((len(planes), 26)), np.zeros(len(planes))
+    s = Search(fastgo.Board(5, rules="chinese"), evaluator=flat, batch=8,
+               dirichlet=(0.03, 1.0), seed=1)
+    s.search(playouts=200)
+    s.advance("C3")
+    plain = s.result().priors
+    assert np.allclose(plain, 1 / len(plain))               # the child's own priors: uniform
+    noised = s.search(playouts=0).priors
+    assert noised.max() > 0.2 and np.isclose(noised.sum(), 1, atol=1e-5)   # Dir(0.03): spiky
+    assert np.array_equal(s.search(playouts=50).priors, noised)     # once a root
+
+
+def test_best_move_pv_and_analysis_order_break_ties_alike():
+    # tied visits: best_move took the higher value, the principal variation the earlier move
+    for seed in range(6):
+        r = Search(fastgo.Board(7, rules="chinese"), threads=1, seed=seed).search(playouts=5)
+        assert r.pv[0] == r.best_move
+
+
 def test_dirichlet_noise_changes_root_priors_reproducibly():
     b = fastgo.Board(5, rules="chinese")
     plain = Search(b, evaluator=toy_evaluator, batch=4).search(visits=100)

@@ -299,6 +299,11 @@ class Engine:
             for raw in infile:
                 text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
                 if not text.translate(_CONTROL).split("#", 1)[0].strip():
+                    # a raw newline ends an analysis (KataGo's and Leela Zero's rule, which GUIs
+                    # use to stop one); pondering goes on until a command
+                    if worker is not None and worker.stream is not None:
+                        worker.finish()
+                        worker = None
                     continue
                 if worker is not None:          # a command arrived: analysis or pondering ends
                     worker.finish()
@@ -878,11 +883,15 @@ class Engine:
         ``ownership true|false`` (kata-analyze prints it); the other keys of one value Leela Zero and
         KataGo take (minmoves, maxmoves, pvVisits, rootInfo...) are checked and ignored; any
         other word (``allow``/``avoid`` included, which are not supported) is a syntax error.
-        The position analysed is the board's, for the side to move."""
+        The position analysed is a copy of the board's, for `colour` when given: a pass is
+        played in the copy when the other side is to move (as genmove does). Returns (board,
+        interval in seconds, ownership)."""
         interval, ownership = 100, False
         args = list(args)
+        board = self.board.copy()
         if args and args[0].lower() in ("b", "w", "black", "white"):
-            args.pop(0)
+            if _colour(args.pop(0)) != board.to_move and not board.is_over:
+                board.pass_()
         if args and args[0].isdigit():
             interval = _int_arg(args.pop(0))
         if len(args) % 2:
@@ -900,23 +909,25 @@ class Engine:
                 interval = number
             elif key == "ownership":
                 ownership = kata and value == "true"        # (lz-analyze prints none)
-        if self.board.is_over:
+        if board.is_over:
             raise GtpError("the game is over")
-        return max(interval, 1) / 100.0, ownership
+        return board, max(interval, 1) / 100.0, ownership
 
     def cmd_lz_analyze(self, args):
         """``lz-analyze [colour] [interval]``: Leela Zero's streaming analysis: every `interval`
         centiseconds a line of ``info move V visits N winrate W prior P lcb L order K pv ...``
-        entries (winrate, prior and lcb in 1/10000, for the side to move) until the next command."""
-        interval, _ = self._analysis_args(args, kata=False)
-        return _Stream(self.board.copy(), interval, "lz", False)
+        entries (winrate, prior and lcb in 1/10000, for `colour`, default the side to move; the
+        prior is uniform, 1 / the root's moves: the UCT search has no policy) until the next
+        command or a raw newline."""
+        board, interval, _ = self._analysis_args(args, kata=False)
+        return _Stream(board, interval, "lz", False)
 
     def cmd_kata_analyze(self, args):
         """``kata-analyze [colour] [interval] [ownership true]``: KataGo's streaming analysis,
         as lz-analyze with win rates and priors in [0, 1], and with ``ownership true`` the
         ownership of every point (+1 the side to move's), top row first, after the moves."""
-        interval, ownership = self._analysis_args(args, kata=True)
-        return _Stream(self.board.copy(), interval, "kata", ownership)
+        board, interval, ownership = self._analysis_args(args, kata=True)
+        return _Stream(board, interval, "kata", ownership)
 
     def cmd_gogui_analyze_commands(self, args):
         """GoGui's analyze menu: the ownership map (``dboard``) and the last search's statistics."""
@@ -926,7 +937,9 @@ class Engine:
         """One analysis line (see cmd_lz_analyze / cmd_kata_analyze) from a ``SearchResult``."""
         w, h = board.width, board.height
         search = self.player.tree(board)
-        order = [i for i in sorted(range(len(result.moves)), key=lambda i: -result.visits[i])
+        # best_move's order: most visits, then the higher value, then the earlier move
+        order = [i for i in sorted(range(len(result.moves)),
+                                   key=lambda i: (-result.visits[i], -np.nan_to_num(result.values[i], nan=-1)))
                  if result.visits[i] > 0]
         parts = []
         for k, i in enumerate(order):

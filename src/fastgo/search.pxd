@@ -52,7 +52,7 @@ ctypedef struct Pool:
 ctypedef struct Params:
     bint puct               # PUCT on the evaluator, else UCT on playouts
     bint rave               # UCT: mix all-moves-as-first values in
-    double exploration      # UCT: c of c * sqrt(ln N / n); PUCT: c_puct
+    double exploration      # UCT: c of c * sqrt(ln(N + 1) / (n + 1)); PUCT: c_puct
     double rave_equiv       # UCT: the visits at which RAVE and the mean weigh the same
     double inv_rave_equiv   # 1 / rave_equiv
     double prior_visits     # UCT: even-game visits (at 1/2) every child starts with

@@ -72,6 +72,8 @@ import operator
 import threading
 import time
 
+import warnings
+
 import numpy as np
 cimport cython
 cimport numpy as cnp
@@ -963,6 +965,8 @@ cdef class Search:
                 self.deadline = -1.0
                 self.lim_playouts = 0
                 self.budget = 0
+            if self.prm.puct:
+                self._noise()           # a root expanded already (advance): before any descent
             while True:
                 self.slice_end = _now() + _SLICE
                 if self.prm.puct:
@@ -1001,7 +1005,8 @@ cdef class Search:
             self.guard.release()
 
     def stop(self):
-        """Ask a running ``search`` (in another thread) to return after its current simulations."""
+        """Ask a running ``search`` (in another thread) to return after its current simulations.
+        A stop before the search starts is not kept (a search clears it as it begins)."""
         _live(self)
         self.stop_flag = 1
 
@@ -1033,6 +1038,8 @@ cdef class Search:
             fresh = <Node*>malloc(<size_t>self.pool.cap * sizeof(Node))
             if fresh == NULL:
                 self._clear_tree()
+                warnings.warn("Search.advance: no memory for a second pool to copy the kept "
+                              "subtree into: the search starts a new tree", RuntimeWarning)
                 return
             fresh[0] = old[child]
             fresh[0].move = -1
@@ -1092,17 +1099,21 @@ cdef class Search:
                             height=self.height)
 
     cdef list _pv(self, int32_t ni):
-        """The moves from node ni down the most visited child (the first of equals) while it
-        has visits."""
+        """The moves from node ni down the most visited child while it has visits (ties as
+        best_move's: the higher value, then the earlier move)."""
         cdef int k, bestk, bestv
+        cdef double bestq, q
         cdef Node* c
         pv = []
         while self.pool.nodes[ni].first >= 0 and self.pool.nodes[ni].nchildren > 0:
-            bestk, bestv = -1, 0
+            bestk, bestv, bestq = -1, 0, 0.0
             for k in range(self.pool.nodes[ni].nchildren):
                 c = &self.pool.nodes[self.pool.nodes[ni].first + k]
-                if c.visits > bestv:
-                    bestk, bestv = k, c.visits
+                if c.visits == 0:
+                    continue
+                q = c.value / c.visits
+                if c.visits > bestv or (c.visits == bestv and q > bestq):
+                    bestk, bestv, bestq = k, c.visits, q
             if bestk < 0:
                 break
             ni = self.pool.nodes[ni].first + bestk
