@@ -255,6 +255,56 @@ def test_interrupt_and_resume_give_the_same_run(tmp_path):
     assert done.timing["chunks"] == 0 and done.tally == whole.tally
 
 
+def test_cli_refuses_early_and_prints_strict_json(tmp_path):
+    import json as js
+    # a plot into a directory that does not exist failed after the whole run, results lost
+    bad = fastgo_cli("--games", "10", "--size", "5", "--plot", str(tmp_path / "no" / "p.png"))
+    assert bad.returncode == 2 and "no directory" in bad.stderr and "black wins" not in bad.stdout
+    # seeds as the API takes them (2**64 ran as seed 0, -1 as 2**64 - 1)
+    for seed in (str(2**64), "-1"):
+        r = fastgo_cli("--games", "10", "--size", "5", "--seed", seed)
+        assert r.returncode == 2 and "--seed must lie in 0..2**64 - 1" in r.stderr
+    # one game: no score deviation, null in strict JSON (NaN is no JSON); the spec says komi and
+    # the start position (runs with other komi or handicaps printed the same spec)
+    out = fastgo_cli("--games", "1", "--size", "9", "--json", "--komi", "3.5", "--handicap", "2")
+    d = js.loads(out.stdout, parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
+    assert d["score_stdev"] is None and d["spec"]["komi"] == 3.5
+    assert d["spec"]["start"] == {"black_stones": 2, "white_stones": 0, "to_move": "white"}
+    # Wilson's interval for no successes starts at exactly 0 (centre - half is 0 by algebra;
+    # rounding left 2.8e-17), for all successes ends at exactly 1
+    from fastgo.simulation import _wilson
+    for n in (1, 7, 10, 1000):
+        assert _wilson(0, n, 1.959964)[0] == 0.0 and _wilson(n, n, 1.959964)[1] == 1.0
+
+
+def test_one_driver_at_a_time_in_a_directory(tmp_path):
+    """Two runs started at once on one directory each found no manifest, wrote the same shard
+    names and left a manifest claiming the first complete; two resumes removed each other's
+    temporary files. The driver claims the directory first (records.LOCK, its pid and host)."""
+    import socket
+    import subprocess
+    from fastgo import records
+    spec = Simulation.new(300, 7, seed=5, chunk=100)
+    seen = []
+
+    def second_driver(done, total):
+        if done == 100 and not seen:
+            for resume in (False, True):
+                with pytest.raises(records.RecordsError, match=rf"in use by another run's driver "
+                                                             rf"\(process {os.getpid()} on "):
+                    cluster.run(spec.replace(seed=6), out=tmp_path, threads=1, resume=resume)
+            seen.append(os.listdir(tmp_path))
+    first = cluster.run(spec, out=tmp_path, threads=1, progress=second_driver)
+    assert records.LOCK in seen[0] and records.LOCK not in os.listdir(tmp_path)
+    assert records.read(tmp_path).tally == first.tally and first.tally.games == 300
+    # a claim left by a driver that is gone (SIGKILL) is taken over
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    (tmp_path / records.LOCK).write_text(f"{gone.pid} {socket.gethostname()}")
+    assert cluster.run(spec, out=tmp_path, threads=1, resume=True).tally == first.tally
+    assert records.LOCK not in os.listdir(tmp_path)
+
+
 def test_a_killed_writers_temporary_is_removed_when_the_run_completes(tmp_path):
     # what a worker lost to SIGKILL in the middle of records._write_atomic leaves behind
     left = ".chunk-0000000000100-0000000000200.npz.4242." + "ab" * 16 + ".tmp"

@@ -340,6 +340,8 @@ def run(spec, cluster=None, *, out=None, resume=False, threads=None, chunk_secon
                   if played else 0.0}
         return Result(spec, tally, timing, out)
     finally:
+        if directory is not None:
+            directory.release()
         engine.close()
 
 
@@ -418,6 +420,17 @@ class _TextProgress:
             self.stream.write("\n")
 
 
+def _no_nan(value):
+    """`value` with every float NaN or infinity (in dicts and lists) made None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _no_nan(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_no_nan(v) for v in value]
+    return value
+
+
 def run_command(args):
     import json
     import sys
@@ -426,8 +439,10 @@ def run_command(args):
     try:
         if args.games < 1:
             raise ValueError(f"--games must be at least 1, got {args.games}")
+        if not 0 <= args.seed < 2**64:  # as the API (it was taken modulo 2**64: 2**64 ran as 0)
+            raise ValueError(f"--seed must lie in 0..2**64 - 1, got {args.seed}")
         spec = Simulation.new(args.games, args.size, args.height, rules=args.rules.replace(komi=args.komi),
-                              handicap=args.handicap, seed=args.seed % 2**64, ko=args.ko,
+                              handicap=args.handicap, seed=args.seed, ko=args.ko,
                               max_moves=args.max_moves, policy=args.policy,
                               ownership=not args.no_ownership,
                               first_moves=args.first_moves, records=args.records or args.sgf,
@@ -439,6 +454,9 @@ def run_command(args):
             if args.plot.rsplit(".", 1)[-1].lower() not in plot.FORMATS:
                 raise ValueError(f"--plot {args.plot}: the file must end in .png or .svg")
             plot._pyplot()                 # a missing matplotlib is said before the run
+            folder = os.path.dirname(os.path.abspath(args.plot))
+            if not os.path.isdir(folder):      # (said after the run, the results were lost)
+                raise ValueError(f"--plot {args.plot}: no directory {folder}")
     except (ValueError, TypeError) as e:
         p.error(str(e))
     except ImportError as e:
@@ -460,6 +478,12 @@ def run_command(args):
     except (ClusterError, ImportError) as e:
         print(f"fastgo simulate: {e}", file=sys.stderr)
         return 1
+    except OSError as e:                # a full disk, a directory gone: no traceback
+        where = (f"; the finished shards are in {args.out}: the same command with --resume "
+                 f"finishes the run once the cause is mended" if args.out else "")
+        print(f"fastgo simulate: {e.strerror or e}"
+              f"{f' ({e.filename})' if getattr(e, 'filename', None) else ''}{where}", file=sys.stderr)
+        return 1
     finally:
         if bar is not None:
             bar.close()
@@ -471,7 +495,14 @@ def run_command(args):
         s["spec"] = {k: v for k, v in result.spec.to_dict().items() if k != "board"}
         s["spec"]["rules"] = args.rules_name
         s["spec"]["size"] = [result.spec.board.width, result.spec.board.height]
-        print(json.dumps(s))
+        b = result.spec.board
+        s["spec"]["komi"] = b.rules.komi
+        # the start position (a handicap's stones, White to move): what else tells runs apart
+        s["spec"]["start"] = {"black_stones": int((b.stones() == 1).sum()),
+                              "white_stones": int((b.stones() == 2).sum()),
+                              "to_move": "black" if b.to_move == 1 else "white"}
+        # strict JSON: a value without a number (one game's score deviation) is null, not NaN
+        print(json.dumps(_no_nan(s), allow_nan=False))
         return 0
     t = s["timing"]
     b = result.spec.board

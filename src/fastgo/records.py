@@ -35,6 +35,7 @@ from fastgo.errors import RecordsError
 from fastgo.simulation import FORMAT, Simulation, Tally
 
 MANIFEST = "manifest.json"
+LOCK = ".driver.lock"       # the driving process's claim on a directory (its pid and host)
 _SHARD = re.compile(r"^chunk-(\d{13})-(\d{13})\.npz$")
 _TEMP = re.compile(r"^\.(chunk-\d{13}-\d{13}\.(npz|sgf)|manifest\.json)\.\d+\.[0-9a-f]{32}\.tmp$")
 _EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -160,6 +161,7 @@ class RunDirectory:
         self.out = os.fspath(out)
         self.spec = spec
         self.resume = resume
+        self.locked = False
         self.entries = {}
         self._saved = 0.0
         self._took = 0.0            # seconds the last manifest rewrite took
@@ -179,6 +181,57 @@ class RunDirectory:
             raise RecordsError(f"output directory {out!r} is a file, not a directory") from None
         except OSError as e:
             raise RecordsError(f"output directory {out!r} is not writable: {e.strerror or e}") from None
+        self._lock()
+        try:
+            return self._prepare(choose_chunk)
+        except BaseException:
+            self.release()
+            raise
+
+    def _lock(self):
+        """Claim the directory for this process: two drivers (two runs started at once, or two
+        resumes) would each see no other's manifest yet, write the same shard names and remove
+        each other's temporary files. A claim whose process is gone (on this host) is taken
+        over; one from another host is honoured until its file is removed."""
+        import socket
+        path = os.path.join(self.out, LOCK)
+        me = f"{os.getpid()} {socket.gethostname()}"
+        for _ in range(2):
+            try:
+                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                try:
+                    with open(path, encoding="utf-8") as f:
+                        pid, host = f.read().split(" ", 1)
+                    pid = int(pid)
+                except (OSError, ValueError):
+                    pid, host = None, "?"
+                if pid is not None and host == socket.gethostname() and not _alive(pid):
+                    try:
+                        os.unlink(path)         # its driver is gone: a stale claim
+                    except OSError:
+                        pass
+                    continue
+                raise RecordsError(f"output directory {self.out!r} is in use by another run's "
+                                   f"driver (process {pid} on {host}); wait for it, or remove "
+                                   f"{LOCK} there if that process is gone") from None
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(me)
+            self.locked = True
+            return
+        raise RecordsError(f"output directory {self.out!r}: {LOCK} could not be taken")
+
+    def release(self):
+        """Give up the claim (the run is over, finished or not)."""
+        if self.locked:
+            self.locked = False
+            try:
+                os.unlink(os.path.join(self.out, LOCK))
+            except OSError:
+                pass
+
+    def _prepare(self, choose_chunk):
+        out = self.out
         names = os.listdir(out)
         shards = sorted(n for n in names if _SHARD.match(n))
         manifest = os.path.join(out, MANIFEST)
@@ -266,6 +319,17 @@ class RunDirectory:
                     os.unlink(os.path.join(self.out, n))
                 except OSError:
                     pass
+
+
+def _alive(pid):
+    """Whether a process `pid` runs on this host (one of another user's counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
 
 
 def _short(value):

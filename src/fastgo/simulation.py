@@ -180,7 +180,8 @@ def _wilson(k, n, z):
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # at k = 0 or k = n the bound is exactly 0 or 1 (rounding left 2.8e-17 for no wins)
+    return (0.0 if k == 0 else max(0.0, centre - half), 1.0 if k == n else min(1.0, centre + half))
 
 
 class Tally:
