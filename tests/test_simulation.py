@@ -255,6 +255,31 @@ def test_interrupt_and_resume_give_the_same_run(tmp_path):
     assert done.timing["chunks"] == 0 and done.tally == whole.tally
 
 
+def test_a_run_of_too_many_chunks_is_refused_before_it_starts(tmp_path):
+    # the driver listed every chunk (2**62 games: a MemoryError after minutes); the count of
+    # chunks is arithmetic, and beyond cluster.MAX_CHUNKS a run is refused at once
+    spec = Simulation.new(2**40, 9, chunk=1000)
+    assert spec.chunk_count() == -(-2**40 // 1000)
+    with pytest.raises(ValueError, match=r"more than the 10,000,000 a run keeps track of"):
+        cluster.run(spec, out=tmp_path / "d", threads=1)
+    assert not (tmp_path / "d").exists() or os.listdir(tmp_path / "d") == []
+
+
+def test_merges_check_every_chunk_before_counting_any():
+    spec = Simulation.new(400, 5, seed=2, chunk=100)
+    t = Tally.empty(spec)
+    for c in [(300, 400), (0, 100), (200, 300)]:     # out of order: each lands in its place
+        piece = Tally.empty(spec)
+        piece.chunks = [c]
+        t.merge(piece)
+    assert t.chunks == [(0, 100), (200, 300), (300, 400)]
+    both = Tally.empty(spec)
+    both.chunks = [(100, 200), (120, 180)]           # overlapping each other only
+    with pytest.raises(ValueError, match=r"chunk \[120, 180\) overlaps chunk \[100, 200\)"):
+        t.merge(both)
+    assert t.chunks == [(0, 100), (200, 300), (300, 400)] and t.games == 0   # unchanged
+
+
 def test_cli_refuses_early_and_prints_strict_json(tmp_path):
     import json as js
     # a plot into a directory that does not exist failed after the whole run, results lost

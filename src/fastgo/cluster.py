@@ -303,10 +303,13 @@ def run(spec, cluster=None, *, out=None, resume=False, threads=None, chunk_secon
         t0 = time.perf_counter()
         done = {}
         choose = lambda: choose_chunk(spec, engine.threads, engine.slots, chunk_seconds)
+        if spec.chunk is not None:
+            _check_chunk_count(spec)
         if directory is not None:
             spec, done = directory.prepare(choose)
         elif spec.chunk is None:
             spec = spec.replace(chunk=choose())
+        _check_chunk_count(spec)
         tally = Tally.empty(spec)
         for t in done.values():
             tally.merge(t)
@@ -418,6 +421,16 @@ class _TextProgress:
             self.bar.close()
         elif self.start is not None:
             self.stream.write("\n")
+
+
+MAX_CHUNKS = 10 ** 7      # the driver keeps a list of the chunks: about 100 bytes each
+
+
+def _check_chunk_count(spec):
+    if spec.chunk_count() > MAX_CHUNKS:
+        raise ValueError(f"{spec.games:,} games in chunks of {spec.chunk:,} make "
+                         f"{spec.chunk_count():,} chunks, more than the {MAX_CHUNKS:,} a run "
+                         f"keeps track of: choose a larger chunk")
 
 
 def _no_nan(value):

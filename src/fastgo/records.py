@@ -301,7 +301,7 @@ class RunDirectory:
             return
         from fastgo import __version__
         m = {"fastgo": __version__, "format": FORMAT, "fingerprint": self.spec.fingerprint(),
-             "spec": self.spec.to_dict(), "chunks": len(self.spec.chunks()), "complete": complete,
+             "spec": self.spec.to_dict(), "chunks": self.spec.chunk_count(), "complete": complete,
              "shards": dict(sorted(self.entries.items()))}
         _write_atomic(os.path.join(self.out, MANIFEST), json.dumps(m, indent=1).encode())
         self._saved = time.monotonic()

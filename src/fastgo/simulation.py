@@ -163,6 +163,12 @@ class Simulation:
             raise ValueError("this Simulation has no chunk size yet: set chunk=")
         return [(a, min(a + self.chunk, self.games)) for a in range(0, self.games, self.chunk)]
 
+    def chunk_count(self):
+        """How many chunks `chunks()` lists, without listing them."""
+        if self.chunk is None:
+            raise ValueError("this Simulation has no chunk size yet: set chunk=")
+        return -(-self.games // self.chunk)
+
     def __repr__(self):
         b = self.board
         return (f"<Simulation {self.games:,} games on {b.width}x{b.height} ({b.rules}), seed "
@@ -221,14 +227,19 @@ class Tally:
     def merge(self, other):
         """Add `other`'s counts to this tally (in place) and return it. Raises ValueError if a
         chunk would be counted twice."""
-        both = list(self.chunks)
-        for c in other.chunks:             # usually one: a bisection, not a sort
-            i = bisect.bisect_left(both, c)
-            for near in both[max(0, i - 1):i + 1]:
+        # checked first and then inserted in place: a copy of the list at every merge made a run
+        # of n chunks cost n^2 (1.4 ms a merge at 200,000 chunks); chunks arriving in order
+        # are appended
+        new = sorted(other.chunks)         # usually one: a bisection, not a sort
+        mine = self.chunks
+        reach = None                        # the new chunk reaching furthest so far
+        for c in new:
+            i = bisect.bisect_left(mine, c)
+            for near in mine[max(0, i - 1):i + 1] + ([reach] if reach else []):
                 if c[0] < near[1] and near[0] < c[1]:
                     raise ValueError(f"chunk [{c[0]}, {c[1]}) overlaps chunk [{near[0]}, "
                                      f"{near[1]}) already counted")
-            both.insert(i, c)
+            reach = c if reach is None or c[1] > reach[1] else reach
         self.games += other.games
         self.wins = self.wins + other.wins
         self.capped += other.capped
@@ -240,7 +251,8 @@ class Tally:
             self.ownership = self.ownership + other.ownership
         if self.first_moves is not None:
             self.first_moves = self.first_moves + other.first_moves
-        self.chunks = both
+        for c in new:
+            bisect.insort(mine, c)
         return self
 
     def __eq__(self, other):
