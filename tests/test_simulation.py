@@ -81,8 +81,13 @@ def test_spec_round_trips_and_fingerprints():
     t = pickle.loads(pickle.dumps(s))
     assert t == s and t.fingerprint() == s.fingerprint()
     assert Simulation.from_dict(json.loads(json.dumps(s.to_dict()))) == s
-    assert s.differences(s.replace(seed=8, chunk=31)) == ["chunk", "seed"]
-    assert s.differences(s.replace(board=fastgo.Board(9))) == ["board"]
+    assert s.differences(s.replace(seed=8, chunk=31)) == {"chunk": (30, 31), "seed": (7, 8)}
+    # the board's fields by their own names (a message that printed the whole board was cut
+    # before the one that differed)
+    other = fastgo.Board(9, rules="japanese", handicap=2, komi=0.5)
+    other.play("E5")
+    assert s.differences(s.replace(board=other)) == {"board.rules.komi": (6.5, 0.5)}
+    assert "board.history" in s.differences(s.replace(board=fastgo.Board(9)))
     with pytest.raises(AttributeError):
         s.seed = 3
 
@@ -120,7 +125,7 @@ def test_the_playout_policy_is_part_of_the_spec():
     check_tally(res.tally, spec, expected)
     uniform = spec.replace(policy="uniform")
     assert cluster.run(uniform, threads=1).tally.summary() != res.tally.summary()
-    assert spec.differences(uniform) == ["policy"] and Simulation.from_dict(spec.to_dict()) == spec
+    assert list(spec.differences(uniform)) == ["policy"] and Simulation.from_dict(spec.to_dict()) == spec
     with pytest.raises(ValueError, match="policy must be"):
         spec.replace(policy="smart")
     out = fastgo_cli("--games", "400", "--size", "7", "--seed", "4", "--policy", "heavy",
@@ -280,6 +285,23 @@ def test_merges_check_every_chunk_before_counting_any():
     assert t.chunks == [(0, 100), (200, 300), (300, 400)] and t.games == 0   # unchanged
 
 
+def test_addresses_and_the_progress_line():
+    import io
+    # "dask://:8786" was read as host ":8786" and reported as ":8786:8786"
+    with pytest.raises(cluster.ClusterError, match="expected host:port"):
+        cluster._host_port("tcp://:8786", 8786, "Dask scheduler")
+    assert cluster._host_port("tcp://sched", 8786, "x") == ("sched", 8786)
+    assert cluster._host_port("tcp://[::1]:8787", 8786, "x") == ("::1", 8787)
+    # the bar is closed in the Ctrl-C handler and again on the way out: one ending, not two
+    out = io.StringIO()
+    bar = cluster._TextProgress(out)
+    bar._tqdm = None                        # (the text form, whether or not tqdm is installed)
+    bar(10, 100)
+    bar.close()
+    bar.close()
+    assert out.getvalue().count("\n") == 1
+
+
 def test_cli_refuses_early_and_prints_strict_json(tmp_path):
     import json as js
     # a plot into a directory that does not exist failed after the whole run, results lost
@@ -405,13 +427,16 @@ def test_directory_errors(tmp_path):
         cluster.run(spec, out=tmp_path / "file", threads=1)
     assert (tmp_path / "file").read_text() == "x"
     # another run's directory
-    with pytest.raises(RecordsError, match="another run.*seed"):
+    with pytest.raises(RecordsError, match=r"holds another run \(seed 4 here, 3 there\); use "
+                                           r"another directory"):
         cluster.run(spec.replace(seed=4), out=tmp_path / "run", threads=1)
     # this run again without resume
     with pytest.raises(RecordsError, match="resume"):
         cluster.run(spec, out=tmp_path / "run", threads=1)
     # a resume with another spec names the fields
-    with pytest.raises(RecordsError, match="resume: the spec differs.*board, games"):
+    with pytest.raises(RecordsError, match=r"cannot resume the run in .*: this one differs from "
+                                           r"it \(board.height 9 here, 7 there; .*games 300 "
+                                           r"here, 200 there\)"):
         cluster.run(Simulation.new(300, 9, seed=3, chunk=100), out=tmp_path / "run", resume=True,
                     threads=1)
     assert shard_digests(tmp_path / "run") == before

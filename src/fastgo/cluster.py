@@ -70,8 +70,8 @@ def _check_reachable(host, port, timeout, what):
 
 def _host_port(address, default_port, what):
     rest = address.split("://", 1)[1]
-    host, _, port = rest.rpartition(":")
-    if not host:
+    host, colon, port = rest.rpartition(":")
+    if not colon:                       # no port: the default (":8786" has no host: an error)
         host, port = rest, str(default_port)
     if not port.isdigit() or not host:
         raise ClusterError(f"cannot read the {what} address {address!r}: expected host:port")
@@ -417,10 +417,13 @@ class _TextProgress:
         self.stream.flush()
 
     def close(self):
+        """End the bar (once: a Ctrl-C closes it twice, in the handler and on the way out)."""
         if self.bar is not None:
             self.bar.close()
+            self.bar = None
         elif self.start is not None:
             self.stream.write("\n")
+            self.start = None
 
 
 MAX_CHUNKS = 10 ** 7      # the driver keeps a list of the chunks: about 100 bytes each

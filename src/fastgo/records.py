@@ -250,11 +250,13 @@ class RunDirectory:
             spec = spec.replace(chunk=theirs.chunk)
         diff = spec.differences(theirs)
         if diff:
-            what = "resume: the spec differs from" if self.resume else "holds another run:"
-            raise RecordsError(f"output directory {out!r} {what} the run in its manifest in "
-                               f"{', '.join(diff)} (theirs: "
-                               + "; ".join(f"{k}={_short(theirs.to_dict().get(k))}" for k in diff)
-                               + ")" + ("" if self.resume else "; use another directory"))
+            said = "; ".join(f"{k} {_short(mine)} here, {_short(there)} there"
+                             for k, (mine, there) in diff.items())
+            if self.resume:
+                raise RecordsError(f"cannot resume the run in {out!r}: this one differs from it "
+                                   f"({said})")
+            raise RecordsError(f"output directory {out!r} holds another run ({said}); use "
+                               f"another directory")
         if not self.resume:
             raise RecordsError(f"output directory {out!r} already holds this run ({len(shards)} of "
                                f"{len(spec.chunks())} chunks finished): pass resume=True (fastgo "

@@ -145,9 +145,10 @@ class Simulation:
         return hashlib.sha256(text.encode()).hexdigest()
 
     def differences(self, other):
-        """The names of the fields (board: "board") in which this run differs from `other`."""
-        a, b = self.to_dict(), other.to_dict()
-        return sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        """{field: (this run's value, other's)} for each field in which this run differs from
+        `other`, the board's by their own names (e.g. "board.rules.komi")."""
+        a, b = _flat(self.to_dict()), _flat(other.to_dict())
+        return {k: (a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
 
     def __eq__(self, other):
         if not isinstance(other, Simulation):
@@ -177,6 +178,17 @@ class Simulation:
 
 def _from_dict(d):
     return Simulation.from_dict(d)
+
+
+def _flat(d, prefix=""):
+    """A nested dict as one level, its keys joined by dots."""
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
 
 
 def _wilson(k, n, z):
