@@ -321,7 +321,7 @@ def test_cli_refuses_early_and_prints_strict_json(tmp_path):
     # rounding left 2.8e-17), for all successes ends at exactly 1
     from fastgo.simulation import _wilson
     for n in (1, 7, 10, 1000):
-        assert _wilson(0, n, 1.959964)[0] == 0.0 and _wilson(n, n, 1.959964)[1] == 1.0
+        assert _wilson(0, n, 0.95)[0] == 0.0 and _wilson(n, n, 0.95)[1] == 1.0
 
 
 def test_one_driver_at_a_time_in_a_directory(tmp_path):

@@ -13,7 +13,6 @@ import hashlib
 import json
 import math
 import time
-from statistics import NormalDist
 
 import numpy as np
 
@@ -191,15 +190,10 @@ def _flat(d, prefix=""):
     return out
 
 
-def _wilson(k, n, z):
-    """Wilson's score interval for k successes in n trials."""
-    if n == 0:
-        return (float("nan"), float("nan"))
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    # at k = 0 or k = n the bound is exactly 0 or 1 (rounding left 2.8e-17 for no wins)
-    return (0.0 if k == 0 else max(0.0, centre - half), 1.0 if k == n else min(1.0, centre + half))
+def _wilson(k, n, confidence):
+    """fastgo.count's Wilson score interval for k successes in n trials (NaN for none)."""
+    from fastgo.count import wilson_interval
+    return wilson_interval(k, n, confidence) if n else (float("nan"), float("nan"))
 
 
 class Tally:
@@ -306,7 +300,6 @@ class Tally:
         histograms, ownership as a mean per point; a JSON-ready dict."""
         if not 0 < confidence < 1:
             raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-        z = NormalDist().inv_cdf((1 + confidence) / 2)
         n = self.games
         ties, black, white = (int(x) for x in self.wins)
         scores = sorted(self.scores.items())
@@ -319,9 +312,9 @@ class Tally:
             "games": n, "black_wins": black, "white_wins": white, "ties": ties,
             "capped": self.capped, "confidence": confidence,
             "black_win_rate": black / n if n else float("nan"),
-            "black_win_interval": _wilson(black, n, z),
+            "black_win_interval": _wilson(black, n, confidence),
             "white_win_rate": white / n if n else float("nan"),
-            "white_win_interval": _wilson(white, n, z),
+            "white_win_interval": _wilson(white, n, confidence),
             "tie_rate": ties / n if n else float("nan"),
             "mean_score": mean_score,
             "score_stdev": float(math.sqrt(max(0.0, (values - mean_score) ** 2 @ counts / (n - 1))))
