@@ -55,3 +55,54 @@ def test_the_sdist_ships_every_file_of_the_test_suite(monkeypatch):
     shipped = {f.replace(os.sep, "/") for f in files.files}
     assert "tests/data/legal_counts_5bit.json" in tracked
     assert sorted(set(tracked) - shipped) == []
+
+
+def _compiler_without_openmp(tmp_path):
+    """A C compiler that refuses every OpenMP flag (as clang without libomp does) and passes
+    everything else to the compiler Python was built with: a POSIX shell script, or None."""
+    import sysconfig
+    cc = (sysconfig.get_config_var("CC") or "").split()
+    if os.name != "posix" or sys.platform == "darwin" or not cc or shutil.which(cc[0]) is None:
+        return None
+    script = tmp_path / "cc-without-openmp"
+    script.write_text('#!/bin/sh\nfor a in "$@"; do case "$a" in *openmp*|-lomp|-lgomp)\n'
+                      '  echo "cc-without-openmp: unsupported option $a" >&2; exit 1;; esac; done\n'
+                      f'exec {" ".join(cc)} "$@"\n')
+    script.chmod(0o755)
+    return script
+
+
+@pytest.mark.skipif(not (ROOT / "setup.py").exists(), reason="not run from a source tree")
+def test_a_compiler_without_openmp_stops_the_build_with_a_clear_error(tmp_path):
+    """README: "without OpenMP: a clear build error, or a single-threaded build with
+    FASTGO_OPENMP=0". One module (gametree, whose kernels use OpenMP) built from a copy of the
+    sources with a compiler that refuses OpenMP: the build stops before compiling anything, with
+    setup.py's message; with FASTGO_OPENMP=0 the same compiler builds it, with no OpenMP
+    runtime among the libraries it needs."""
+    cc = _compiler_without_openmp(tmp_path)
+    if cc is None:
+        pytest.skip("needs a POSIX C compiler named by sysconfig's CC (not macOS)")
+    src = tmp_path / "fastgo"
+    skip = shutil.ignore_patterns("*.so", "*.pyd", "*.c", "__pycache__")
+    shutil.copytree(ROOT / "src", src / "src", ignore=skip)
+    for name in ("setup.py", "pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, src / name)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FASTGO_", "CFLAGS", "LDFLAGS"))}
+    env.update(CC=str(cc), FASTGO_ONLY="gametree")
+
+    def build(**extra):
+        return subprocess.run([sys.executable, "setup.py", "build_ext", "--build-lib", "out"],
+                              cwd=src, env={**env, **extra}, capture_output=True, text=True,
+                              timeout=600)
+
+    refused = build()
+    assert refused.returncode != 0
+    message = refused.stdout + refused.stderr
+    assert "fastgo needs a C compiler with OpenMP" in message and "FASTGO_OPENMP=0" in message
+    assert "unsupported option" in message          # the probe really ran the compiler
+    assert not list((src / "out").rglob("gametree*"))
+
+    serial = build(FASTGO_OPENMP="0")
+    assert serial.returncode == 0, serial.stdout[-2000:] + serial.stderr[-2000:]
+    [module] = (src / "out").rglob("gametree*")
+    assert b"gomp" not in module.read_bytes() and b"omp_get" not in module.read_bytes()
