@@ -793,7 +793,9 @@ def test_random_command_lines_always_get_one_well_formed_answer(seed, tmp_path, 
             continue
         assert ans.endswith("\n\n") and "\n\n" not in ans[:-2], (line, ans)
         assert ans[0] in "=?", (line, ans)
-        head = ans.split(" ", 1)[0]
+        head = ans.split("\n", 1)[0].split(" ", 1)[0]
+        if head == ans.split("\n", 1)[0]:         # "=[id]" alone: a genmove_analyze's lines
+            assert ans.rstrip("\n").rsplit("\n", 1)[1].startswith("play "), (line, ans)
         assert head[1:].isdigit() or head[1:] == "", (line, ans)
         assert "internal error" not in ans, (line, ans)
         e.board.check_consistency()
