@@ -44,6 +44,10 @@ Semantics worth knowing:
   judges dead before it passes. ``final_score`` and ``final_status_list`` judge dead stones by
   playout ownership (no seki detection: ``seki`` lists are empty); ``fastgo-score`` scores as
   it stands.
+- Analysis: ``lz-analyze`` and ``kata-analyze`` search a copy of the position in the
+  background and stream lines until the next command or a raw newline (``run`` drives them);
+  ``lz-genmove_analyze`` and ``kata-genmove_analyze`` are genmove with those lines, synchronous
+  (see ``Engine._genmove_analyze``).
 """
 
 import re
