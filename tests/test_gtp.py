@@ -793,7 +793,9 @@ def test_random_command_lines_always_get_one_well_formed_answer(seed, tmp_path, 
             continue
         assert ans.endswith("\n\n") and "\n\n" not in ans[:-2], (line, ans)
         assert ans[0] in "=?", (line, ans)
-        head = ans.split(" ", 1)[0]
+        head = ans.split("\n", 1)[0].split(" ", 1)[0]
+        if head == ans.split("\n", 1)[0]:         # "=[id]" alone: a genmove_analyze's lines
+            assert ans.rstrip("\n").rsplit("\n", 1)[1].startswith("play "), (line, ans)
         assert head[1:].isdigit() or head[1:] == "", (line, ans)
         assert "internal error" not in ans, (line, ans)
         e.board.check_consistency()
@@ -1043,3 +1045,213 @@ def test_pondering_grows_the_tree_the_next_genmove_reuses():
     assert out.getvalue().startswith("=1 ") and out.getvalue().endswith("=2 \n\n")
     tree = e.player.tree(e.board)
     assert tree.result().root_visits > 200           # pondered on White's time
+
+
+# -- genmove_analyze, and ownership over a whole analysis ---------------------------------------------
+
+def _info_entries(line, kind, board):
+    """One analysis line read by its written definition (Leela Zero's lz-analyze, KataGo's
+    kata-analyze): entries ``info move V visits N winrate W prior P lcb L order K pv V ...``
+    (W, P, L ints in [0, 10000] for lz, floats in [0, 1] for kata; lcb <= winrate), the moves
+    legal on `board` (the searched position), most visited first, ``order`` counting from 0 and
+    the pv starting with the move; then, kata with ownership, ``ownership`` and width x height
+    floats in [-1, 1]. Returns ({move: (visits, win rate in [0, 1])}, ownership list or None)."""
+    head, _, own = line.partition(" ownership ")
+    assert head.startswith("info move "), line
+    legal = {fastgo.point_to_vertex(p, board.width, board.height) for p in board.legal_moves()}
+    legal.add("pass")
+    scale = 10000 if kind == "lz" else 1
+    moves, prev = {}, None
+    for k, entry in enumerate(head.split("info ")[1:]):
+        f = entry.split()
+        assert f[0:12:2] == ["move", "visits", "winrate", "prior", "lcb", "order"] and f[12] == "pv"
+        rate, prior, lcb = (int(f[i]) if kind == "lz" else float(f[i]) for i in (5, 7, 9))
+        if kind == "kata":
+            assert all("." in f[i] for i in (5, 7, 9))
+        assert 0 <= lcb <= rate <= scale and 0 <= prior <= scale
+        assert f[1] in legal and f[1] not in moves and int(f[11]) == k and f[13] == f[1]
+        n = int(f[3])
+        assert n > 0 and (prev is None or n <= prev)
+        prev = n
+        moves[f[1]] = (n, rate / scale)
+    if not own:
+        return moves, None
+    values = [float(v) for v in own.split()]
+    assert len(values) == board.width * board.height and all(-1 <= v <= 1 for v in values)
+    return moves, values
+
+
+def _move_answer(answer, ident):
+    """A genmove_analyze answer (without its ending empty line): ``=id``, the info lines, then
+    ``play V``. Returns (info lines, V)."""
+    lines = answer.split("\n")
+    assert lines[0] == f"={ident}" and lines[-1].startswith("play ") and len(lines[-1].split()) == 2
+    assert all(line.startswith("info move ") for line in lines[1:-1]), answer
+    return lines[1:-1], lines[-1].split()[1]
+
+
+def test_kata_genmove_analyze_plays_genmoves_move_and_streams_its_whole_search():
+    """KataGo's definition: ``=`` at once, kata-analyze's lines while it searches, ``play V``
+    and the empty line; not ended by a raw newline or the next command (both are answered
+    after it). The move is genmove's (one thread, a playout budget: the sliced search is the
+    same search), and the last line is that whole search: fastgo-stats' arms, and ownership the
+    mean over all its playouts, not the last slice's."""
+    import io
+    n = 30000
+    a = Engine(playouts=n, rules="chinese", size=7, resign=0)
+    out = io.StringIO()
+    a.run(io.BytesIO(b"1 play b D4\n2 kata-genmove_analyze w 1 ownership true\n\n3 name\n4 quit\n"), out)
+    answers = out.getvalue().split("\n\n")
+    assert answers[0] == "=1 " and answers[2:] == ["=3 fastgo", "=4 ", ""]
+    info, move = _move_answer(answers[1], 2)
+    assert len(info) >= 2                       # a line a slice (1 cs): the search took several
+    before = fastgo.Board(7, rules="chinese")
+    before.play("D4")
+    lines = [_info_entries(line, "kata", before) for line in info]
+    assert all(own is not None for _, own in lines)
+    # genmove on a twin engine plays the same move from the same search
+    b = Engine(playouts=n, rules="chinese", size=7, resign=0)
+    transcript(b, [("play b D4", "= "), ("genmove w", f"= {move}")])
+    assert a.handle("showboard") == b.handle("showboard") and a.handle("list_stones white") == f"= {move}\n\n"
+    last, own = lines[-1]
+    stats = b.handle("fastgo-stats")[2:-2].split("\n")
+    assert stats[0].startswith(f"move {move} ") and f" playouts {n} " in stats[0]
+    for row in stats[1:]:
+        vertex, visits, rate = row.split()
+        assert last[vertex][0] == int(visits) and abs(last[vertex][1] - float(rate)) <= 0.0006
+    assert sum(v for v, _ in last.values()) == n - 1   # a fresh tree: the first playout expands the root
+    # ownership: one search of all n playouts gives it (+1 White's: White is to move; top row first)
+    expected = -np.asarray(Player(n).think(before, playouts=n).ownership)[::-1].ravel()
+    assert np.abs(np.asarray(own) - expected).max() <= 0.6e-4
+    assert np.abs(np.asarray(lines[0][1]) - expected).max() > 1e-3   # the first line's: fewer playouts
+
+
+def test_lz_genmove_analyze_colour_is_the_side_that_moves_as_for_genmove():
+    """The colour argument is genmove's: that side moves (a pass for the other is inserted, and
+    undone with the move by one undo); without one the side to move moves. Leela Zero's lines
+    (ints in 1/10000) for the position searched. handle() alone returns the whole answer."""
+    # White to move; Black loses as it stands, so after White's inserted pass it searches
+    setup = [("play b D4", "= "), ("play w C3", "= "), ("play b E5", "= ")]
+    for args, colour in [("b 1", "b"), ("5", "w")]:
+        e, twin = Engine(playouts=3000, rules="chinese", size=7), Engine(playouts=3000, rules="chinese", size=7)
+        for x in (e, twin):
+            transcript(x, setup)
+        start = e.handle("showboard")
+        answer = e.handle(f"7 lz-genmove_analyze {args}")
+        assert answer.endswith("\n\n") and "\n\n" not in answer[:-2]
+        info, move = _move_answer(answer[:-2], 7)
+        assert info and twin.handle(f"genmove {colour}") == f"= {move}\n\n"
+        assert e.handle("showboard") == twin.handle("showboard")
+        assert move in e.handle(f"list_stones {colour}").split()
+        searched = fastgo.Board(7, rules="chinese")
+        for v in ("D4", "C3", "E5"):
+            searched.play(v)
+        if colour == "b":
+            searched.pass_()
+        for line in info:
+            _info_entries(line, "lz", searched)
+        transcript(e, [("undo", "= ")])
+        assert e.handle("showboard") == start
+    transcript(e, [("known_command lz-genmove_analyze", "= true"),
+                   ("known_command kata-genmove_analyze", "= true"),
+                   ("lz-genmove_analyze x 10", "? syntax error"),
+                   ("kata-genmove_analyze b -5", "? syntax error"),
+                   ("kata-genmove_analyze b 10 ownership maybe", "? syntax error"),
+                   ("2 lz-genmove_analyze b 10 avoid b", "?2 syntax error")])
+    assert e.handle("showboard") == start                    # the errors changed nothing
+    assert {"lz-genmove_analyze", "kata-genmove_analyze"} <= set(e.handle("list_commands")[2:].split("\n"))
+
+
+def test_genmove_analyze_resigns_and_passes_as_genmove_does():
+    """``play resign`` where genmove resigns (the board left as it was); ``play pass`` with no
+    line when genmove passes without a search (passing after the opponent's pass wins)."""
+    # Black's wall with three eyes owns 10 points of 25: with komi 30 no game wins for Black
+    setup = [("komi 30", "= ")] + [(f"play b {v}", "= ") for v in ("B5", "D5", "A4", "B4", "C4", "D4", "E4")]
+    e, twin = (Engine(playouts=2000, rules="chinese", size=5, resign=0.05) for _ in range(2))
+    for x in (e, twin):
+        transcript(x, setup)
+    start = e.handle("showboard")
+    info, move = _move_answer(e.handle("3 kata-genmove_analyze b 10")[:-2], 3)
+    assert move == "resign" and twin.handle("genmove b") == "= resign\n\n"
+    assert e.handle("showboard") == start                    # the inserted White pass is undone
+    searched = e.board.copy()
+    searched.pass_()
+    best = [_info_entries(line, "kata", searched)[0] for line in info][-1]
+    assert max(rate for _, rate in best.values()) < 0.05
+    # a lone stone owns the whole 5x5 board: after White's pass Black passes, without a search
+    e = Engine(playouts=2000, rules="chinese", size=5)
+    transcript(e, [("komi 0", "= "), ("play b C3", "= "), ("play w pass", "= ")])
+    assert e.handle("4 lz-genmove_analyze b 10") == "=4\nplay pass\n\n" and e.board.is_over
+
+
+def test_genmove_analyze_internal_errors_still_end_the_answer(capsys):
+    """A failure before the answer opens is a ``?`` answer; one after (lines written) ends the
+    answer with its empty line and no play line, as KataGo does; the board is left as it was
+    and the engine goes on."""
+    import io
+
+    class Early(Player):
+        def choose(self, *a, **k):
+            raise RuntimeError("boom")
+
+    class Late(Player):
+        def choose(self, board, **k):
+            self.think(board, playouts=50, report=k["report"])   # one line written
+            raise RuntimeError("boom")
+
+    e = Engine(player=Early(10))
+    assert e.handle("8 kata-genmove_analyze b") == "?8 internal error: RuntimeError: boom\n\n"
+    assert e.handle("list_stones black") == "= \n\n"
+    e = Engine(player=Late(10), size=5)
+    out = io.StringIO()
+    e.run(io.BytesIO(b"1 play b C3\n2 lz-genmove_analyze b 1\n3 name\n"), out)
+    answers = out.getvalue().split("\n\n")
+    assert answers[0] == "=1 " and answers[2:] == ["=3 fastgo", ""]
+    lines = answers[1].split("\n")
+    assert lines[0] == "=2" and len(lines) == 2 and lines[1].startswith("info move ")
+    assert e.handle("list_stones black") == "= C3\n\n" and to_move(e) == "white"   # as it was
+    assert "RuntimeError: boom" in capsys.readouterr().err
+
+
+def test_kata_analyze_ownership_is_the_mean_over_the_whole_analysis():
+    """Each line's ownership is the mean final owner over all the analysis's playouts so far
+    (it was the latest 50 ms slice's): with one thread, playout i of a tree draws from its own
+    generator, so one search of that many playouts from a fresh tree gives the same means."""
+    import io
+    e = Engine(playouts=1000, rules="chinese", size=5)
+    out = io.StringIO()
+    e.run(_timed_lines([b"1 play b C3", b"2 kata-analyze w 15 ownership true", 0.4, b"3 quit"]), out)
+    answers = out.getvalue().split("\n\n")
+    kata = answers[1].split("\n")
+    assert kata[0] == "=2" and len(kata) >= 2
+    board = fastgo.Board(5, rules="chinese")
+    board.play("C3")
+    for line in kata[1:3]:                     # each line from 3 or more slices (15 cs)
+        moves, own = _info_entries(line, "kata", board)
+        n = sum(v for v, _ in moves.values()) + 1      # a fresh tree: the root's first playout
+        expected = -np.asarray(Player(n).think(board, playouts=n).ownership)[::-1].ravel()
+        assert np.abs(np.asarray(own) - expected).max() <= 0.6e-4, n
+
+
+def test_sliced_search_totals_count_only_their_own_playouts():
+    """Player.think with report: slices of one search on the kept tree; the totals (playouts,
+    the ownership's weights) start with it, not with the tree (an earlier search's playouts are
+    not in them), and equal one call's of the same budget."""
+    from fastgo.player import SearchTotals
+    b = fastgo.Board(7, rules="chinese")
+    sliced, whole = Player(), Player()
+    for p in (sliced, whole):
+        p.think(b, playouts=3000)               # an earlier search on the tree
+    seen = []
+    r = sliced.think(b, playouts=20000, report=lambda res, final: seen.append((res.playouts, final)))
+    one = whole.think(b, playouts=20000)
+    assert r.playouts == one.playouts == 20000 and [f for _, f in seen] == [False] * (len(seen) - 1) + [True]
+    assert [n for n, _ in seen] == sorted(n for n, _ in seen) and seen[-1][0] == 20000
+    assert np.array_equal(r.visits, one.visits) and np.abs(r.ownership - one.ownership).max() < 1e-12
+    # the weights are the slices' playouts: a slice of none adds nothing
+    t = SearchTotals()
+    first = whole.think(b, playouts=100)
+    second = whole.think(b, seconds=0)
+    assert second.playouts == 0
+    assert np.array_equal(t.add(first).ownership, first.ownership)
+    assert np.array_equal(t.add(second).ownership, first.ownership) and t.playouts == 100

@@ -44,6 +44,10 @@ Semantics worth knowing:
   judges dead before it passes. ``final_score`` and ``final_status_list`` judge dead stones by
   playout ownership (no seki detection: ``seki`` lists are empty); ``fastgo-score`` scores as
   it stands.
+- Analysis: ``lz-analyze`` and ``kata-analyze`` search a copy of the position in the
+  background and stream lines until the next command or a raw newline (``run`` drives them);
+  ``lz-genmove_analyze`` and ``kata-genmove_analyze`` are genmove with those lines, synchronous
+  (see ``Engine._genmove_analyze``).
 """
 
 import re
@@ -57,7 +61,7 @@ import fastgo
 from fastgo.board import Board
 from fastgo.coords import check_size, point_to_vertex, star_points, vertex_to_point
 from fastgo.errors import IllegalMoveError
-from fastgo.player import Player
+from fastgo.player import Player, SearchTotals
 from fastgo.rules import PRESETS, Rules
 from fastgo import sgf
 
@@ -240,13 +244,19 @@ class Engine:
             "fastgo-ownership": self.cmd_fastgo_ownership,
             "lz-analyze": self.cmd_lz_analyze,
             "kata-analyze": self.cmd_kata_analyze,
+            "lz-genmove_analyze": self.cmd_lz_genmove_analyze,
+            "kata-genmove_analyze": self.cmd_kata_genmove_analyze,
             "gogui-analyze_commands": self.cmd_gogui_analyze_commands,
         }
 
     # -- protocol ----------------------------------------------------------------------------------
 
-    def handle(self, line):
-        """The answer to one input line (see the module docstring), or None if it is empty."""
+    def handle(self, line, write=None):
+        """The answer to one input line (see the module docstring), or None if it is empty.
+
+        `write` (``run`` passes its output's): where a genmove_analyze writes its answer's
+        lines as the search goes; handle then returns the rest of the answer (its ``play``
+        line and the empty line). Without it the whole answer is returned at the end."""
         if isinstance(line, (bytes, bytearray)):
             line = bytes(line).decode("utf-8", "replace")
         elif not isinstance(line, str):
@@ -270,6 +280,9 @@ class Engine:
             result = handler(args)
             ok = True
             if isinstance(result, _Stream):
+                if result.move:
+                    # genmove_analyze: synchronous, the whole answer is written here
+                    return self._genmove_analyze(ident, result, write)
                 # an analysis command: its answer stays open; run() streams its lines and
                 # ends it with the empty line when the next command arrives
                 self.stream = result
@@ -295,6 +308,10 @@ class Engine:
         infile = infile or sys.stdin.buffer
         outfile = outfile or sys.stdout
         worker = None
+
+        def write(text):                    # a genmove_analyze's lines, as they come
+            outfile.write(text)
+            outfile.flush()
         try:
             for raw in infile:
                 text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
@@ -308,7 +325,10 @@ class Engine:
                 if worker is not None:          # a command arrived: analysis or pondering ends
                     worker.finish()
                     worker = None
-                answer = self.handle(raw)
+                # a genmove_analyze answers here, synchronously: lines and raw newlines that
+                # arrive meanwhile wait in the input until its answer is complete (KataGo's
+                # and Leela Zero's rule: it is not ended by a newline or the next command)
+                answer = self.handle(raw, write)
                 if answer is None:
                     continue
                 outfile.write(answer)
@@ -494,12 +514,19 @@ class Engine:
     def _genmove(self, args, play, cleanup=False):
         if len(args) != 1:
             raise GtpError("syntax error")
-        colour = _colour(args[0])
+        return self._generate(_colour(args[0]), play, cleanup)
+
+    def _generate(self, colour, play, cleanup=False, report=None):
+        """genmove's rule for `colour` (the side that moves: a pass or a resumption makes it
+        its turn, as play does): the player's move under the budget (``fastgo-playouts``,
+        ``fastgo-seconds``, the clock's share), resigning as it decides; played when `play`
+        (and the clock run down), else the board is left as it was. Returns the vertex,
+        ``pass`` or ``resign``. `report`: ``Player.think``'s, for genmove_analyze's lines."""
         record = self._bring_to_move(colour)
         t0 = time.monotonic()
         try:
             decision = self.player.choose(self.board, seconds=self.time_budget(colour),
-                                          cleanup=cleanup)
+                                          cleanup=cleanup, report=report)
         except BaseException:
             self._revert(record)             # leave no inserted pass behind
             raise
@@ -879,19 +906,16 @@ class Engine:
                       "movesOwnership": "bool", "movesOwnershipStdev": "bool"}
 
     def _analysis_args(self, args, kata):
-        """``[colour] [interval] [key value ...]``: interval in centiseconds (default 100), and
-        ``ownership true|false`` (kata-analyze prints it); the other keys of one value Leela Zero and
-        KataGo take (minmoves, maxmoves, pvVisits, rootInfo...) are checked and ignored; any
-        other word (``allow``/``avoid`` included, which are not supported) is a syntax error.
-        The position analysed is a copy of the board's, for `colour` when given: a pass is
-        played in the copy when the other side is to move (as genmove does). Returns (board,
+        """``[colour] [interval] [key value ...]`` of the analysis and genmove_analyze commands:
+        interval in centiseconds (default 100), and ``ownership true|false`` (the kata- commands
+        print it); the other keys of one value Leela Zero and KataGo take (minmoves, maxmoves,
+        pvVisits, rootInfo...) are checked and ignored; any other word (``allow``/``avoid``
+        included, which are not supported) is a syntax error. Returns (colour or None,
         interval in seconds, ownership)."""
-        interval, ownership = 100, False
+        interval, ownership, colour = 100, False, None
         args = list(args)
-        board = self.board.copy()
         if args and args[0].lower() in ("b", "w", "black", "white"):
-            if _colour(args.pop(0)) != board.to_move and not board.is_over:
-                board.pass_()
+            colour = _colour(args.pop(0))
         if args and args[0].isdigit():
             interval = _int_arg(args.pop(0))
         if len(args) % 2:
@@ -909,9 +933,17 @@ class Engine:
                 interval = number
             elif key == "ownership":
                 ownership = kata and value == "true"        # (lz-analyze prints none)
+        return colour, max(interval, 1) / 100.0, ownership
+
+    def _analysed(self, colour):
+        """The position an analysis searches: a copy of the board's, for `colour` when given (a
+        pass is played in the copy when the other side is to move, as genmove does)."""
+        board = self.board.copy()
+        if colour is not None and colour != board.to_move and not board.is_over:
+            board.pass_()
         if board.is_over:
             raise GtpError("the game is over")
-        return board, max(interval, 1) / 100.0, ownership
+        return board
 
     def cmd_lz_analyze(self, args):
         """``lz-analyze [colour] [interval]``: Leela Zero's streaming analysis: every `interval`
@@ -919,22 +951,82 @@ class Engine:
         entries (winrate, prior and lcb in 1/10000, for `colour`, default the side to move; the
         prior is uniform, 1 / the root's moves: the UCT search has no policy) until the next
         command or a raw newline."""
-        board, interval, _ = self._analysis_args(args, kata=False)
-        return _Stream(board, interval, "lz", False)
+        colour, interval, _ = self._analysis_args(args, kata=False)
+        return _Stream(self._analysed(colour), interval, "lz", False)
 
     def cmd_kata_analyze(self, args):
         """``kata-analyze [colour] [interval] [ownership true]``: KataGo's streaming analysis,
         as lz-analyze with win rates and priors in [0, 1], and with ``ownership true`` the
-        ownership of every point (+1 the side to move's), top row first, after the moves."""
-        board, interval, ownership = self._analysis_args(args, kata=True)
-        return _Stream(board, interval, "kata", ownership)
+        ownership of every point (+1 the side to move's), top row first, after the moves: the
+        mean final owner over all the analysis's playouts so far (``SearchTotals``)."""
+        colour, interval, ownership = self._analysis_args(args, kata=True)
+        return _Stream(self._analysed(colour), interval, "kata", ownership)
+
+    def cmd_lz_genmove_analyze(self, args):
+        """``lz-genmove_analyze [colour] [interval] [key value ...]``: genmove with lz-analyze's
+        lines as it searches (see ``_genmove_analyze``)."""
+        colour, interval, _ = self._analysis_args(args, kata=False)
+        return _Stream(None, interval, "lz", False, colour=colour, move=True)
+
+    def cmd_kata_genmove_analyze(self, args):
+        """``kata-genmove_analyze [colour] [interval] [key value ...]``: genmove with
+        kata-analyze's lines (``ownership true`` included) as it searches."""
+        colour, interval, ownership = self._analysis_args(args, kata=True)
+        return _Stream(None, interval, "kata", ownership, colour=colour, move=True)
+
+    def _genmove_analyze(self, ident, stream, write):
+        """lz-/kata-genmove_analyze, as Leela Zero and KataGo define them: ``genmove colour``
+        (colour default the side to move; the same rule, budget, resignation and clock: see
+        ``_generate``) that answers ``=[id]`` as its search starts (after the first slice, or
+        with the move when there is no search), then the analysis command's line every
+        interval while it searches (``Player.think``'s slices of 0.05 s) and one last line for
+        the whole search, then ``play <vertex|pass|resign>`` and the empty line. With one
+        thread and a playout budget the move is genmove's (the sliced search is the same
+        search). Synchronous: nothing ends it early (``run`` reads the next line after it).
+        An error before the answer opens is a ``?`` answer; one after it (a bug) ends the
+        answer with the empty line and no play line, logged on stderr, as KataGo does."""
+        held, opened = [], False
+
+        def emit(text):
+            nonlocal opened
+            if not opened:
+                text, opened = f"={ident}\n" + text, True
+            if write is None:
+                held.append(text)
+            else:
+                write(text)
+
+        due = time.monotonic() + stream.interval
+
+        def report(result, final):
+            nonlocal due
+            if final or time.monotonic() >= due:
+                # the board is the search's root until the move is played, after the last report
+                line = self.analysis_line(result, self.board, stream.kind, stream.ownership)
+                emit(line or "")
+                due = time.monotonic() + stream.interval
+            elif not opened:
+                emit("")                    # opens the answer: '=' within the first slice
+
+        try:
+            move = self._generate(stream.colour or self.board.to_move, play=True, report=report)
+        except Exception:
+            if not opened:
+                raise                       # handle answers it as any error
+            print("fastgo gtp: genmove_analyze stopped by an internal error:", file=sys.stderr)
+            traceback.print_exc(file=sys.stderr)
+            emit("\n")
+            return "" if write is not None else "".join(held)
+        emit(f"play {move}\n\n")
+        return "" if write is not None else "".join(held)
 
     def cmd_gogui_analyze_commands(self, args):
         """GoGui's analyze menu: the ownership map (``dboard``) and the last search's statistics."""
         return "dboard/Ownership/fastgo-ownership\nstring/Last search/fastgo-stats"
 
     def analysis_line(self, result, board, kind, ownership):
-        """One analysis line (see cmd_lz_analyze / cmd_kata_analyze) from a ``SearchResult``."""
+        """One analysis line (see cmd_lz_analyze / cmd_kata_analyze) from a ``SearchResult``,
+        or None when no move has a visit yet."""
         w, h = board.width, board.height
         search = self.player.tree(board)
         # best_move's order: most visits, then the higher value, then the earlier move
@@ -956,6 +1048,8 @@ class Engine:
             else:
                 parts.append(f"info move {point_to_vertex(move, w, h)} visits {n} winrate "
                              f"{rate:.6f} prior {prior:.6f} lcb {lcb:.6f} order {k} pv {pv}")
+        if not parts:
+            return None             # nothing visited yet: no line (an empty one ends the answer)
         line = " ".join(parts)
         if ownership and result.ownership is not None:
             own = np.nan_to_num(np.asarray(result.ownership))[::-1]
@@ -966,19 +1060,23 @@ class Engine:
 
 
 class _Stream:
-    """A pending analysis: the position, seconds between lines, "lz" or "kata", ownership."""
+    """An analysis command's parsed request: the position (None for genmove_analyze, which
+    searches the board's), seconds between lines, "lz" or "kata", ownership; colour (or None)
+    and `move` for genmove_analyze."""
 
-    def __init__(self, board, interval, kind, ownership):
+    def __init__(self, board, interval, kind, ownership, colour=None, move=False):
         self.board, self.interval, self.kind, self.ownership = board, interval, kind, ownership
+        self.colour, self.move = colour, move
 
 
 class _Background:
     """A thread that searches the engine's position until the next command: an analysis
     stream (lines written to `out` every interval) or, with `stream` None, pondering (the tree
     the next genmove reuses grows). ``finish()`` stops it within one slice of the search
-    (0.05 s) and, for a stream, ends the open answer with its empty line."""
+    (0.05 s) and, for a stream, ends the open answer with its empty line. An analysis's
+    ownership is the mean over all its slices' playouts (``SearchTotals``, new for each)."""
 
-    SLICE = 0.05
+    SLICE = Player.SLICE
 
     def __init__(self, engine, out, stream):
         import threading
@@ -991,13 +1089,16 @@ class _Background:
     def _run(self):
         player = self.engine.player
         next_line = time.monotonic() + (self.stream.interval if self.stream else 0)
+        totals = SearchTotals()
         try:
             while not self.done.is_set():
-                r = player.think(self.board, seconds=self.SLICE)
+                r = totals.add(player.think(self.board, seconds=self.SLICE))
                 if self.stream is not None and time.monotonic() >= next_line and not self.done.is_set():
-                    self.out.write(self.engine.analysis_line(r, self.board, self.stream.kind,
-                                                             self.stream.ownership))
-                    self.out.flush()
+                    line = self.engine.analysis_line(r, self.board, self.stream.kind,
+                                                     self.stream.ownership)
+                    if line:
+                        self.out.write(line)
+                        self.out.flush()
                     next_line = time.monotonic() + self.stream.interval
         except Exception:                   # never let a search error kill the engine
             print("fastgo gtp: analysis stopped by an internal error:", file=sys.stderr)

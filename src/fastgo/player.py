@@ -24,9 +24,40 @@ import numpy as np
 
 from fastgo.board import Board
 from fastgo.playout import playouts as _playouts
-from fastgo.search import Search
+from fastgo.search import Search, SearchResult
 
 BLACK, WHITE = 1, 2
+
+
+class SearchTotals:
+    """One search run as several ``Search.search`` calls on the same tree (slices), summed.
+
+    Each call's ``SearchResult`` counts only that call's playouts, seconds and ownership (its
+    ownership is the mean final owner over its own playouts); ``add`` returns a copy of the
+    latest result with those three made the totals since this object was made: playouts and
+    seconds summed, ownership the playout-weighted mean of the slices' ownership (so the mean
+    over all their playouts, as one call of that many playouts would give). The tree's fields
+    (moves, visits, values, pv, root_visits...) are the tree's as it stands, kept as they are.
+    A new search (a new analysis) starts a new ``SearchTotals``."""
+
+    def __init__(self):
+        self.playouts = 0
+        self.seconds = 0.0
+        self._owner_sum = None          # sum over the slices of playouts x mean ownership
+
+    def add(self, result):
+        self.playouts += int(result.playouts)
+        self.seconds += float(result.seconds)
+        # a slice of no playouts has no ownership (NaN): it weighs nothing
+        if result.ownership is not None and result.playouts > 0:
+            weighted = np.asarray(result.ownership, dtype=np.float64) * result.playouts
+            self._owner_sum = weighted if self._owner_sum is None else self._owner_sum + weighted
+        total = SearchResult(**{k: getattr(result, k) for k in SearchResult.__slots__})
+        total.playouts, total.seconds = self.playouts, self.seconds
+        if result.ownership is not None:
+            total.ownership = (self._owner_sum / self.playouts if self._owner_sum is not None
+                               else np.full(np.shape(result.ownership), np.nan))
+        return total
 
 
 @dataclass
@@ -54,6 +85,9 @@ class Player:
     seed, memory: the search's (``fastgo.search.Search``). resign_threshold /
     resign_min_playouts: resign below that win rate (0: never).
     """
+
+    #: seconds of one slice of a search that reports as it goes (``think``'s `report`)
+    SLICE = 0.05
 
     def __init__(self, playouts=10000, seconds=None, *, rave=True, exploration=None,
                  policy="uniform", resign_threshold=0.03, resign_min_playouts=500, seed=0,
@@ -98,9 +132,32 @@ class Player:
         self._settings = self._current()
         return self._search
 
-    def think(self, board, *, playouts=None, seconds=None):
-        """Search `board`'s position (the kept tree grows) and return the ``SearchResult``."""
-        return self.tree(board).search(playouts=playouts, seconds=seconds)
+    def think(self, board, *, playouts=None, seconds=None, report=None):
+        """Search `board`'s position (the kept tree grows) and return the ``SearchResult``.
+
+        With `report`, the search runs as slices of at most ``SLICE`` seconds on the same tree
+        until `playouts` playouts in all or `seconds` since the start (the first reached; one is
+        required), calling ``report(result, final)`` after each slice with the totals so far
+        (``SearchTotals``; `final` True after the last), and returns the last of those. With one
+        thread and a playout budget this is the very search one call would make (playout i of
+        a tree's life draws from its own generator, seeded by (seed, i), whatever the calls),
+        so the same tree, ownership and move; a time budget differs only as any two timed
+        searches do (and the reports' time counts against it)."""
+        tree = self.tree(board)
+        if report is None:
+            return tree.search(playouts=playouts, seconds=seconds)
+        if playouts is None and seconds is None:
+            raise ValueError("give a limit: playouts or seconds")
+        totals, t0 = SearchTotals(), time.monotonic()
+        while True:
+            left = None if playouts is None else playouts - totals.playouts
+            cut = self.SLICE if seconds is None else max(0.0, min(self.SLICE, seconds - (time.monotonic() - t0)))
+            result = totals.add(tree.search(playouts=left, seconds=cut))
+            final = ((playouts is not None and totals.playouts >= playouts)
+                     or (seconds is not None and time.monotonic() - t0 >= seconds))
+            report(result, final)
+            if final:
+                return result
 
     # -- dead stones ------------------------------------------------------------------------------
 
@@ -125,12 +182,13 @@ class Player:
 
     # -- a move -----------------------------------------------------------------------------------
 
-    def choose(self, board, *, playouts=None, seconds=None, cleanup=False):
+    def choose(self, board, *, playouts=None, seconds=None, cleanup=False, report=None):
         """Pick a move for the side to move on `board` (not changed). Returns a ``Decision``.
 
         `cleanup` (KGS's ``kgs-genmove_cleanup``): pass only after an opponent's pass when no
         opponent stone the playouts call dead is left (or when no other move is left); never
-        resign."""
+        resign. `report`: ``think``'s, called as the search goes (not at all when the move is
+        decided without one: a pass that wins, a game over)."""
         t0 = time.perf_counter()
         budget = self.playouts if playouts is None else playouts
         seconds = self.seconds if seconds is None else seconds
@@ -158,7 +216,7 @@ class Player:
             if may_pass and self.estimated_score(board).winner == me:
                 return stop("pass wins", 1.0)
             may_pass = False
-        r = self.think(board, playouts=budget, seconds=seconds)
+        r = self.think(board, playouts=budget, seconds=seconds, report=report)
         order = sorted(range(len(r.moves)), key=lambda i: (-r.visits[i], -np.nan_to_num(r.values[i], nan=-1), i))
         arms = [(int(r.moves[i]), int(r.visits[i]), float(r.values[i])) for i in order]
         choices = [a for a in arms if a[0] != pass_move or may_pass]
