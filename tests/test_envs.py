@@ -168,6 +168,43 @@ def test_render_modes_outside_the_metadata_are_refused():
     assert GoEnv(5, render_mode="ansi").render_mode == "ansi"
 
 
+def test_ansi_renders_when_asked_and_prints_nothing(capsys):
+    """Gymnasium's and PettingZoo's "ansi": render() returns the text; printing on every step is
+    "human"'s (GoAECEnv printed the board at every step)."""
+    aec = GoAECEnv(board_size=3, render_mode="ansi")
+    aec.reset(seed=0)
+    env = GoEnv(3, render_mode="ansi")
+    env.reset(seed=0)
+    aec.step(4)
+    env.step(4)
+    assert capsys.readouterr().out == ""
+    board = fastgo.Board(3)
+    board.play(4)
+    assert aec.render() == env.render() == str(board)
+
+
+def test_vector_env_names_its_own_arguments():
+    # num_envs=0 was refused as the BoardBatch's "n must be between 1 and ..."
+    for bad in (0, -3, 2**40):
+        with pytest.raises(ValueError, match=f"num_envs must be between 1 and .*, not {bad}"):
+            GoVectorEnv(bad, 5)
+    for bad in (2.0, True, "4"):
+        with pytest.raises(TypeError, match="num_envs must be an int"):
+            GoVectorEnv(bad, 5)
+    assert GoVectorEnv(np.int32(3), 5).num_envs == 3
+
+
+def test_importing_the_envs_needs_neither_extra_until_used():
+    """README: `import fastgo.envs` imports Gymnasium (when installed) to register its ids, and
+    PettingZoo only when GoAECEnv is first used."""
+    import subprocess
+    import sys
+    code = ("import sys, fastgo.envs; a = 'pettingzoo' in sys.modules; "
+            "fastgo.envs.GoAECEnv; print(a, 'gymnasium' in sys.modules, 'pettingzoo' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True", "True"]
+
+
 def test_pettingzoo_api_test():
     api_test(GoAECEnv(board_size=5), num_cycles=500, verbose_progress=False)
     api_test(GoAECEnv(board_size=9, max_moves=40), num_cycles=200, verbose_progress=False)

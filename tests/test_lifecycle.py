@@ -278,3 +278,59 @@ def test_shared_tables_are_read_only_and_bools_are_not_numbers():
     with pytest.raises(TypeError):
         fastgo.Rules(komi=True)
     assert fastgo.Rules(suicide=np.bool_(False)).suicide is False
+
+
+def test_results_and_errors_cross_process_boundaries():
+    """What a worker process returns or raises reaches its parent by pickle. The namedtuples
+    made while an extension module started named importlib._bootstrap as their module (no
+    pickle could find them), and the package's exceptions, rebuilt from their message alone,
+    failed to unpickle: a multiprocessing pool whose worker raised one never returned."""
+    import multiprocessing as mp
+    batch = fastgo.BoardBatch(2, 5)
+    step = batch.step([12, 13])
+    b = fastgo.Board(5)
+    b.play("C3")
+    made = [step, b.score(), b.chain("C3"), fastgo.count.estimate_legal_fraction(3, 3, 50, seed=1)]
+    for value in made:
+        assert type(value).__module__.startswith("fastgo.")
+        back = pickle.loads(pickle.dumps(value))
+        assert type(back) is type(value)
+        for x, y in zip(back, value):
+            assert np.array_equal(np.asarray(x), np.asarray(y))
+    with pytest.raises(fastgo.IllegalActionError) as batch_error:
+        batch.step([12, 26])
+    with pytest.raises(fastgo.IllegalMoveError) as move_error:
+        b.play("C3")
+    for e in (batch_error.value, move_error.value):
+        back = pickle.loads(pickle.dumps(e))
+        assert type(back) is type(e) and str(back) == str(e) and vars(back) == vars(e)
+    # a pool's worker raising one: the parent gets it (it hung)
+    with mp.get_context("spawn").Pool(1) as pool:
+        with pytest.raises(fastgo.IllegalMoveError, match="occupied") as got:
+            pool.apply_async(_replay_twice, ("C3",)).get(timeout=120)
+    assert got.value.reason == "occupied" and got.value.vertex == "C3"
+
+
+def _replay_twice(vertex):
+    b = fastgo.Board(5)
+    b.play(vertex)
+    b.play(vertex)
+
+
+def test_batches_copy_and_refuse_pickle_with_a_reason():
+    """copy.copy / copy.deepcopy of a BoardBatch are its copy() (independent games); pickling
+    it, or copying or pickling a Search (state in C memory), is refused with a reason that
+    says what to do instead, not Cython's "no default __reduce__"."""
+    batch = fastgo.BoardBatch(2, 5)
+    batch.step([12, 13])
+    for c in (copy.copy(batch), copy.deepcopy(batch)):
+        assert c is not batch and c.board(1) == batch.board(1)
+        c.step([0, 0])
+        assert batch.board(0).history == [12] and c.board(0).history == [12, 0]
+    with pytest.raises(TypeError, match=r"copy\(\) copies it"):
+        pickle.dumps(batch)
+    from fastgo.search import Search
+    s = Search(fastgo.Board(5))
+    for how in (copy.copy, copy.deepcopy, pickle.dumps):
+        with pytest.raises(TypeError, match="make a new Search of search.board"):
+            how(s)

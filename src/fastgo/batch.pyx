@@ -64,6 +64,8 @@ cdef enum:
 
 cdef int ENCODING_PLANES[4]
 ENCODING_PLANES[:] = [17, 18, 4, 12]
+#: the most games a BoardBatch holds
+MAX_GAMES = 1 << 26
 #: encoding name -> number of planes
 ENCODINGS = {"agz17": 17, "lz18": 18, "openspiel4": 4, "katago": 12}
 _ENC_CODES = {"agz17": ENC_AGZ17, "lz18": ENC_LZ18, "openspiel4": ENC_OPENSPIEL4,
@@ -75,7 +77,9 @@ _DTYPES = {np.dtype(np.bool_): 0, np.dtype(np.uint8): 0, np.dtype(np.int8): 0,
 _REASONS = dict(REASONS)
 _REASONS[MOVE_CAP] = "move cap"
 
-StepResult = namedtuple("StepResult", "terminated truncated winners reset")
+# (module= names this module: a namedtuple made while an extension module starts would name
+# importlib._bootstrap, and neither pickle nor multiprocessing could find the class)
+StepResult = namedtuple("StepResult", "terminated truncated winners reset", module="fastgo.batch")
 StepResult.__doc__ = """What one ``BoardBatch.step`` did, per game (numpy arrays of length n):
 terminated (bool: this turn was the second pass in a row), truncated (bool: this turn reached
 max_moves and did not end the game), winners (int8: for a terminated game 1 Black won, 2 White
@@ -278,7 +282,8 @@ cdef class BoardBatch:
     handicap placement). ``max_moves`` caps the turns of a game (truncation; None: no cap).
     ``autoreset`` follows Gymnasium's vector conventions: ``"next-step"`` (a game that ended
     restarts at the next ``step``, whose action for it is ignored), ``"same-step"`` (a game
-    restarts in the step that ends it, after its result is recorded), ``"disabled"`` (ended
+    restarts in the step that ends it, after its result is recorded: only its winner is left;
+    for its final position use "disabled" and ``reset``), ``"disabled"`` (ended
     games stay ended; stepping them is refused until ``reset``). ``threads``: the most cores ``step``,
     ``encode`` and ``reset`` use (default: all); ``step`` measures what a turn costs on one
     thread and on ``threads`` and runs on the cheaper (another job holding a core makes one
@@ -336,8 +341,8 @@ cdef class BoardBatch:
         if self.games != NULL:
             raise RuntimeError("BoardBatch.__init__ called twice")
         n = _index(n, "n")
-        if not 1 <= n <= 1 << 26:
-            raise ValueError(f"n must be between 1 and {1 << 26} games, not {n}")
+        if not 1 <= n <= MAX_GAMES:
+            raise ValueError(f"n must be between 1 and {MAX_GAMES} games, not {n}")
         w, h = check_size(width, width if height is None else height)
         rules = _make_rules(rules, ko, suicide, scoring, komi)
         start = Board(w, h, rules=rules, handicap=handicap)
@@ -888,13 +893,13 @@ cdef class BoardBatch:
             if self._run_step(t):
                 self._observe(t > 1, perf_counter() - began)
             else:
-                if (flags == STEP_RANGE).any():
-                    _refuse_range(acts, self.npoints)
                 refused = np.flatnonzero((flags != 0) & (flags != STEP_RESET))
                 if (flags[refused] == STEP_OOM).any():
                     raise MemoryError("no memory for the next turn's records")
                 raise IllegalActionError(refused.tolist(), acts[refused].tolist(),
-                                         [_REASONS[int(f)] for f in flags[refused]])
+                                         [_REASONS[int(f)] if f != STEP_RANGE
+                                          else _range_reason(self.npoints)
+                                          for f in flags[refused]])
             return StepResult(terminated, truncated, winners, reset)
         finally:
             self.busy = False
@@ -1159,8 +1164,19 @@ cdef class BoardBatch:
         finally:
             self.busy = False
 
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __reduce__(self):
+        raise TypeError("a BoardBatch cannot be pickled (its games live in C memory, with the "
+                        "history its planes read): copy() copies it in this process; to send "
+                        "games elsewhere, send batch.board(i) (Boards pickle, turns and all)")
+
     def copy(self):
-        """An independent copy of every game."""
+        """An independent copy of every game (also ``copy.copy`` and ``copy.deepcopy``)."""
         cdef BoardBatch c = BoardBatch.__new__(BoardBatch)
         cdef int64_t i
         cdef Game* g
@@ -1238,10 +1254,16 @@ def _refuse_bools(actions):
         raise ValueError(f"actions must be integers, not bools (games {bad[:5]})")
 
 
+def _range_reason(npoints):
+    return f"out of range 0..{npoints}"
+
+
 def _refuse_range(a, npoints):
+    """An action that is no point and no pass is refused as the rules' refusals are (each game
+    named, with its action and why), before any game is judged."""
     bad = np.flatnonzero((a < 0) | (a > npoints))
-    raise ValueError(f"actions out of range 0..{npoints} in games "
-                     f"{bad[:5].tolist()}: {a[bad[:5]].tolist()}")
+    raise IllegalActionError(bad.tolist(), [int(x) for x in a[bad]],
+                             [_range_reason(npoints)] * len(bad))
 
 
 def _threads(value):

@@ -32,9 +32,9 @@ WHITE_ = WHITE
 REASONS = {OCCUPIED: "occupied", SUICIDE: "suicide", KO: "ko", SUPERKO: "superko",
            GAME_OVER: "game over"}
 
-Chain = namedtuple("Chain", "color stones liberties")
+Chain = namedtuple("Chain", "color stones liberties", module="fastgo.board")
 Chain.__doc__ = "A chain: its colour, its stones and its liberties (points, sorted)."
-Score = namedtuple("Score", "black white margin winner ownership")
+Score = namedtuple("Score", "black white margin winner ownership", module="fastgo.board")
 Score.__doc__ = """A score: each side's points (komi in White's), margin = black - white,
 winner (0 tie, 1 black, 2 white) and ownership (int8[height, width] of 0/1/2)."""
 

@@ -629,7 +629,8 @@ cdef int sweep_point(const Table* src, int nsrc, Table* dst, int nt, int f, int 
 
 CountStats = namedtuple("CountStats", ["count", "width", "height", "frontier", "peak_states",
                                        "total_states", "final_states", "table_bytes", "limbs",
-                                       "threads", "seconds", "passes"], defaults=(1,))
+                                       "threads", "seconds", "passes"], defaults=(1,),
+                        module="fastgo.count")
 CountStats.__doc__ = """The exact count of legal positions and what the sweep took.
 
 count: the number of legal positions; frontier: the cells of the sweep's border (the shorter
@@ -642,7 +643,8 @@ counts modulo 2^(64 * limbs) and modulo primes below 2^63, joined by the Chinese
 theorem, when exact counts do not fit in memory)."""
 
 SweepProgress = namedtuple("SweepProgress", ["row", "col", "rows", "cols", "states", "seconds",
-                                             "eta", "sweep", "sweeps"], defaults=(0, 1))
+                                             "eta", "sweep", "sweeps"], defaults=(0, 1),
+                           module="fastgo.count")
 SweepProgress.__doc__ = """Where a count stands, passed to its ``progress`` callback after every
 point: point (row, col) of rows x cols of pass `sweep` (0-based) of `sweeps` is done, `states`
 border states are held, `seconds` have passed (earlier passes and earlier runs of a resumed count
@@ -1473,7 +1475,8 @@ cdef int64_t estimate_kernel(int w, int h, uint64_t seed, int64_t start, int64_t
 
 
 LegalFractionEstimate = namedtuple("LegalFractionEstimate", [
-    "width", "height", "samples", "legal", "fraction", "low", "high", "confidence", "seed"])
+    "width", "height", "samples", "legal", "fraction", "low", "high", "confidence", "seed"],
+    module="fastgo.count")
 LegalFractionEstimate.__doc__ = """A Monte Carlo estimate of the fraction of legal positions.
 
 legal of samples uniformly random colourings were legal; fraction = legal / samples; (low, high)

@@ -14,6 +14,11 @@ class IllegalMoveError(ValueError):
         self.reason = reason
         super().__init__(f"illegal move {vertex} (point {move}): {reason}")
 
+    def __reduce__(self):
+        # pickle rebuilds an exception from its args, here the message alone: rebuild it from
+        # what made it (a worker process's exception reaches its parent by pickle)
+        return type(self), (self.move, self.vertex, self.reason)
+
 
 class ConsistencyError(RuntimeError):
     """The incremental board state disagrees with a recomputation from scratch (a fastgo bug)."""
@@ -24,7 +29,8 @@ class IllegalActionError(ValueError):
 
     ``games``, ``actions`` and ``reasons`` are parallel lists: the refused games' indices, their
     actions (points; ``width * height`` for a pass) and why (the reasons of ``IllegalMoveError``,
-    or ``"move cap"`` for a game truncated by the batch's cap of turns).
+    ``"move cap"`` for a game truncated by the batch's cap of turns, or ``"out of range 0..N"`` for
+    an action that is no point and no pass, N = ``width * height``).
     """
 
     def __init__(self, games, actions, reasons):
@@ -35,6 +41,9 @@ class IllegalActionError(ValueError):
                           for g, a, r in zip(self.games[:5], self.actions, self.reasons))
         more = f" (and {len(self.games) - 5} more)" if len(self.games) > 5 else ""
         super().__init__(f"illegal actions in {len(self.games)} game(s): {shown}{more}")
+
+    def __reduce__(self):
+        return type(self), (self.games, self.actions, self.reasons)     # see IllegalMoveError
 
 
 class RecordsError(ValueError):

@@ -1159,6 +1159,16 @@ cdef class Search:
             self.guard.release()
         return np.frombuffer(raw, dtype=dt).copy()
 
+    def __reduce__(self):
+        raise TypeError("a Search cannot be copied or pickled (its tree lives in C memory): "
+                        "make a new Search of search.board (a Board, which pickles)")
+
+    def __copy__(self):
+        self.__reduce__()
+
+    def __deepcopy__(self, memo):
+        self.__reduce__()
+
     def result(self):
         """The ``SearchResult`` of the tree as it stands (no search)."""
         return self._result(0.0)

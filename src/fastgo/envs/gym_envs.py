@@ -23,7 +23,7 @@ from gymnasium import spaces  # noqa: E402
 from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
 from gymnasium.vector.utils import batch_space  # noqa: E402
 
-from fastgo.batch import BoardBatch, ENCODINGS, _DTYPES  # noqa: E402
+from fastgo.batch import BoardBatch, ENCODINGS, MAX_GAMES, _DTYPES  # noqa: E402
 
 __all__ = ["GoEnv", "GoVectorEnv"]
 
@@ -89,6 +89,10 @@ class GoVectorEnv(VectorEnv):
         if render_mode is not None:        # (metadata["render_modes"] is empty)
             raise ValueError(f"GoVectorEnv renders nothing: render_mode must be None, not "
                              f"{render_mode!r} (GoEnv renders 'ansi')")
+        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)):
+            raise TypeError(f"num_envs must be an int, not {type(num_envs).__name__}")
+        if not 1 <= num_envs <= MAX_GAMES:
+            raise ValueError(f"num_envs must be between 1 and {MAX_GAMES}, not {num_envs}")
         self.metadata = dict(self.metadata, autoreset_mode=mode)
         self.render_mode = render_mode
         self._same_step = mode == AutoresetMode.SAME_STEP

@@ -109,8 +109,6 @@ class GoAECEnv(AECEnv):
             self.truncations = {a: True for a in self.agents}
         self.agent_selection = self._selector.next()
         self._accumulate_rewards()
-        if self.render_mode == "ansi":
-            print(self.render())
 
     def render(self):
         if self.render_mode is None:
