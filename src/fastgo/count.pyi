@@ -19,7 +19,7 @@ PRIMES: Tuple[int, ...]
 CHECKPOINT_FORMAT: str
 
 class CountStats(NamedTuple):
-    count: int
+    count: int  # type: ignore[assignment]  # (the field shadows tuple.count)
     width: int
     height: int
     frontier: int
