@@ -1,17 +1,26 @@
 """The package as built: the OpenMP switch of setup.py, the licence metadata (SPDX string and
 LICENSE file, in the checkout and in the sdist, which both hold pyproject.toml), the files the
-sdist ships."""
+sdist ships, the type stubs of the compiled modules (shipped, true to the runtime modules, and
+giving a typed user precise types)."""
 
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import fastgo
 from fastgo import playout
+from fastgo.batch import BoardBatch, StepResult
+from fastgo.board import Board, Chain, Score
+from fastgo.count import CountStats, LegalFractionEstimate
+from fastgo.playout import Playouts
+from fastgo.search import SearchResult
+from require_extras import importorskip
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -107,3 +116,208 @@ def test_a_compiler_without_openmp_stops_the_build_with_a_clear_error(tmp_path):
     assert serial.returncode == 0, serial.stdout[-2000:] + serial.stderr[-2000:]
     [module] = (src / "out").rglob("gametree*")
     assert b"gomp" not in module.read_bytes() and b"omp_get" not in module.read_bytes()
+
+
+# -- type stubs ------------------------------------------------------------------------------------
+
+#: the compiled modules: each has a stub (src/fastgo/<name>.pyi) beside py.typed
+COMPILED = ("board", "count", "gametree", "batch", "playout", "search")
+
+
+@pytest.mark.skipif(not (ROOT / "pyproject.toml").exists() or not (ROOT / "src" / "fastgo").is_dir(),
+                    reason="not run from a source tree")
+def test_the_sdist_and_the_wheels_ship_a_stub_of_every_compiled_module(tmp_path, monkeypatch):
+    """Every .pyx has its .pyi, and with py.typed they are in the sdist (SOURCES.txt of
+    setuptools' egg_info: the list `python -m build --sdist` packs) and in the wheels (build_py's
+    package data, what a wheel's build copies)."""
+    from setuptools.dist import Distribution
+    assert sorted(p.stem for p in (ROOT / "src" / "fastgo").glob("*.pyx")) == sorted(COMPILED)
+    wanted = {f"src/fastgo/{m}.pyi" for m in COMPILED} | {"src/fastgo/py.typed"}
+    assert all((ROOT / f).is_file() for f in wanted)
+    monkeypatch.chdir(ROOT)
+    dist = Distribution()
+    dist.script_name = "setup.py"
+    dist.parse_config_files()                   # pyproject.toml's packages and package-data
+    egg_info = dist.get_command_obj("egg_info")
+    egg_info.egg_base = str(tmp_path)
+    egg_info.ensure_finalized()
+    egg_info.run()
+    sdist = set((tmp_path / "fastgo.egg-info" / "SOURCES.txt").read_text().split())
+    assert sorted(wanted - sdist) == []
+    build_py = dist.get_command_obj("build_py")
+    build_py.ensure_finalized()
+    wheel = {f"{src}/{name}".replace(os.sep, "/") for _, src, _, names in build_py.data_files
+             for name in names}
+    assert sorted(wanted - wheel) == []
+
+
+def _mypy_env():
+    # the installed fastgo and its stubs, nothing from a MYPYPATH of the caller's
+    return {k: v for k, v in os.environ.items() if k not in ("MYPYPATH", "MYPY_CACHE_DIR")}
+
+
+def test_stubtest_finds_the_stubs_true_to_the_compiled_modules(tmp_path):
+    """mypy's stubtest imports each compiled module and compares it with its stub: every public
+    name, the signatures it can read (parameters, keyword-only markers, defaults), classes,
+    properties, constants. Run outside the checkout, on the installed package. What it cannot
+    see through is in tests/data/stubtest_allowlist.txt, each entry with why."""
+    importorskip("mypy.stubtest", "test")
+    allowlist = pathlib.Path(__file__).resolve().parent / "data" / "stubtest_allowlist.txt"
+    # (--ignore-unused-allowlist: the disjoint-base entries are used by newer mypy versions only)
+    run = subprocess.run([sys.executable, "-m", "mypy.stubtest", "--allowlist", str(allowlist),
+                          "--ignore-unused-allowlist", *(f"fastgo.{m}" for m in COMPILED)],
+                         cwd=tmp_path, env=_mypy_env(), capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+
+
+#: A typed user's script: what each expression is for mypy (assert_type: exactly that type) and
+#: at runtime (a numpy scalar type: an array of that dtype; else an instance of that class).
+TYPED_SETUP = """\
+from typing import TYPE_CHECKING, List, Optional
+
+import numpy as np
+import numpy.typing as npt
+
+from fastgo.batch import BoardBatch, StepResult, random_actions
+from fastgo.board import Board, Chain, Score
+from fastgo.count import (CountStats, LegalFractionEstimate, count_legal_positions,
+                          count_legal_positions_stats, estimate_legal_fraction,
+                          legal_position_mask)
+from fastgo.gametree import count_games, perft
+from fastgo.playout import Playouts, playouts, simulate
+from fastgo.search import Search, SearchResult
+
+if TYPE_CHECKING:
+    from fastgo.board import Move       # (a type alias of the stub only)
+
+board = Board(5, komi=0.5)
+board.play("C3")
+corner: "Move" = (0, 0)
+board.play(corner)
+batch = BoardBatch(4, 5, max_moves=50, autoreset="same-step")
+batch.threads = None
+step = batch.step(random_actions(batch.legal_mask(), seed=1))
+buffer: npt.NDArray[np.uint8] = np.zeros((4, 18, 5, 5), dtype=np.uint8)
+runs = playouts(board, 16, seed=2, threads=1, ownership=True, record=[0, 3])
+search = Search(board, threads=1, seed=4, ownership=True)
+found = search.search(visits=64)
+stats = count_legal_positions_stats(2, 2)
+estimate = estimate_legal_fraction(3, 3, 100, seed=5)
+"""
+
+TYPED_EXPRESSIONS = [
+    # Board
+    ("board.score()", "Score", Score),
+    ("board.score().margin", "float", float),
+    ("board.score().ownership", "npt.NDArray[np.int8]", np.int8),
+    ("board.stones()", "npt.NDArray[np.int8]", np.int8),
+    ("board.legal_mask()", "npt.NDArray[np.bool_]", np.bool_),
+    ("board.chain('C3')", "Chain", Chain),
+    ("board.start_position()", "npt.NDArray[np.int8]", np.int8),
+    ("board.first_player", "int", int),
+    ("board.copy()", "Board", Board),
+    # BoardBatch
+    ("step", "StepResult", StepResult),
+    ("step.terminated", "npt.NDArray[np.bool_]", np.bool_),
+    ("step.truncated", "npt.NDArray[np.bool_]", np.bool_),
+    ("step.winners", "npt.NDArray[np.int8]", np.int8),
+    ("step.reset", "npt.NDArray[np.bool_]", np.bool_),
+    ("batch.legal_mask()", "npt.NDArray[np.bool_]", np.bool_),
+    ("batch.encode('agz17')", "npt.NDArray[np.float32]", np.float32),
+    ("batch.encode('lz18', out=buffer)", "npt.NDArray[np.uint8]", np.uint8),
+    ("batch.scores()", "npt.NDArray[np.float64]", np.float64),
+    ("batch.winners()", "npt.NDArray[np.int8]", np.int8),
+    ("batch.to_move", "npt.NDArray[np.int8]", np.int8),
+    ("batch.move_numbers", "npt.NDArray[np.int64]", np.int64),
+    ("batch.hashes", "npt.NDArray[np.uint64]", np.uint64),
+    ("batch.stones()", "npt.NDArray[np.int8]", np.int8),
+    ("batch.threads", "int", int),
+    ("batch.max_moves", "Optional[int]", int),
+    ("batch.board(1)", "Board", Board),
+    ("batch.copy()", "BoardBatch", BoardBatch),
+    # playouts
+    ("runs", "Playouts", Playouts),
+    ("runs.scores", "npt.NDArray[np.float64]", np.float64),
+    ("runs.winners", "npt.NDArray[np.int8]", np.int8),
+    ("runs.lengths", "npt.NDArray[np.int32]", np.int32),
+    ("runs.capped", "npt.NDArray[np.bool_]", np.bool_),
+    ("runs.ownership", "Optional[npt.NDArray[np.float64]]", np.float64),
+    ("runs.moves[1]", "npt.NDArray[np.int32]", np.int32),
+    ("runs.recorded", "List[int]", list),
+    ("runs.black_wins", "float", float),
+    ("simulate(8, 5, seed=3, threads=1)", "Playouts", Playouts),
+    # Search
+    ("found", "SearchResult", SearchResult),
+    ("found.best_move", "Optional[int]", int),
+    ("found.moves", "npt.NDArray[np.int32]", np.int32),
+    ("found.visits", "npt.NDArray[np.int64]", np.int64),
+    ("found.values", "npt.NDArray[np.float64]", np.float64),
+    ("found.priors", "npt.NDArray[np.float32]", np.float32),
+    ("found.pv", "List[int]", list),
+    ("found.winrate", "float", float),
+    ("found.ownership", "Optional[npt.NDArray[np.float64]]", np.float64),
+    ("found.policy(0.5)", "npt.NDArray[np.float64]", np.float64),
+    ("found.playouts", "int", int),
+    ("search.variation('C3')", "List[int]", list),
+    ("search.board", "Board", Board),
+    # counting
+    ("count_legal_positions(2, 2)", "int", int),
+    ("stats", "CountStats", CountStats),
+    ("stats.count", "int", int),
+    ("legal_position_mask(np.zeros((3, 2, 2), dtype=np.int8))", "npt.NDArray[np.bool_]", np.bool_),
+    ("estimate", "LegalFractionEstimate", LegalFractionEstimate),
+    ("estimate.fraction", "float", float),
+    ("perft(board, 1)", "int", int),
+    ("count_games(1)", "int", int),
+]
+
+
+def test_a_typed_users_script_passes_mypy_strict_with_precise_types(tmp_path):
+    """``mypy --strict`` on a script that uses Board, BoardBatch.step's StepResult, playouts'
+    Playouts, Search.search's SearchResult and the counts: no error (so every assert_type holds:
+    the arrays' dtypes, Optional where None comes back), and no revealed type is Any. Run
+    outside the checkout, on the installed package (a developer's editable install must be one
+    mypy can follow: a path in a .pth file, as pip's editable install of this src layout is)."""
+    importorskip("mypy", "test")
+    lines = TYPED_SETUP.splitlines()
+    lines += ["", "if TYPE_CHECKING:", "    from typing_extensions import assert_type, reveal_type", ""]
+    revealed_at = {}
+    for expr, annotation, _ in TYPED_EXPRESSIONS:
+        lines.append(f"    reveal_type({expr})")
+        revealed_at[len(lines)] = expr
+        lines.append(f"    assert_type({expr}, {annotation})")
+    script = tmp_path / "typed_user.py"
+    script.write_text("\n".join(lines) + "\n")
+    run = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-error-summary",
+                          "--cache-dir", str(tmp_path / "mypy_cache"), script.name],
+                         cwd=tmp_path, env=_mypy_env(), capture_output=True, text=True,
+                         timeout=600)
+    out = run.stdout + run.stderr
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    assert errors == [] and run.returncode == 0, out[-6000:]
+    revealed = {}
+    for line in out.splitlines():
+        m = re.match(r'.*typed_user\.py:(\d+): note: Revealed type is "(.*)"$', line)
+        if m:
+            revealed[revealed_at[int(m.group(1))]] = m.group(2)
+    assert sorted(revealed) == sorted(revealed_at.values()), out[-6000:]
+    anys = {expr: t for expr, t in revealed.items() if t == "Any" or t.startswith("Any")}
+    assert anys == {}
+
+
+def test_the_typed_users_script_gets_at_runtime_what_the_stubs_say():
+    """The same expressions evaluated: the dtypes and classes the stubs promise (stubtest
+    checks names and signatures, not what a call returns)."""
+    namespace = {}
+    exec(TYPED_SETUP, namespace)
+    wrong = {}
+    for expr, annotation, expected in TYPED_EXPRESSIONS:
+        value = eval(expr, namespace)
+        if isinstance(expected, type) and issubclass(expected, np.generic):
+            ok = isinstance(value, np.ndarray) and value.dtype == expected
+        else:
+            ok = isinstance(value, expected)
+        if not ok:
+            wrong[expr] = (annotation, type(value).__name__, getattr(value, "dtype", None))
+    assert wrong == {}

@@ -6,6 +6,8 @@ from typing import Callable, Dict, NamedTuple, Optional, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
+from fastgo.coords import MAX_SIDE as MAX_SIDE
+
 MAX_FRONTIER: int
 MAX_LENGTH: int
 MAX_BRUTE_POINTS: int
@@ -15,6 +17,7 @@ MAX_THREADS: int
 PEAK_STATES: Dict[int, int]
 GROWTH: float
 TABLE_LOAD: float
+TABLE_FULL: float
 PRIMES: Tuple[int, ...]
 CHECKPOINT_FORMAT: str
 
@@ -58,11 +61,13 @@ def default_threads() -> int: ...
 # the exact sweep: threads defaults to 1 (None: all cores)
 def count_legal_positions(width: int, height: int, *, threads: Optional[int] = 1) -> int: ...
 def count_legal_positions_stats(width: int, height: int, *, threads: Optional[int] = 1,
-                                checkpoint: Union[str, os.PathLike, None] = None,
+                                checkpoint: Union[str, "os.PathLike[str]", None] = None,
                                 progress: Optional[Callable[[SweepProgress], object]] = None,
                                 max_bytes: Optional[int] = None) -> CountStats: ...
 def sweep_memory(width: int, height: int, limbs: Optional[int] = None) -> int: ...
-def available_memory() -> int: ...
+def available_memory() -> Optional[int]: ...
+# a MemoryError naming `what` when `need` bytes exceed the memory available now, else None
+def memory_refusal(need: int, what: str) -> Optional[MemoryError]: ...
 def count_legal_positions_brute(width: int, height: int, *,
                                 threads: Optional[int] = ...) -> int: ...
 def legal_position_mask(boards: npt.ArrayLike, *,

@@ -7,6 +7,8 @@ from fastgo.rules import Rules
 
 MAX_DEPTH: int
 MAX_GAME_COLOURINGS: int
+# root nodes count_games expands before walking
+ROOT_NODES: int
 
 def perft(board: Board, depth: int) -> int: ...
 def perft_divide(board: Board, depth: int) -> Dict[str, int]: ...

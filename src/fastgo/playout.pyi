@@ -1,0 +1,49 @@
+"""Type stubs for the compiled ``fastgo.playout`` module."""
+
+from typing import Dict, Iterable, List, Optional, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from fastgo.board import Board, Move
+from fastgo.rules import Rules
+
+# whether this build runs kernels on OpenMP threads
+OPENMP: bool
+# the playout policies by name
+POLICIES: Dict[str, int]
+
+def default_threads() -> int: ...
+def policy_code(policy: str) -> int: ...
+
+class Playouts:
+    # arrays are indexed by playout
+    scores: npt.NDArray[np.float64]
+    winners: npt.NDArray[np.int8]
+    lengths: npt.NDArray[np.int32]
+    capped: npt.NDArray[np.bool_]
+    ownership: Optional[npt.NDArray[np.float64]]    # [height, width]; None unless asked for
+    moves: List[npt.NDArray[np.int32]]              # the recorded playouts' turns
+    recorded: List[int]                             # their indices
+    seconds: float
+    threads: int
+    def __init__(self, scores: npt.NDArray[np.float64], winners: npt.NDArray[np.int8],
+                 lengths: npt.NDArray[np.int32], capped: npt.NDArray[np.bool_],
+                 ownership: Optional[npt.NDArray[np.float64]], moves: List[npt.NDArray[np.int32]],
+                 recorded: List[int], seconds: float, threads: int) -> None: ...
+    def __len__(self) -> int: ...
+    @property
+    def black_wins(self) -> float: ...
+    @property
+    def mean_length(self) -> float: ...
+
+def playouts(board: Board, n: int = 1, *, seed: int = 0, threads: Optional[int] = None,
+             ko: str = "rules", max_moves: Optional[int] = None, ownership: bool = False,
+             record: Union[int, Iterable[int]] = 0, first: int = 0,
+             policy: str = "uniform") -> Playouts: ...
+def simulate(n: int, width: int = 9, height: Optional[int] = None, *,
+             rules: Union[Rules, str, None] = None, komi: Optional[float] = None,
+             handicap: Union[int, Sequence[Move]] = 0, seed: int = 0,
+             threads: Optional[int] = None, ko: str = "rules", max_moves: Optional[int] = None,
+             ownership: bool = False, record: Union[int, Iterable[int]] = 0,
+             policy: str = "uniform") -> Playouts: ...
