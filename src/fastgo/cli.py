@@ -86,9 +86,6 @@ def cmd_count(args):
         print(f"fastgo count: {e.strerror or e}"
               f"{f' ({e.filename})' if getattr(e, 'filename', None) else ''}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("fastgo count: interrupted", file=sys.stderr)
-        return 130
 
 
 def _count(args):
@@ -199,6 +196,14 @@ def _progress_bar(out):
 
 def cmd_perft(args):
     """Legal move sequences of a given length (perft), in total or per first move."""
+    try:
+        return _perft(args)
+    except OverflowError as e:          # a count past the walk's 64-bit counter
+        print(f"fastgo perft: {e}", file=sys.stderr)
+        return 1
+
+
+def _perft(args):
     from fastgo.gametree import perft, perft_divide
     board = Board(args.size, args.height, rules=args.rules)
     for move in args.moves.split() if args.moves else []:
@@ -239,9 +244,6 @@ def cmd_bench(args):
     except MemoryError:
         print("fastgo bench: out of memory (try a smaller --count)", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("fastgo bench: interrupted", file=sys.stderr)
-        return 130
 
 
 def _bench(args):
@@ -392,6 +394,11 @@ def main(argv=None):
         return args.func(args)
     except ValueError as e:
         args.command_parser.error(str(e))
+    except KeyboardInterrupt:
+        # every long command (count, perft, bench, demo, replay) ends the same way on Ctrl-C;
+        # simulate says first where its finished shards are
+        print(f"fastgo {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
