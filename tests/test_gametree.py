@@ -266,6 +266,21 @@ def test_refusals():
         count_games(1, 2, threads=1.5)
 
 
+def test_perft_of_2x2_counted_by_hand():
+    # Black: 4 points (each a corner of 2x2) or a pass, 5. After a stone White may play on any of
+    # the 3 empty points (each leaves both stones a liberty) or pass: 4 x 4 = 16. After Black's
+    # pass White has 4 points and a pass: 5. 16 + 5 = 21 (the docstring said 17)
+    assert perft(Board(2), 1) == 4 + 1
+    assert perft(Board(2), 2) == 4 * 4 + 5 == 21
+    assert perft_divide(Board(2), 2) == {"A1": 4, "B1": 4, "A2": 4, "B2": 4, "pass": 5}
+
+
+def test_module_doctests():
+    # the docstrings' examples (help(fastgo.perft) shows them) run as written
+    import doctest
+    result = doctest.testmod(gametree)
+    assert result.attempted >= 4 and result.failed == 0
+
 def test_public_names():
     assert fastgo.perft is perft and fastgo.count_games is count_games
 
