@@ -346,7 +346,7 @@ def test_ray_threads_per_task(ray_cluster, local_run, tmp_path):
     assert res.timing["task_threads"] == 2 and res.timing["task_slots"] == 1
     check_same_as_local(res, tmp_path, local_run)
     with pytest.raises(cluster.ClusterError, match="fewer than threads=3"):
-        cluster.run(SPEC, "ray", threads=3)
+        cluster.run(SPEC, "ray", out=tmp_path / "three", threads=3)    # (records need out=)
 
 
 def free_port():

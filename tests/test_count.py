@@ -8,6 +8,7 @@ only with FASTGO_SLOW=1 (seconds to a minute), 11x11 and 12x12 with FASTGO_SLOW=
 """
 
 import functools
+import hashlib
 import itertools
 import json
 import os
@@ -925,6 +926,26 @@ def test_cli_prints_counts_of_any_length(capsys):
     assert f"legal positions on 2x1000: {expected}\n" in capsys.readouterr().out
 
 
+def test_checkpoint_keeps_counts_of_any_length(tmp_path):
+    # result.json holds the count as decimal text, which Python refuses past
+    # sys.get_int_max_str_digits() (4300 by default; a 10 x 1000 count passes it): the finished
+    # count was lost when it was saved. Lowered to the minimum, 640, a 2 x 700 count (652 digits)
+    # is saved and resumed, equal to A266278's recurrence
+    a = list(TWO_BY)
+    while len(a) < 700:
+        a.append(10 * a[-1] - 16 * a[-2] + 31 * a[-3] - 13 * a[-4] + 20 * a[-5] + 2 * a[-6]
+                 - a[-7])
+    assert a[-1] > 10 ** 651
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(640)
+    try:
+        assert count_legal_positions_stats(2, 700, checkpoint=tmp_path).count == a[-1]
+        assert count_legal_positions_stats(700, 2, checkpoint=tmp_path).count == a[-1]
+        assert sys.get_int_max_str_digits() == 640      # restored
+    finally:
+        sys.set_int_max_str_digits(limit)
+    assert json.loads((tmp_path / "result.json").read_text())["count"] == str(a[-1])
+
 def test_cli_estimate_output(capsys):
     from fastgo.cli import main
     assert main(["count", "9", "9", "--estimate", "5000", "--seed", "8", "--confidence", "0.99",
@@ -1131,19 +1152,37 @@ def test_resumed_sweep_sizes_its_tables_as_before(tmp_path):
             _ for _ in ()).throw(Stop) if p.row == 7 else None)
     meta = json.loads((tmp_path / "sweep.json").read_text())
     assert len(meta["growth"]) == 9 and all(0.5 < g < 1.5 for g in meta["growth"])
-    # damaged figures are refused (a state has at most 3 successors); none at all, as an
-    # earlier version wrote, is resumed with typical figures
+    # damaged figures are refused (a state has at most 3 successors), even with the checksum
+    # made again; none at all, as an earlier version wrote (nor its checksums), is resumed with
+    # typical figures
     for bad in ([1.0] * 8, [1.0] * 8 + [3.5], [1.0] * 8 + ["1"], [1.0] * 8 + [-1], "1.0"):
-        (tmp_path / "sweep.json").write_text(json.dumps(dict(meta, growth=bad)))
+        (tmp_path / "sweep.json").write_text(json.dumps(_signed(dict(meta, growth=bad))))
         with pytest.raises(ValueError, match="growth must be a list of 9 numbers in 0..3"):
             count_legal_positions_stats(9, 9, checkpoint=tmp_path)
     copy = tmp_path / "old"
     shutil.copytree(tmp_path, copy, ignore=shutil.ignore_patterns("old"))
-    (copy / "sweep.json").write_text(json.dumps({k: v for k, v in meta.items() if k != "growth"}))
-    assert count_legal_positions_stats(9, 9, checkpoint=copy).count == whole.count
+    (copy / "sweep.json").write_text(json.dumps(
+        {k: v for k, v in meta.items() if k not in ("growth", "checksum", "sha256")}))
+    with pytest.warns(RuntimeWarning, match="written by an earlier fastgo, without checksums"):
+        assert count_legal_positions_stats(9, 9, checkpoint=copy).count == whole.count
     (tmp_path / "sweep.json").write_text(json.dumps(meta))
     resumed = count_legal_positions_stats(9, 9, checkpoint=tmp_path)
     assert resumed.count == whole.count and resumed.table_bytes == whole.table_bytes
+
+
+def _signed(meta):
+    """`meta` with the checksum a checkpoint's JSON file carries, computed here from its
+    definition (SHA-256 of the canonical JSON of the other fields): an edit made on purpose."""
+    body = {k: v for k, v in meta.items() if k != "checksum"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    return dict(body, checksum=hashlib.sha256(text.encode()).hexdigest())
+
+
+def _stop_at_row(row, sweep=0):
+    def stop(p):
+        if p.sweep == sweep and p.row == row:
+            raise Stop
+    return stop
 
 
 def test_checkpoint_damage_is_refused(tmp_path):
@@ -1159,6 +1198,169 @@ def test_checkpoint_damage_is_refused(tmp_path):
     (tmp_path / "sweep.json").write_text('{"format": "something else"}')
     with pytest.raises(ValueError, match="not a checkpoint of this version"):
         count_legal_positions_stats(6, 6, checkpoint=tmp_path)
+
+
+def test_checksums_refuse_a_damaged_or_edited_checkpoint(tmp_path, capsys):
+    # a tester's findings: one flipped bit of one stored count, or rows_done edited, was resumed
+    # into a wrong count that looked exact (one of them above 3^64, the colourings of 8x8)
+    from fastgo.cli import main
+    with pytest.raises(Stop):
+        count_legal_positions_stats(8, 8, checkpoint=tmp_path, progress=_stop_at_row(4))
+    states, sweep = tmp_path / "states-row4.bin", tmp_path / "sweep.json"
+    good_states, good_meta = states.read_bytes(), sweep.read_text()
+    meta = json.loads(good_meta)
+    # what is recorded: the states file's SHA-256, and sweep.json's of its other fields
+    assert meta["sha256"] == hashlib.sha256(good_states).hexdigest()
+    assert meta == _signed(meta)
+
+    def refused(match):
+        with pytest.raises(ValueError, match=match):
+            count_legal_positions_stats(8, 8, checkpoint=tmp_path)
+        states.write_bytes(good_states)
+        sweep.write_text(good_meta)
+
+    flipped = bytearray(good_states)
+    flipped[-1] ^= 1                            # bit 56 of the last state's count
+    states.write_bytes(bytes(flipped))
+    refused(r"states-row4\.bin is damaged: its SHA-256 differs from the one .*sweep\.json "
+            r"recorded when it was written")
+    for edit in (dict(rows_done=7), dict(rows_done=-1), dict(states=meta["states"] - 1)):
+        sweep.write_text(json.dumps(dict(meta, **edit)))
+        refused(r"sweep\.json is damaged or was edited: its contents differ from the checksum")
+    # edits whose checksum was made again: each is refused by what it contradicts
+    for edit, match in [
+            (dict(rows_done=7), r"file must be 'states-row7\.bin', the states after row 7, got "
+                                r"'states-row4\.bin'"),
+            (dict(rows_done=-1), r"rows_done must be an integer 1\.\.7, got -1"),
+            (dict(rows_done=8), r"rows_done must be an integer 1\.\.7, got 8"),
+            (dict(rows_done=True), r"rows_done must be an integer 1\.\.7, got True"),
+            (dict(rows_done=7, file="states-row7.bin"), r"states-row7\.bin is missing"),
+            (dict(states=meta["states"] - 1), r"holds \d+ bytes, not the \d+ states"),
+            (dict(frontier=4, length=16), r"checkpoint of a 4x16 sweep, not of 8x8"),
+            (dict(limbs=1), r"a pass counting modulo a power of two with 1 words"),
+            (dict(primes=[PRIMES[0], PRIMES[1]]), r"a pass counting modulo \[9223"),
+            (dict(peak_states=-5), r"peak_states must be an integer at least 0, got -5"),
+            (dict(seconds="1"), r"seconds must be a number of seconds >= 0, got '1'"),
+            (dict(format="fastgo-sweep-0"), r"not a checkpoint of this version")]:
+        sweep.write_text(json.dumps(_signed(dict(meta, **edit))))
+        refused(match)
+    sweep.write_text("{\"format\": ")
+    refused(r"sweep\.json cannot be read as a checkpoint")
+    # the command line: the usage and the reason, exit status 2, no traceback
+    states.write_bytes(bytes(flipped))
+    with pytest.raises(SystemExit) as exc:
+        main(["count", "8", "8", "--resume", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.startswith("usage: fastgo count")
+    assert "states-row4.bin is damaged" in err and "Traceback" not in err
+    # put back as written, it resumes to the published count (OEIS A094777)
+    states.write_bytes(good_states)
+    assert count_legal_positions_stats(8, 8, checkpoint=tmp_path).count == SQUARE[7]
+
+
+def test_checksums_refuse_an_edited_result(tmp_path):
+    # 3x6 finished: its result.json gives the count again without a sweep (Tromp and Farnebäck)
+    assert count_legal_positions_stats(3, 6, checkpoint=tmp_path).count == THREE_BY[5]
+    path = tmp_path / "result.json"
+    d = json.loads(path.read_text())
+    assert d == _signed(d) and d["count"] == str(THREE_BY[5])
+    path.write_text(json.dumps(dict(d, count=str(THREE_BY[5] + 1))))
+    with pytest.raises(ValueError, match=r"result\.json is damaged or was edited"):
+        count_legal_positions_stats(3, 6, checkpoint=tmp_path)
+    # signed again: no count lies outside 1..3^18 (the empty board is legal, all-black is not);
+    # nor may it pass its pass's modulus, 2^64 (one word: 3^18 < 2^64), or be other than digits
+    for count, match in [(str(3 ** 18), r"the count of 3x6 came out as 387420489, outside "
+                                         r"1\.\.3\^18 \(resumed from .*: the checkpoint is damaged\)"),
+                         ("0", r"outside 1\.\.3\^18"),
+                         (str(2 ** 64), r"count must be the decimal text of a number below 1 "
+                                        r"words' modulus, got '18446744073709551616'"),
+                         ("-1", "count must be the decimal text"), (12, "count must be"),
+                         ("１２", "count must be")]:
+        path.write_text(json.dumps(_signed(dict(d, count=count))))
+        with pytest.raises(ValueError, match=match):
+            count_legal_positions_stats(3, 6, checkpoint=tmp_path)
+    path.write_text(json.dumps(d))
+    assert count_legal_positions_stats(6, 3, checkpoint=tmp_path).count == THREE_BY[5]
+
+
+def test_checksums_refuse_an_edited_plan_or_a_pass_resumed_alone(tmp_path):
+    # modular passes (modulo 2^64, then one prime): their plan is checked against the passes the
+    # count chooses, since other moduli would join into a wrong count
+    from fastgo.count import sweep_memory
+    limit = sweep_memory(8, 9, 1)
+    with pytest.raises(Stop):
+        count_legal_positions_stats(9, 8, checkpoint=tmp_path, progress=_stop_at_row(3, 1),
+                                    max_bytes=limit)
+    path = tmp_path / "plan.json"
+    plan = json.loads(path.read_text())
+    assert plan == _signed(plan) and plan["passes"] == [[1, None], [1, [PRIMES[0]]]]
+    path.write_text(json.dumps(dict(plan, passes=[[1, None]])))
+    with pytest.raises(ValueError, match=r"plan\.json is damaged or was edited"):
+        count_legal_positions_stats(9, 8, checkpoint=tmp_path)
+    for passes in ([[1, None]], [[1, None], [1, [PRIMES[1]]]], [[2, None]], [[0, None]], "x",
+                   [[1, None], [1, [PRIMES[0]]], [1, [PRIMES[1]]]]):
+        path.write_text(json.dumps(_signed(dict(plan, passes=passes))))
+        with pytest.raises(ValueError, match=r"plan\.json: passes .* are not the passes of a 9x8 "
+                                             r"count"):
+            count_legal_positions_stats(9, 8, checkpoint=tmp_path)
+    path.write_text(json.dumps(plan))
+    # one pass's directory resumed as if it were a count: its residues are no count
+    for part in ("pass0", "pass1"):
+        with pytest.raises(ValueError, match=r"a part of a count in several passes"):
+            count_legal_positions_stats(9, 8, checkpoint=tmp_path / part)
+    assert count_legal_positions_stats(9, 8, checkpoint=tmp_path).count == \
+        count_legal_positions(8, 9)
+
+
+def test_an_unusable_checkpoint_path_is_refused_before_counting(tmp_path, capsys):
+    # a file, or a directory that cannot be made: a one-line reason with the usage (status 2)
+    # before any row is swept (no progress line), as the README promises for errors
+    from fastgo.cli import main
+    (tmp_path / "f").write_text("not a directory")
+    for path, said in [(tmp_path / "f", "is a file, not a directory"),
+                       (tmp_path / "f" / "sub", "is not writable: Not a directory")]:
+        with pytest.raises(SystemExit) as exc:
+            main(["count", "7", "6", "--checkpoint", str(path)])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and err.startswith("usage: fastgo count")
+        assert f"checkpoint directory {str(path)!r} {said}" in err
+        assert "row 1/" not in err and "Traceback" not in err
+        with pytest.raises(ValueError, match=said):
+            count_legal_positions_stats(7, 6, checkpoint=path, progress=pytest.fail)
+    assert (tmp_path / "f").read_text() == "not a directory"
+
+
+def test_huge_memory_limits_set_no_bound(capsys):
+    # a limit above the machine's memory is allowed and bounds nothing (it overflowed a float:
+    # OverflowError from the API, a traceback from --max-memory 1e300)
+    from fastgo.cli import main
+    assert count_legal_positions_stats(3, 3, max_bytes=10 ** 400).count == SQUARE[2]
+    assert count_legal_positions_stats(3, 3, max_bytes=np.uint64(2 ** 64 - 1)).count == SQUARE[2]
+    for gib in ("1e300", "1.7976931348623157e308"):
+        assert main(["count", "3", "3", "--max-memory", gib]) == 0
+        assert "legal positions on 3x3: 12,675\n" in capsys.readouterr().out
+    # a limit below one word a count is refused as before (status 1, the estimate named)
+    assert main(["count", "3", "3", "--max-memory", "1e-300"]) == 1
+    assert "3x3 does not fit: even counts of one 64-bit word" in capsys.readouterr().err
+    for bad, exc in ((-1, ValueError), (1.5, TypeError), (True, TypeError), ("1", TypeError)):
+        with pytest.raises(exc, match="max_bytes"):
+            count_legal_positions_stats(3, 3, max_bytes=bad)
+
+
+def test_sweep_memory_validates_limbs():
+    # limbs is a count of 64-bit words: 1 up to the exact counts' (3 for 9x9: 3^81 < 2^192)
+    from fastgo.count import sweep_memory
+    assert sweep_memory(9, 9) == sweep_memory(9, 9, 3) == sweep_memory(9, 9, np.int8(3))
+    # a key and the words of a count a slot: 1 word is half the bytes of 3 (8 + 8 vs 8 + 24)
+    assert 2 * sweep_memory(9, 9, 1) == sweep_memory(9, 9, 3)
+    for bad, exc, msg in [(0, ValueError, r"limbs must be 1\.\.3 .* got 0"),
+                          (-1, ValueError, r"limbs must be 1\.\.3 .* got -1"),
+                          (4, ValueError, r"limbs must be 1\.\.3 .* got 4"),
+                          (True, TypeError, "limbs must be an integer, not bool"),
+                          (2.5, TypeError, "limbs must be an integer, not float"),
+                          ("x", TypeError, "limbs must be an integer, not str")]:
+        with pytest.raises(exc, match=msg):
+            sweep_memory(9, 9, bad)
 
 
 def test_progress_reports_every_point_and_an_eta():

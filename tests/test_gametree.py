@@ -266,6 +266,21 @@ def test_refusals():
         count_games(1, 2, threads=1.5)
 
 
+def test_perft_of_2x2_counted_by_hand():
+    # Black: 4 points (each a corner of 2x2) or a pass, 5. After a stone White may play on any of
+    # the 3 empty points (each leaves both stones a liberty) or pass: 4 x 4 = 16. After Black's
+    # pass White has 4 points and a pass: 5. 16 + 5 = 21 (the docstring said 17)
+    assert perft(Board(2), 1) == 4 + 1
+    assert perft(Board(2), 2) == 4 * 4 + 5 == 21
+    assert perft_divide(Board(2), 2) == {"A1": 4, "B1": 4, "A2": 4, "B2": 4, "pass": 5}
+
+
+def test_module_doctests():
+    # the docstrings' examples (help(fastgo.perft) shows them) run as written
+    import doctest
+    result = doctest.testmod(gametree)
+    assert result.attempted >= 4 and result.failed == 0
+
 def test_public_names():
     assert fastgo.perft is perft and fastgo.count_games is count_games
 
@@ -293,6 +308,46 @@ def test_cli_perft_refuses_bad_values_with_its_usage(capsys, argv, msg):
     err = capsys.readouterr().err
     assert err.startswith("usage: fastgo perft") and msg in err and "Traceback" not in err
 
+
+def test_cli_perft_says_when_its_count_passes_64_bits(capsys, monkeypatch):
+    # (a walk's counter is 64 bits: perft_walk raises OverflowError past 2^64 - 1)
+    from fastgo.cli import main
+
+    def overflow(board, depth):
+        raise OverflowError("the count passes 2^64 - 1")
+    monkeypatch.setattr(gametree, "perft", overflow)
+    assert main(["perft", "30", "--size", "19"]) == 1
+    assert capsys.readouterr().err == "fastgo perft: the count passes 2^64 - 1\n"
+
+
+# (a repeat that lands in a finaliser is printed by Python and dropped, as the comment says)
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.parametrize("argv", [
+    ["perft", "12", "--size", "3"],                     # hours
+    ["perft", "8", "--size", "4", "--divide"],
+    ["count", "12", "12"],                              # minutes
+    ["count", "2", "2", "--games", "--threads", "1"],   # minutes
+    ["bench", "--size", "19", "--count", "3000000", "--threads", "1"]])
+def test_cli_ctrl_c_ends_every_long_command_the_same_way(argv, capsys):
+    # Ctrl-C (KeyboardInterrupt, raised here from a timer's handler) gave perft a traceback where
+    # count said "interrupted" with status 130 (the README's promise): one handler in the CLI
+    from fastgo.cli import main
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+    old = signal.signal(signal.SIGALRM, handler)
+    # repeated, as in test_game_count_interruptible: one that lands in a finaliser is dropped
+    signal.setitimer(signal.ITIMER_REAL, 0.5, 0.25)
+    try:
+        code = main(argv)
+    except KeyboardInterrupt:           # (a traceback: failed here, not the session stopped)
+        code = None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    err = capsys.readouterr().err
+    assert code == 130 and err.splitlines()[-1] == f"fastgo {argv[0]}: interrupted"
+    assert "Traceback" not in err
 
 def test_cli_games(capsys):
     from fastgo.cli import main

@@ -532,6 +532,45 @@ def test_cli_table_and_usage_errors(tmp_path):
     assert bad.returncode == 2 and "not writable" in bad.stderr
 
 
+def test_records_and_sgf_need_an_output_directory(tmp_path):
+    # --records / --sgf without --out played the games and kept none of them, silently, with
+    # status 0; the API (records=True without out=) likewise. Both are refused before any game
+    for flags, named in ((["--records"], "--records"), (["--sgf"], "--sgf"),
+                         (["--sgf", "--records"], "--records")):
+        bad = fastgo_cli("--games", "50", "--size", "5", "--no-progress", *flags, cwd=tmp_path)
+        assert bad.returncode == 2 and bad.stderr.startswith("usage: fastgo simulate")
+        assert f"{named} keeps the games in the run's shards: it needs --out DIR" in bad.stderr
+        assert "black wins" not in bad.stdout and "Traceback" not in bad.stderr
+    assert os.listdir(tmp_path) == []
+    for spec in (Simulation.new(50, 5, records=True), Simulation.new(50, 5, records=True, sgf=True)):
+        with pytest.raises(ValueError, match=r"records=True keeps every game in the run's shards: "
+                                             r"it needs their directory \(out=\)"):
+            cluster.run(spec, threads=1, progress=lambda *a: pytest.fail("a game was played"))
+    # with a directory, the records are there
+    ok = fastgo_cli("--games", "50", "--size", "5", "--no-progress", "--records", "--out",
+                    str(tmp_path / "d"))
+    assert ok.returncode == 0, ok.stderr
+    assert len(records.read(tmp_path / "d")) == 50
+
+
+def test_timeout_must_be_a_positive_number():
+    # --timeout 0 made the reachability check's socket non-blocking: "cannot reach" a running
+    # scheduler; a negative one gave the socket's bare "Timeout value out of range". Refused
+    # first, with the option's name (a cluster that does not listen: nothing is reached)
+    for value in ("0", "-1", "nan", "inf", "-inf"):
+        bad = fastgo_cli("--games", "10", "--size", "5", "--no-progress", "--cluster",
+                         "dask://127.0.0.1:1", f"--timeout={value}")
+        assert bad.returncode == 2 and bad.stderr.startswith("usage: fastgo simulate")
+        assert f"--timeout must be a positive number of seconds, got {float(value)}" in bad.stderr
+        assert "cannot reach" not in bad.stderr and "Traceback" not in bad.stderr
+    spec = Simulation.new(10, 5, chunk=10)
+    for value in (0, -1, float("nan"), float("inf"), True, "30"):
+        with pytest.raises(ValueError, match=r"timeout must be a positive number of seconds, "
+                                             r"got " + repr(value).replace("(", r"\(")):
+            cluster.run(spec, "dask://127.0.0.1:1", timeout=value)
+        with pytest.raises(ValueError, match="timeout must be a positive number"):
+            cluster.connect("ray://127.0.0.1:1", timeout=value)
+
 def test_cli_ctrl_c_leaves_a_resumable_run(tmp_path):
     # 200 chunks (a few seconds on one thread), so that the interrupt sent when the first shard
     # appears lands while the run goes on even on a busy machine (with 40 chunks the whole run

@@ -7,6 +7,7 @@ import math
 import os
 import sys
 import time
+from fractions import Fraction
 
 import numpy as np
 
@@ -68,15 +69,8 @@ def cmd_demo(args):
 def _big_int(n):
     """n with thousands separators, however many digits (Python refuses to convert ints of more
     than 4300 digits to text unless told; a 10 x 1000 count has about 4600)."""
-    get = getattr(sys, "get_int_max_str_digits", None)
-    if get is None:
-        return f"{n:,}"
-    limit = get()
-    sys.set_int_max_str_digits(0)
-    try:
-        return f"{n:,}"
-    finally:
-        sys.set_int_max_str_digits(limit)
+    from fastgo.count import _big_text
+    return _big_text(n, ",")
 
 
 def cmd_count(args):
@@ -88,9 +82,10 @@ def cmd_count(args):
     except MemoryError as e:
         print(f"fastgo count: {e or 'out of memory'}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("fastgo count: interrupted", file=sys.stderr)
-        return 130
+    except OSError as e:                # a full disk or a checkpoint directory gone mid-count
+        print(f"fastgo count: {e.strerror or e}"
+              f"{f' ({e.filename})' if getattr(e, 'filename', None) else ''}", file=sys.stderr)
+        return 1
 
 
 def _count(args):
@@ -150,11 +145,12 @@ def _count(args):
                          f"start the count with --checkpoint {args.resume}")
     if args.max_memory is not None and not 0 < args.max_memory < float("inf"):
         raise ValueError(f"--max-memory must be a positive number of GiB, got {args.max_memory}")
+    # in exact arithmetic: GiB times 2^30 overflows a float past 1.7e299 (any size is allowed;
+    # more than the machine has sets no bound of its own)
+    max_bytes = None if args.max_memory is None else int(Fraction(args.max_memory) * 2 ** 30)
     s = fc.count_legal_positions_stats(w, h, threads=1 if args.threads is None else args.threads,
                                        checkpoint=args.checkpoint or args.resume,
-                                       max_bytes=None if args.max_memory is None else
-                                       int(args.max_memory * 2 ** 30),
-                                       progress=_progress_bar(sys.stderr))
+                                       max_bytes=max_bytes, progress=_progress_bar(sys.stderr))
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     rss /= 2 ** 20 if sys.platform == "darwin" else 2 ** 10        # bytes there, KiB on Linux
     print(f"legal positions on {w}x{h}: {_big_int(s.count)}")
@@ -200,6 +196,14 @@ def _progress_bar(out):
 
 def cmd_perft(args):
     """Legal move sequences of a given length (perft), in total or per first move."""
+    try:
+        return _perft(args)
+    except OverflowError as e:          # a count past the walk's 64-bit counter
+        print(f"fastgo perft: {e}", file=sys.stderr)
+        return 1
+
+
+def _perft(args):
     from fastgo.gametree import perft, perft_divide
     board = Board(args.size, args.height, rules=args.rules)
     for move in args.moves.split() if args.moves else []:
@@ -240,9 +244,6 @@ def cmd_bench(args):
     except MemoryError:
         print("fastgo bench: out of memory (try a smaller --count)", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("fastgo bench: interrupted", file=sys.stderr)
-        return 130
 
 
 def _bench(args):
@@ -393,6 +394,11 @@ def main(argv=None):
         return args.func(args)
     except ValueError as e:
         args.command_parser.error(str(e))
+    except KeyboardInterrupt:
+        # every long command (count, perft, bench, demo, replay) ends the same way on Ctrl-C;
+        # simulate says first where its finished shards are
+        print(f"fastgo {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

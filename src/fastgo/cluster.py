@@ -213,12 +213,22 @@ class RayEngine:
             optional("ray", "ray").shutdown()
 
 
+def _check_timeout(timeout):
+    # 0 would make the reachability check's socket non-blocking (a false "cannot reach"), and
+    # a negative value is refused by the socket with a message that does not name it
+    if not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
+            and math.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+
+
 def connect(cluster=None, threads=None, timeout=30.0):
     """The engine for `cluster` (see the module docstring); raises ClusterError when it cannot
-    be reached, ImportError naming the extra when its package is missing."""
+    be reached, ImportError naming the extra when its package is missing. `timeout`: seconds
+    to reach a cluster (a positive number)."""
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
                                 or not 1 <= threads <= 1024):
         raise ValueError(f"threads must be an int in 1..1024, got {threads!r}")
+    _check_timeout(timeout)
     if cluster is None or cluster == "local":
         return LocalEngine(threads)
     if isinstance(cluster, str):
@@ -283,8 +293,10 @@ def run(spec, cluster=None, *, out=None, resume=False, threads=None, chunk_secon
     writable, holds another run, or holds this run and resume is off.
     threads: kernel threads per task (local: all cores; Dask and Ray: 1). chunk_seconds: the
     work per chunk when the spec has no chunk size. progress(games_done, games_total): called as
-    chunks finish. On KeyboardInterrupt the tasks in flight are cancelled, the manifest lists
-    every finished shard, and the interrupt goes on: a resume finishes the run.
+    chunks finish. timeout: seconds to reach a cluster (a positive number). On KeyboardInterrupt
+    the tasks in flight are cancelled, the manifest lists every finished shard, and the interrupt
+    goes on: a resume finishes the run. A spec with records (or SGF) needs `out`: the games are
+    kept only in its shards.
     """
     from fastgo.records import RunDirectory
     if not isinstance(spec, Simulation):
@@ -298,6 +310,9 @@ def run(spec, cluster=None, *, out=None, resume=False, threads=None, chunk_secon
         directory = RunDirectory(out, spec, resume)
     elif resume:
         raise ValueError("resume needs the directory of the run (out=)")
+    elif spec.records:          # (they would be played and dropped, silently)
+        raise ValueError("records=True keeps every game in the run's shards: it needs their "
+                         "directory (out=)")
     engine = connect(cluster, threads, timeout)
     try:
         t0 = time.perf_counter()
@@ -370,15 +385,18 @@ def add_command(parser):
     p.add_argument("--chunk-seconds", type=float, default=2.0)
     p.add_argument("--out", default=None, help="directory for the shards and the manifest")
     p.add_argument("--resume", action="store_true", help="finish the run in --out")
-    p.add_argument("--records", action="store_true", help="keep every game in the shards")
-    p.add_argument("--sgf", action="store_true", help="also write the shards' games as SGF")
+    p.add_argument("--records", action="store_true",
+                   help="keep every game in the shards (needs --out)")
+    p.add_argument("--sgf", action="store_true",
+                   help="also write the shards' games as SGF (needs --out)")
     p.add_argument("--first-moves", action="store_true", help="count wins by first move")
     p.add_argument("--no-ownership", action="store_true", help="do not sum ownership")
     p.add_argument("--plot", default=None, help="write the ownership, score and length plots "
                    "(.png or .svg)")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--timeout", type=float, default=30.0, help="seconds to reach a cluster")
+    p.add_argument("--timeout", type=float, default=30.0,
+                   help="seconds to reach a cluster (default 30)")
     p.set_defaults(func=run_command, simulate_parser=p)
 
 
@@ -465,6 +483,11 @@ def run_command(args):
                               sgf=args.sgf, chunk=args.chunk)
         if not (math.isfinite(args.chunk_seconds) and args.chunk_seconds > 0):
             raise ValueError(f"--chunk-seconds must be positive, got {args.chunk_seconds}")
+        if not (math.isfinite(args.timeout) and args.timeout > 0):
+            raise ValueError(f"--timeout must be a positive number of seconds, got {args.timeout}")
+        if (args.records or args.sgf) and args.out is None:
+            raise ValueError(f"{'--records' if args.records else '--sgf'} keeps the games in the "
+                             f"run's shards: it needs --out DIR")
         if args.plot is not None:
             from fastgo import plot
             if args.plot.rsplit(".", 1)[-1].lower() not in plot.FORMATS:

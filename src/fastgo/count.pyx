@@ -63,6 +63,7 @@ cdef extern from *:
     void* fastgo_table_alloc(size_t n) noexcept nogil
     uint64_t mulhi "fastgo_mulhi" (uint64_t a, uint64_t b) noexcept nogil
 
+import hashlib
 import json
 import math
 import numbers
@@ -70,6 +71,7 @@ import os
 import sys
 import statistics
 import time
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -721,11 +723,22 @@ def sweep_memory(width, height, limbs=None):
     height`` board with counts of `limbs` 64-bit words (default: exact counts): the peak border
     states (``PEAK_STATES``, extrapolated beyond 13 cells) once packed (a point's source) and
     once in a hash table sized for them with 5% to spare at ``TABLE_LOAD`` (its
-    destination), each a key and the count's words."""
+    destination), each a key and the count's words. `limbs`: an int from 1 to the words of
+    the exact counts (TypeError for another type, bools included; ValueError out of range)."""
     w, h = _sides(width, height, MAX_FRONTIER, MAX_LENGTH, "the exact count")
     f, length = min(w, h), max(w, h)
+    exact = _limbs(f, length)
     if limbs is None:
-        limbs = _limbs(f, length)
+        limbs = exact
+    else:               # more words than the exact count's are never used
+        limbs = _index(limbs, "limbs")
+        if not 1 <= limbs <= exact:
+            raise ValueError(f"limbs must be 1..{exact} (64-bit words a count; {exact} hold the "
+                             f"exact counts of {w}x{h}), got {limbs}")
+    return _table_bytes(f, limbs)
+
+
+def _table_bytes(int f, int limbs):
     return int(_peak_states(f) * (1 + 1.05 / TABLE_LOAD)) * 8 * (1 + limbs)
 
 
@@ -735,13 +748,20 @@ def _plan(int f, int length, limit):
     2^(64 * limbs), then modulo as many of PRIMES (limbs of them a pass) as it takes for the
     moduli's product to pass 3^(f * length), above any count."""
     exact = _limbs(f, length)
-    if sweep_memory(f, length, exact) <= limit:
+    if _table_bytes(f, exact) <= limit:
         return [(exact, None)]
     limbs = exact - 1
-    while limbs > 0 and sweep_memory(f, length, limbs) > limit:
+    while limbs > 0 and _table_bytes(f, limbs) > limit:
         limbs -= 1
     if limbs == 0:
         return None
+    return _passes(f, length, limbs)
+
+
+def _passes(int f, int length, int limbs):
+    """The passes of a count whose first pass has counts of `limbs` words (fewer than exact):
+    modulo 2^(64 * limbs), then modulo the primes (limbs of them a pass) it takes for the
+    product of the moduli to pass 3^(f * length)."""
     bound = (<object>3) ** (f * length)
     plan = [(limbs, None)]
     modulus = (<object>1) << (64 * limbs)
@@ -814,8 +834,12 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
     ``checkpoint``: a directory; after every row the border states are saved there (one file of
     keys and counts, and ``sweep.json``; with several passes, one subdirectory a pass and
     ``plan.json``), and a count started again with the same directory resumes after the last
-    saved row. ``progress``: called with a ``SweepProgress`` after every point. ``max_bytes``:
-    the memory the state tables may take (default: 75% of the memory available now). When exact
+    saved row; every file there carries a SHA-256 checksum, and a resume refuses (``ValueError``
+    naming the file and what is wrong) a file that differs from its checksum, a checkpoint of
+    another board or kind of count, and figures out of range. ``progress``: called with a
+    ``SweepProgress`` after every point. ``max_bytes``: the memory the state tables may take, an
+    int >= 0 (default: 75% of the memory available now); a limit above the machine's memory sets
+    no bound of its own (a table that does not fit then raises ``MemoryError``). When exact
     counts (``sweep_memory``) would not fit, the board is swept several times with narrower
     counts (modulo 2^(64 * limbs), then modulo primes), joined exactly by the Chinese remainder
     theorem; when not even one word a count fits, ``MemoryError`` names the estimate."""
@@ -827,23 +851,25 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
     if max_bytes is None:
         available = available_memory() or 1 << 62     # (unknown: not bounded here)
         limit = int(0.75 * available)
-        allowed = f"{_gib(limit)} may be used (75% of the {_gib(available)} available)"
+        allowed = lambda: f"{_gib(limit)} may be used (75% of the {_gib(available)} available)"
     else:
         limit = _index(max_bytes, "max_bytes")
-        allowed = f"{_gib(limit)} are allowed"
+        allowed = lambda: f"{_gib(limit)} are allowed"
     plan = None
     if checkpoint is not None:          # a resumed count keeps the passes it started with
         checkpoint = os.fspath(checkpoint)
+        # a path that is a file or cannot be made is refused before any work
+        from fastgo.records import make_directory
+        make_directory(checkpoint, "checkpoint directory", ValueError)
         plan = _saved_plan(checkpoint, w, h)
     if plan is None:
         plan = _plan(f, length, limit)
     if plan is None:
         raise MemoryError(f"{w}x{h} does not fit: even counts of one 64-bit word need about "
                           f"{_gib(sweep_memory(w, h, 1))} of state tables (exact counts "
-                          f"{_gib(sweep_memory(w, h))}), and {allowed}")
-    budget = sweep_memory(w, h, plan[0][0])
+                          f"{_gib(sweep_memory(w, h))}), and {allowed()}")
+    budget = _table_bytes(f, plan[0][0])
     if len(plan) > 1 and checkpoint is not None:
-        os.makedirs(checkpoint, exist_ok=True)
         _write_json(os.path.join(checkpoint, "plan.json"),
                     dict(format=CHECKPOINT_FORMAT, width=w, height=h,
                          passes=[[limbs, None if primes is None else list(primes)]
@@ -870,51 +896,139 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
             residues.extend(s.count)
             moduli.extend(primes)
         count = _crt(residues, moduli)
+    # the empty board is legal and the all-black one never: a count outside this range can come
+    # only from a checkpoint altered past its checksums (or a bug), and is never returned
+    if not 1 <= count < (<object>3) ** (w * h):
+        where = f" (resumed from {checkpoint!r}: the checkpoint is damaged)" if checkpoint else ""
+        shown = _big_text(count)
+        shown = shown if len(shown) <= 100 else f"a number of {len(shown)} digits"
+        raise ValueError(f"the count of {w}x{h} came out as {shown}, outside 1..3^{w * h}{where}")
     first = passes[0]
     return first._replace(count=count, width=w, height=h, seconds=before, passes=len(plan),
                           table_bytes=max(s.table_bytes for s in passes))
 
 
 def _gib(n):
+    if n >= 2 ** 60:            # (in integers: a float overflows past 1e308)
+        return f"{n >> 30:,} GiB"
     return f"{n / 2 ** 30:.1f} GiB" if n >= 2 ** 30 else f"{n / 2 ** 20:.1f} MiB"
+
+
+class _AnyDigits:
+    """Lifts Python's limit on converting ints to and from decimal text (4,300 digits by
+    default; a 10 x 1000 count has about 4,600) while it is entered."""
+
+    def __enter__(self):
+        get = getattr(sys, "get_int_max_str_digits", None)
+        self.limit = None if get is None else get()
+        if self.limit is not None:
+            sys.set_int_max_str_digits(0)
+
+    def __exit__(self, *exc):
+        if self.limit is not None:
+            sys.set_int_max_str_digits(self.limit)
+        return False
+
+
+def _big_text(n, fmt=""):
+    """format(n, fmt) however many digits n has (the CLI prints counts with it)."""
+    with _AnyDigits():
+        return format(n, fmt)
 
 
 def _saved_plan(directory, int w, int h):
     """The passes of the count checkpointed in `directory`: plan.json's (several passes), or
     the one pass of a sweep.json or result.json there; None when there is none. A plan of
-    another board is refused by name."""
+    another board, or one whose passes are not a count's, is refused by name."""
+    cdef int f = min(w, h), length = max(w, h)
+    exact = _limbs(f, length)
     path = os.path.join(directory, "plan.json")
     if os.path.exists(path):
-        with open(path) as fh:
-            data = json.load(fh)
-        if data.get("format") != CHECKPOINT_FORMAT:
-            raise ValueError(f"{path} is not a checkpoint of this version of fastgo's sweep")
-        if sorted((data["width"], data["height"])) != sorted((w, h)):
-            raise ValueError(f"{path} is the checkpoint of a {data['width']}x{data['height']} "
-                             f"count, not of {w}x{h}")
-        return [(limbs, None if primes is None else tuple(primes))
-                for limbs, primes in data["passes"]]
+        data = _read_checkpoint(path)
+        if (data.get("width"), data.get("height")) not in ((w, h), (h, w)):
+            raise ValueError(f"{path} is the checkpoint of a {data.get('width')}x"
+                             f"{data.get('height')} count, not of {w}x{h}")
+        saved = data.get("passes")
+        try:
+            plan = [(limbs, None if primes is None else tuple(primes)) for limbs, primes in saved]
+            first = plan[0][0]
+            valid = type(first) is int and 1 <= first < exact and plan == _passes(f, length, first)
+        except (TypeError, ValueError, IndexError):
+            valid = False
+        # the moduli must be those the count chose: others (fewer primes, another width) would
+        # join into a wrong count
+        if not valid:
+            raise ValueError(f"{path}: passes {saved!r} are not the passes of a {w}x{h} count "
+                             f"(counts modulo 2^(64 x words), then modulo the primes below 2^63 "
+                             f"that take the moduli past 3^{w * h})")
+        return plan
     for name in ("result.json", "sweep.json"):
         path = os.path.join(directory, name)
         if os.path.exists(path):        # one pass (the board is checked by _sweep)
-            with open(path) as fh:
-                data = json.load(fh)
-            if data.get("format") != CHECKPOINT_FORMAT or not isinstance(data.get("limbs"), int):
-                raise ValueError(f"{path} is not a checkpoint of this version of fastgo's sweep "
-                                 f"(format {data.get('format')!r}, expected "
-                                 f"{CHECKPOINT_FORMAT!r})")
-            primes = data.get("primes")
-            return [(data["limbs"], None if primes is None else tuple(primes))]
+            data = _read_checkpoint(path)
+            # a pass alone is exact: a modular one's directory (passN) holds residues
+            if data.get("limbs") != exact or data.get("primes") is not None:
+                raise ValueError(f"{path} holds a pass counting modulo "
+                                 f"{data.get('primes') or 'a power of two'} with "
+                                 f"{data.get('limbs')!r} words, and {directory!r} no plan.json: "
+                                 f"a part of a count in several passes (resume the directory "
+                                 f"that holds its plan.json), not a {w}x{h} count")
+            return [(exact, None)]
     return None
 
 
 def _write_json(path, data):
-    """Write a JSON file whole or not at all (a temporary file renamed into place)."""
+    """Write a checkpoint's JSON file whole or not at all (a temporary file renamed into
+    place), with the checksum of its fields (fastgo.simulation.json_sha256) as "checksum"."""
+    from fastgo.simulation import json_sha256
+    data = dict(data, checksum=json_sha256(data))
     with open(path + ".tmp", "w") as fh:
         json.dump(data, fh, indent=1)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(path + ".tmp", path)
+
+
+def _read_checkpoint(path):
+    """The fields of a checkpoint's JSON file, its checksum checked: ValueError naming the file
+    when it cannot be read, is not this format's, or differs from its checksum (damaged or
+    edited). One written by an earlier fastgo has no checksum: it is read with a warning."""
+    from fastgo.simulation import json_sha256
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError) as e:     # (a JSON or UTF-8 error is a ValueError)
+        raise ValueError(f"{path} cannot be read as a checkpoint: {e}") from None
+    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+        found = data.get("format") if isinstance(data, dict) else None
+        raise ValueError(f"{path} is not a checkpoint of this version of fastgo's sweep "
+                         f"(format {found!r}, expected {CHECKPOINT_FORMAT!r})")
+    if "checksum" not in data:
+        warnings.warn(f"{path} was written by an earlier fastgo, without checksums: it is "
+                      f"resumed unchecked", RuntimeWarning, stacklevel=2)
+    elif data["checksum"] != json_sha256({k: v for k, v in data.items() if k != "checksum"}):
+        raise ValueError(f"{path} is damaged or was edited: its contents differ from the "
+                         f"checksum written with them")
+    return data
+
+
+def _whole(path, data, key, low, high=None):
+    """data[key], an int in low..high (no upper bound when high is None); ValueError naming
+    the file otherwise."""
+    x = data.get(key)
+    if type(x) is not int or x < low or (high is not None and x > high):
+        bound = f"{low}..{high}" if high is not None else f"at least {low}"
+        raise ValueError(f"{path}: {key} must be an integer {bound}, got {x!r}")
+    return x
+
+
+def _figures(path, data, keys):
+    """Check the sweep's figures `keys` (ints >= 0) and its seconds (a finite number >= 0)."""
+    for key in keys:
+        _whole(path, data, key, 0)
+    x = data.get("seconds")
+    if type(x) not in (int, float) or not 0 <= x < math.inf:
+        raise ValueError(f"{path}: seconds must be a number of seconds >= 0, got {x!r}")
 
 
 cdef int64_t collect(const Table* tabs, int ntabs, int64_t* pos, uint64_t* out,
@@ -938,7 +1052,8 @@ cdef int64_t collect(const Table* tabs, int ntabs, int64_t* pos, uint64_t* out,
 
 cdef _save(const Table* tabs, int ntabs, directory, dict meta):
     """Write the states of tables tabs to `directory` (a new states file, then sweep.json naming
-    it, each renamed into place when complete; then the older states file goes)."""
+    it and holding its SHA-256, each renamed into place when complete; then the older states
+    file goes)."""
     cdef int64_t pos[2]
     cdef int64_t n, states = 0
     cdef int stride = tabs[0].stride
@@ -946,6 +1061,7 @@ cdef _save(const Table* tabs, int ntabs, directory, dict meta):
     cdef uint64_t[::1] view = buf
     name = f"states-row{meta['rows_done']}.bin"
     path = os.path.join(directory, name)
+    digest = hashlib.sha256()       # of the bytes as written (no second read of many GiB)
     pos[0] = pos[1] = 0
     with open(path + ".tmp", "wb") as fh:
         while True:
@@ -954,11 +1070,13 @@ cdef _save(const Table* tabs, int ntabs, directory, dict meta):
             if n == 0:
                 break
             fh.write(buf[:n * stride].data)
+            digest.update(buf[:n * stride].data)
             states += n
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(path + ".tmp", path)
-    _write_json(os.path.join(directory, "sweep.json"), dict(meta, states=int(states), file=name))
+    _write_json(os.path.join(directory, "sweep.json"),
+                dict(meta, states=int(states), file=name, sha256=digest.hexdigest()))
     for other in os.listdir(directory):
         if other.startswith("states-row") and other != name:
             os.remove(os.path.join(directory, other))
@@ -966,29 +1084,64 @@ cdef _save(const Table* tabs, int ntabs, directory, dict meta):
 
 def _same_sweep(path, what, meta, int f, int length, int limbs, primes):
     """Refuse the checkpoint or result at `path` when it belongs to another board or pass."""
-    if (meta["frontier"], meta["length"]) != (f, length):
-        raise ValueError(f"{path} is the {what} of a {meta['frontier']}x{meta['length']} "
+    if (meta.get("frontier"), meta.get("length")) != (f, length):
+        raise ValueError(f"{path} is the {what} of a {meta.get('frontier')}x{meta.get('length')} "
                          f"sweep, not of {f}x{length}")
-    if (meta["limbs"], meta.get("primes")) != (limbs, None if primes is None else list(primes)):
-        raise ValueError(f"{path} counts with {meta['limbs']} words modulo "
-                         f"{meta.get('primes') or 'a power of two'}, not as this pass does")
+    if (meta.get("limbs"), meta.get("primes")) != (limbs, None if primes is None else list(primes)):
+        raise ValueError(f"{path} counts with {meta.get('limbs')!r} words modulo "
+                         f"{meta.get('primes') or 'a power of two'}, not as this pass does "
+                         f"({limbs} words modulo {list(primes) if primes else 'a power of two'})")
+
+
+def _load_result(path, int f, int length, int limbs, primes, int nt):
+    """The CountStats of the pass finished in an earlier run, from its result.json."""
+    d = _read_checkpoint(path)
+    _same_sweep(path, "result", d, f, length, limbs, primes)
+    _figures(path, d, ("peak_states", "total_states", "final_states", "table_bytes"))
+    moduli = [(<object>1) << (64 * limbs)] if primes is None else list(primes)
+    text = [d.get("count")] if primes is None else d.get("count")
+    count = []
+    if isinstance(text, list):
+        with _AnyDigits():
+            count = [int(x) for x in text if type(x) is str and x.isascii() and x.isdigit()]
+    if len(count) != len(moduli) or len(count) != len(text) or not all(
+            0 <= x < q for x, q in zip(count, moduli)):
+        raise ValueError(f"{path}: count must be the decimal text of "
+                         f"{'a number' if primes is None else 'numbers'} below {limbs} words' "
+                         f"modulus, got {str(d.get('count'))[:80]!r}")
+    return CountStats(count[0] if primes is None else tuple(count), f, length, f,
+                      d["peak_states"], d["total_states"], d["final_states"], d["table_bytes"],
+                      limbs, nt, d["seconds"])
 
 
 def _load_meta(directory, int f, int length, int limbs, primes):
-    """The checkpoint in `directory` for this board and pass, or None when there is none."""
+    """The checkpoint in `directory` for this board and pass, or None when there is none; its
+    checksums, spec and figures checked (ValueError naming the file and what is wrong)."""
     path = os.path.join(directory, "sweep.json")
     if not os.path.exists(path):
         return None
-    with open(path) as fh:
-        meta = json.load(fh)
-    if meta.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{path} is not a checkpoint of this version of fastgo's sweep "
-                         f"(format {meta.get('format')!r}, expected {CHECKPOINT_FORMAT!r})")
+    meta = _read_checkpoint(path)
     _same_sweep(path, "checkpoint", meta, f, length, limbs, primes)
-    size = os.path.getsize(os.path.join(directory, meta["file"]))
-    if size != meta["states"] * 8 * (1 + limbs):
-        raise ValueError(f"{os.path.join(directory, meta['file'])} holds {size} bytes, not the "
-                         f"{meta['states']} states that {path} names")
+    # saved after rows 1..length-1 (the last row's states make the result instead)
+    rows = _whole(path, meta, "rows_done", 1, length - 1)
+    states = _whole(path, meta, "states", 1)
+    _figures(path, meta, ("peak_states", "total_states", "table_bytes"))
+    name = f"states-row{rows}.bin"
+    if meta.get("file") != name:
+        raise ValueError(f"{path}: file must be {name!r}, the states after row {rows}, got "
+                         f"{meta.get('file')!r}")
+    states_path = os.path.join(directory, name)
+    if not os.path.isfile(states_path):
+        raise ValueError(f"{states_path} is missing ({path} names it)")
+    size = os.path.getsize(states_path)
+    if size != states * 8 * (1 + limbs):
+        raise ValueError(f"{states_path} holds {size} bytes, not the "
+                         f"{states} states that {path} names")
+    if "checksum" in meta:       # (an earlier version's: _read_checkpoint warned)
+        from fastgo.records import sha256_file
+        if meta.get("sha256") != sha256_file(states_path):
+            raise ValueError(f"{states_path} is damaged: its SHA-256 differs from the one "
+                             f"{path} recorded when it was written")
     g = meta.get("growth")              # (absent in an earlier version's checkpoint)
     if g is not None and not (isinstance(g, list) and len(g) == f and all(
             type(x) in (int, float) and 0 <= x <= 3 for x in g)):
@@ -1048,12 +1201,7 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None, limbs=None
         os.makedirs(checkpoint, exist_ok=True)
         done = os.path.join(checkpoint, "result.json")
         if os.path.exists(done):        # this pass finished in an earlier run
-            with open(done) as fh:
-                d = json.load(fh)
-            _same_sweep(done, "result", d, f, length, limbs, primes)
-            count = int(d["count"]) if primes is None else tuple(int(x) for x in d["count"])
-            return CountStats(count, f, length, f, d["peak_states"], d["total_states"],
-                              d["final_states"], d["table_bytes"], limbs, nt, d["seconds"])
+            return _load_result(done, f, length, limbs, primes, nt)
         meta = _load_meta(checkpoint, f, length, limbs, primes)
     src = <Table*>malloc(nt * sizeof(Table))
     dst = <Table*>malloc(nt * sizeof(Table))
@@ -1178,7 +1326,7 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None, limbs=None
             _write_json(os.path.join(checkpoint, "result.json"), dict(
                 format=CHECKPOINT_FORMAT, frontier=f, length=length, limbs=limbs,
                 primes=None if primes is None else list(primes),
-                count=str(count) if primes is None else [str(x) for x in count],
+                count=_big_text(count) if primes is None else [str(x) for x in count],
                 peak_states=int(peak), total_states=int(total), final_states=int(final),
                 table_bytes=int(peak_bytes), seconds=seconds))
             for other in os.listdir(checkpoint):    # the result makes the last row's states idle

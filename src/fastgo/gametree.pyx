@@ -95,9 +95,13 @@ def perft(board, depth):
     its rules, passes included; two passes in a row end the game and nothing follows them
     (``perft(b, 0)`` is 1). The board is not changed.
 
+    On the empty 2x2 board Black has 4 points and a pass; after a stone White has the 3 empty
+    points (each leaves both stones a liberty) and a pass, 4 x 4 sequences, and after Black's
+    pass 4 points and a pass, 5 more:
+
     >>> import fastgo
     >>> perft(fastgo.Board(2), 1), perft(fastgo.Board(2), 2)
-    (5, 17)
+    (5, 21)
     """
     cdef Board b
     b, d = _walk_board(board, depth)

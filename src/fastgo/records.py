@@ -108,12 +108,31 @@ def write_shard(out, spec, tally, games):
         lists = np.split(games["moves"].astype(np.int64), ends[:-1])
         _write_atomic(path[:-4] + ".sgf", sgf.games_to_sgf(lists, start=spec.board, PB="random",
                                                            PW="random").encode())
-    if not (os.path.exists(path) and _sha256(path) == digest):
+    if not (os.path.exists(path) and sha256_file(path) == digest):
         _write_atomic(path, data)
     return {"start": start, "stop": stop, "sha256": digest, "bytes": len(data)}
 
 
-def _sha256(path):
+def make_directory(path, what, error):
+    """Create directory `path` (parents included) unless it is there, and check that a file can
+    be written in it; `error` (an exception class), naming `what` and the path, when the path is
+    a file or the directory cannot be created or written. Shared by the simulation's output
+    directory and the count's checkpoint (``fastgo.count``)."""
+    try:
+        os.makedirs(path, exist_ok=True)
+        probe = os.path.join(path, f".probe.{os.getpid()}.{uuid.uuid4().hex}")
+        with open(probe, "wb"):
+            pass
+        os.unlink(probe)
+    except FileExistsError:         # makedirs: the path is there, and not a directory
+        raise error(f"{what} {path!r} is a file, not a directory") from None
+    except OSError as e:
+        raise error(f"{what} {path!r} is not writable: {e.strerror or e}") from None
+
+
+def sha256_file(path):
+    """SHA-256 (hex) of a file's bytes: the checksum of a shard in the manifest and of a count
+    checkpoint's states file (``fastgo.count``)."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -170,17 +189,7 @@ class RunDirectory:
         """Create or check the directory. Returns (spec, {chunk: Tally}) for the chunks already
         finished (resume); a spec without a chunk size takes the manifest's, or choose_chunk()'s
         in a new directory. Raises RecordsError when the directory cannot take this run."""
-        out = self.out
-        try:
-            os.makedirs(out, exist_ok=True)
-            probe = os.path.join(out, f".probe.{os.getpid()}.{uuid.uuid4().hex}")
-            with open(probe, "wb"):
-                pass
-            os.unlink(probe)
-        except FileExistsError:         # makedirs: the path is there, and not a directory
-            raise RecordsError(f"output directory {out!r} is a file, not a directory") from None
-        except OSError as e:
-            raise RecordsError(f"output directory {out!r} is not writable: {e.strerror or e}") from None
+        make_directory(self.out, "output directory", RecordsError)
         self._lock()
         try:
             return self._prepare(choose_chunk)
@@ -273,7 +282,7 @@ class RunDirectory:
             if (a, b) not in partition:
                 raise RecordsError(f"{path}: chunk [{a}, {b}) is not one of this run's chunks")
             entry = listed.get(n)
-            digest = _sha256(path)
+            digest = sha256_file(path)
             if entry is not None and entry.get("sha256") != digest:
                 warnings.warn(f"{path}: checksum differs from the manifest's; the chunk is played "
                               f"again", RuntimeWarning)

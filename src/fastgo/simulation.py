@@ -42,6 +42,14 @@ def _flag(value, name):
     return bool(value)
 
 
+def json_sha256(value):
+    """SHA-256 (hex) of `value`'s canonical JSON (sorted keys, no spaces): a run's fingerprint,
+    and the checksum a count checkpoint's JSON files carry of their other fields
+    (``fastgo.count``)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 class Simulation:
     """What a bulk run plays and keeps; immutable once made.
 
@@ -140,8 +148,7 @@ class Simulation:
 
     def fingerprint(self):
         """SHA-256 (hex) of the canonical JSON of ``to_dict``: equal for equal runs."""
-        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
+        return json_sha256(self.to_dict())
 
     def differences(self, other):
         """{field: (this run's value, other's)} for each field in which this run differs from
