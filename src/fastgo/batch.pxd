@@ -108,6 +108,7 @@ cdef class BoardBatch:
     cdef bint has_room(self, int64_t i) noexcept nogil
     cdef void commit(self, int64_t i, int point) noexcept nogil
     cdef void ring_colouring(self, int64_t i) noexcept nogil
+    cdef int colourings(self, int64_t i, uint8_t* out) noexcept nogil
     cdef void restart(self, int64_t i) noexcept nogil
     cdef void load_state(self, int64_t i, Board board) noexcept nogil
     cdef double margin(self, int64_t i) noexcept nogil

@@ -389,6 +389,17 @@ cdef class BoardBatch:
         board_colouring(self.state(i), self.rings + <size_t>i * self.ring_bytes
                         + <size_t>(self.games[i].nturns % HISTORY) * self.npoints)
 
+    cdef int colourings(self, int64_t i, uint8_t* out) noexcept nogil:
+        """Game i's last colourings, newest first: the colouring k turns ago at out + k * npoints
+        for k below the count returned (HISTORY, or the turns since the set-up and the set-up).
+        The past of a ``Search``'s root (search.pyx), replayed by ``set``."""
+        cdef Game* g = &self.games[i]
+        cdef int k, known = g.nturns + 1 if g.nturns + 1 < HISTORY else HISTORY
+        for k in range(known):
+            memcpy(out + <size_t>k * self.npoints, self.rings + <size_t>i * self.ring_bytes
+                   + <size_t>((g.nturns - k) % HISTORY) * self.npoints, self.npoints)
+        return known
+
     cdef void restart(self, int64_t i) noexcept nogil:
         """Game i back to the batch's start position."""
         self.load_state(i, self.start)
