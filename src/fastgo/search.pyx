@@ -8,7 +8,7 @@
   being expanded (the search goes on, evaluating them as leaves).
 - **No positions per node.** Every descent replays its moves from the root into the thread's own
   scratch board (``board_copy`` of the root, ``board_play`` per move), the superko memory of the
-  path included.
+  path included (and, for PUCT's history planes, the colourings of the path's last 8 positions).
 - **Tree moves.** At a node the children are the points the rules allow there, judged by
   ``core.judge_play`` (Board's own judgement: ko rule, suicide option, superko against the whole
   game and the path), less one-point eyes of the mover (the playout policy's ``is_own_eye``) and
@@ -42,8 +42,15 @@ with n, w the child's visits and summed values for its mover (each in-flight vis
 visit of value -1, times ``virtual_loss``), p its prior and N the parent's visits (its own
 evaluation included). Descents collect up to ``batch`` distinct leaves (a second descent into a
 leaf already collected ends the batch); ``evaluator(planes)`` gets them as a new float32 array
-``[B, 3, height, width]``, its own to keep (``encoding="stones"``: the stones of the side to
-move, the opponent's stones, all ones when Black is to move) and returns ``(priors [B, points + 1],
+``[B, C, height, width]``, its own to keep, in ``encoding`` (``ENCODINGS`` maps each name to its
+C): ``"stones"`` (the default, C = 3: the stones of the side to move, the opponent's stones, all
+ones when Black is to move) or any encoding of ``fastgo.features`` (``"agz17"`` 17 planes,
+``"lz18"`` 18, ``"openspiel4"`` 4, ``"katago"`` 12), a leaf's planes then being exactly
+``features.encode`` of the Board its path's moves lead to from the root: BoardBatch's encoder
+(``planes.encode_planes``) on the replayed leaf, its history planes from the colourings of the
+path's positions and then the root game's own (from the Board the Search was made with, and the
+moves ``advance`` played), katago's last moves likewise, its ko plane the judgement the tree's
+moves get (simple ko, or superko against the game and the path). It returns ``(priors [B, points + 1],
 values [B])``: values in [-1, 1] for the side to move (clipped there), every number finite (NaN
 or an infinity raises ValueError). Each leaf is expanded with its priors (any scale: read as
 float64, clipped at 0, renormalised over its children; uniform when they sum to 0) and its value is
@@ -278,7 +285,10 @@ cdef class Search:
     exploration (UCT c, default 0.1 with RAVE and 0.7 without; PUCT c_puct, default 1.5),
     rave_equiv, prior_visits, expand_after, tactics (virtual AMAF samples for captures and
     atari escapes; 0: none): UCT tuning. batch, fpu, virtual_loss, dirichlet
-    ((alpha, eps) or None), encoding ("stones"): PUCT. ownership: playouts record final owners.
+    ((alpha, eps) or None), encoding (the evaluator's planes: "stones", 3 planes, or one of
+    fastgo.features' "agz17" 17, "lz18" 18, "openspiel4" 4, "katago" 12, exactly as
+    ``features.encode`` of the leaf's Board; ``ENCODINGS``): PUCT. ownership: playouts record
+    final owners.
     max_moves: cap of turns per playout (default 3 x points, at least 1000).
     """
 
