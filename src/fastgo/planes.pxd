@@ -109,9 +109,12 @@ cdef inline void encode_planes(int enc, const BoardState* b, int mover, bint ove
     as judge_play takes them: the game's simple-ko colouring, NULL before any turn, and its
     superko memory, which holds the position's own key); none when `over` (two passes)."""
     cdef int w = b.width, h = b.height, hw = w * h, s = b.stride, npad = b.npad
-    cdef int nplanes, k, r, c, p, v, q, libs, status
+    cdef int k, r, c, p, v, q, libs, status
     cdef int64_t t
     cdef int8_t libcache[MAX_PAD]
+    cdef plane_t black[3]
+    cdef plane_t white[3]
+    cdef plane_t empty[3]
     if enc == ENC_AGZ17 or enc == ENC_LZ18:
         # every plane is written once: history pairs branch-free, absent history as zeros
         for k in range(HISTORY):
@@ -126,19 +129,24 @@ cdef inline void encode_planes(int enc, const BoardState* b, int mover, bint ove
         if enc == ENC_LZ18:
             fill_plane(out + 17 * hw, hw, mover == WHITE)
         return
-    nplanes = 4 if enc == ENC_OPENSPIEL4 else 12
-    memset(out, 0, <size_t>nplanes * hw * sizeof(plane_t))
     if enc == ENC_OPENSPIEL4:
+        # every plane is written once, the values read from tables by colour: no branch on
+        # the colours (a compiler may branch on a comparison made a float)
+        for v in range(3):
+            black[v] = v == BLACK
+            white[v] = v == WHITE
+            empty[v] = v == EMPTY
         for r in range(h):
             p = (r + 1) * s
             for c in range(w):
                 v = b.cell[p + c].color
-                q = 0 if v == BLACK else 1 if v == WHITE else 2
-                out[q * hw + r * w + c] = 1
-        if mover == WHITE:
-            for p in range(hw):
-                out[3 * hw + p] = 1
+                q = r * w + c
+                out[q] = black[v]                   # 0: black stones
+                out[hw + q] = white[v]              # 1: white stones
+                out[2 * hw + q] = empty[v]          # 2: empty points
+        fill_plane(out + 3 * hw, hw, mover == WHITE)    # 3: White to move
         return
+    memset(out, 0, <size_t>12 * hw * sizeof(plane_t))
     memset(libcache, -1, npad)
     for r in range(h):
         p = (r + 1) * s
