@@ -9,8 +9,8 @@ to move, the last colourings, the last moves, the ko memory and whether the game
 
 from libc.stdint cimport uint8_t, int8_t, int16_t, int64_t, uint64_t
 from libc.string cimport memset
-from fastgo.core cimport (BoardState, SeenFn, judge_play, chain_liberties, MAX_PAD, EMPTY,
-                          BLACK, WHITE, KO, SUPERKO)
+from fastgo.core cimport (BoardState, SeenFn, judge_play, chain_liberties, MAX_PAD, MAX_POINTS,
+                          EMPTY, BLACK, WHITE, KO, SUPERKO)
 
 cdef enum:
     HISTORY = 8             # colourings the history planes read: t, t - 1, ..., t - 7
@@ -54,6 +54,11 @@ cdef extern from *:
     FASTGO_PLANE_PAIR(uint8_t, fastgo_planes_u8)
     FASTGO_PLANE_PAIR(float, fastgo_planes_f32)
     FASTGO_PLANE_PAIR(double, fastgo_planes_f64)
+    /* One plane: out[i] = (col[i] == value). */
+    #define FASTGO_PLANE_EQ(T, NAME) static inline void NAME(const uint8_t* restrict col, int n, uint8_t value, T* restrict out) { int i; for (i = 0; i < n; i++) out[i] = (T)(col[i] == value); }
+    FASTGO_PLANE_EQ(uint8_t, fastgo_plane_eq_u8)
+    FASTGO_PLANE_EQ(float, fastgo_plane_eq_f32)
+    FASTGO_PLANE_EQ(double, fastgo_plane_eq_f64)
     """
     void fastgo_planes_u8(const uint8_t* col, int n, uint8_t me, uint8_t opp,
                           uint8_t* own, uint8_t* other) noexcept nogil
@@ -61,6 +66,9 @@ cdef extern from *:
                            float* own, float* other) noexcept nogil
     void fastgo_planes_f64(const uint8_t* col, int n, uint8_t me, uint8_t opp,
                            double* own, double* other) noexcept nogil
+    void fastgo_plane_eq_u8(const uint8_t* col, int n, uint8_t value, uint8_t* out) noexcept nogil
+    void fastgo_plane_eq_f32(const uint8_t* col, int n, uint8_t value, float* out) noexcept nogil
+    void fastgo_plane_eq_f64(const uint8_t* col, int n, uint8_t value, double* out) noexcept nogil
 
 
 cdef inline void board_colouring(const BoardState* b, uint8_t* out) noexcept nogil:
@@ -80,6 +88,15 @@ cdef inline void plane_pair(const uint8_t* col, int n, int me, plane_t* own,
         fastgo_planes_f32(col, n, me, 3 - me, own, other)
     else:
         fastgo_planes_f64(col, n, me, 3 - me, own, other)
+
+
+cdef inline void plane_eq(const uint8_t* col, int n, int value, plane_t* out) noexcept nogil:
+    if plane_t is uint8_t:
+        fastgo_plane_eq_u8(col, n, value, out)
+    elif plane_t is float:
+        fastgo_plane_eq_f32(col, n, value, out)
+    else:
+        fastgo_plane_eq_f64(col, n, value, out)
 
 
 cdef inline void fill_plane(plane_t* out, int n, bint value) noexcept nogil:
@@ -112,9 +129,7 @@ cdef inline void encode_planes(int enc, const BoardState* b, int mover, bint ove
     cdef int k, r, c, p, v, q, libs, status
     cdef int64_t t
     cdef int8_t libcache[MAX_PAD]
-    cdef plane_t black[3]
-    cdef plane_t white[3]
-    cdef plane_t empty[3]
+    cdef uint8_t colouring[MAX_POINTS]
     if enc == ENC_AGZ17 or enc == ENC_LZ18:
         # every plane is written once: history pairs branch-free, absent history as zeros
         for k in range(HISTORY):
@@ -130,21 +145,11 @@ cdef inline void encode_planes(int enc, const BoardState* b, int mover, bint ove
             fill_plane(out + 17 * hw, hw, mover == WHITE)
         return
     if enc == ENC_OPENSPIEL4:
-        # every plane is written once, the values read from tables by colour: no branch on
-        # the colours (a compiler may branch on a comparison made a float)
-        for v in range(3):
-            black[v] = v == BLACK
-            white[v] = v == WHITE
-            empty[v] = v == EMPTY
-        for r in range(h):
-            p = (r + 1) * s
-            for c in range(w):
-                v = b.cell[p + c].color
-                q = r * w + c
-                out[q] = black[v]                   # 0: black stones
-                out[hw + q] = white[v]              # 1: white stones
-                out[2 * hw + q] = empty[v]          # 2: empty points
-        fill_plane(out + 3 * hw, hw, mover == WHITE)    # 3: White to move
+        # every plane written once, by the history planes' vector loops over the colouring
+        board_colouring(b, colouring)
+        plane_pair(colouring, hw, BLACK, out, out + hw)     # 0, 1: black, white stones
+        plane_eq(colouring, hw, EMPTY, out + 2 * hw)        # 2: empty points
+        fill_plane(out + 3 * hw, hw, mover == WHITE)        # 3: White to move
         return
     memset(out, 0, <size_t>12 * hw * sizeof(plane_t))
     memset(libcache, -1, npad)

@@ -99,8 +99,8 @@ from fastgo.playout cimport (PlayoutSpec, PlayoutScratch, PlayoutOutcome, scratc
                              scratch_free, local_clear, local_add, is_own_eye,
                              playout_continue, playout_seed, spec_from_board,
                              empty_neighbours)
-from fastgo.planes cimport (encode_planes, encoding_planes, encoding_history, board_colouring,
-                            HISTORY, LAST_MOVES)
+from fastgo.planes cimport (encode_planes, encoding_history, board_colouring, HISTORY,
+                            LAST_MOVES)
 from fastgo.batch cimport BoardBatch
 from fastgo.playout import policy_code, default_threads, _int, _MAX_THREADS, _fork_threads
 from fastgo.board import Board as _Board
