@@ -645,6 +645,193 @@ def test_dirichlet_noise_changes_root_priors_reproducibly():
     assert n1.priors.sum() == pytest.approx(1.0, abs=1e-5)
 
 
+
+# -- PUCT input encodings -------------------------------------------------------------------------
+
+def node_paths(t):
+    """{pool index: the moves from the root to that node} of a Search's _nodes()."""
+    paths, order = {0: ()}, [0]
+    for i in order:
+        if t["first"][i] >= 0:
+            for c in range(t["first"][i], t["first"][i] + t["nchildren"][i]):
+                paths[c] = paths[i] + (int(t["move"][c]),)
+                order.append(c)
+    return paths
+
+
+def expanded(s):
+    """The move paths (from the root) of the nodes the evaluator expanded (terminal nodes have
+    no children)."""
+    t = s._nodes()
+    return [p for i, p in node_paths(t).items() if t["first"][i] >= 0 and t["nchildren"][i] > 0]
+
+
+def recording_evaluator(rows, points):
+    """An evaluator that keeps every row it is given; priors and values from the planes (so
+    that the tree's shape depends on them), favouring the points given first."""
+    def ev(planes):
+        assert planes.dtype == np.float32 and planes.flags.c_contiguous
+        rows.extend(np.array(planes))
+        n = planes.shape[0]
+        flat = planes.reshape(n, -1)
+        pri = np.ones((n, points + 1)) + flat[:, :points + 1] * 0.5
+        for rank, p in enumerate(ev.favour):
+            pri[:, p] += 8.0 / (rank + 1)
+        return pri, np.tanh(flat.sum(1) % 5 - 2.0)
+    ev.favour = []
+    return ev
+
+
+def check_planes(s, root, encoding, rows, before=()):
+    """Every row the evaluator got is exactly features.encode of the Board the path of one node
+    expanded in this search leads to, and those nodes are exactly the ones expanded (as
+    multisets): the nodes expanded now less `before` (paths expanded before the search)."""
+    want = []
+    left = list(before)
+    for path in expanded(s):
+        if path in left:
+            left.remove(path)
+            continue
+        bd = root.copy()
+        for m in path:
+            bd.play(m)
+        want.append(fastgo.features.encode(bd, encoding))
+    assert not left
+    assert len(rows) == len(want) > 0
+    for r in rows:
+        assert r.shape == (fastgo.search.ENCODINGS[encoding], root.height, root.width)
+    assert sorted(r.tobytes() for r in rows) == sorted(w.tobytes() for w in want)
+
+
+def ko_board(rules, **kw):
+    """A rectangular game of 10 turns (over HISTORY = 8), the last one a ko capture: Black may
+    not retake at D2 now."""
+    b = fastgo.Board(5, 4, rules=rules, **kw)
+    for m in ["A4", "E4", "B2", "D1", "C1", "D3", "C3", "E2", "D2", "C2"]:
+        b.play(m)
+    return b
+
+
+ENCODINGS = [e for e in fastgo.search.ENCODINGS if e != "stones"]
+
+
+def test_puct_encodings_are_the_features_encodings():
+    assert fastgo.search.ENCODINGS == {"stones": 3, **fastgo.features.ENCODINGS}
+    b = fastgo.Board(5, rules="chinese")
+    for bad in ["agz", "AGZ17", "", None, 17, ["katago"]]:
+        with pytest.raises(ValueError) as e:
+            Search(b, evaluator=toy_evaluator, encoding=bad)
+        for name in fastgo.search.ENCODINGS:
+            assert repr(name) in str(e.value)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("rules", ["tromp-taylor", "japanese",
+                                   dict(rules="tromp-taylor", ko="situational")])
+def test_puct_planes_are_features_encode_of_the_leaf(encoding, rules):
+    """The planes of every leaf are features.encode of the Board the path leads to (history
+    from before the root included: a game of 10 turns with a capture and a ko), then again
+    after advance (one move the tree kept, then one it did not)."""
+    kw = dict(rules=rules) if isinstance(rules, str) else rules
+    b = ko_board(**kw)
+    rows = []
+    ev = recording_evaluator(rows, b.num_points)
+    d2, c2, a1 = (fastgo.vertex_to_point(v, 5, 4) for v in ("D2", "C2", "A1"))
+    ev.favour = [a1, d2, c2]        # a threat, the retake, the ko's other side
+    s = Search(b, evaluator=ev, batch=8, encoding=encoding, threads=2)
+    s.search(visits=150)
+    check_planes(s, b, encoding, rows)
+    assert rows[0].tobytes() == fastgo.features.encode(b, encoding).tobytes()   # the root first
+    if encoding == "katago":
+        # plane 6: Black's retake at D2 at the root; deeper, White's at C2 after Black retook
+        assert rows[0][6].reshape(-1)[d2] == 1
+        assert any(r[6].reshape(-1)[c2] for r in rows[1:])
+    # advance into the kept subtree, then to a move it never expanded
+    for move in [s.result().best_move, None]:
+        if move is None:
+            ours = {p[0] for p in expanded(s) if p}
+            move = next(m for m in b.legal_moves() if m not in ours)
+        s.advance(move)
+        b.play(move)
+        assert s.board.history == b.history
+        before = expanded(s)
+        rows.clear()
+        s.search(visits=s.result().root_visits + 60)
+        check_planes(s, b, encoding, rows, before)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_puct_planes_of_a_set_up_board_and_a_short_game(encoding):
+    """A game from a set-up (stones placed, White first) with fewer turns than the history
+    holds: the colourings from before the set-up are zeros in the leaves' planes as in
+    features.encode. Several advances pass HISTORY turns."""
+    b = fastgo.Board.from_diagram("""
+        . . . . . .
+        . X . . O .
+        . . . . . .
+        . X . . O .
+        . . . . . .""", to_move=fastgo.WHITE, rules="tromp-taylor")
+    b.play("C3")
+    rows = []
+    ev = recording_evaluator(rows, b.num_points)
+    s = Search(b, evaluator=ev, batch=4, encoding=encoding)
+    for _ in range(10):
+        rows.clear()
+        before = expanded(s)
+        s.search(visits=s.result().root_visits + 40)
+        check_planes(s, b, encoding, rows, before)
+        move = s.result().best_move
+        if move == b.num_points:
+            move = next(m for m in b.legal_moves() if m != b.num_points)
+        s.advance(move)
+        b.play(move)
+
+
+@pytest.mark.parametrize("encoding", ["agz17", "katago"])
+@pytest.mark.parametrize("rules", ["tromp-taylor", dict(rules="tromp-taylor", ko="situational"),
+                                   dict(rules="tromp-taylor", ko="simple")])
+def test_puct_planes_after_random_openings(encoding, rules):
+    """Long random openings on 4x4 make captures, ko and superko positions: the planes of every
+    leaf (katago's plane 6 judged as the tree judges moves, with the game's superko memory and
+    the path's) are features.encode's."""
+    rng = np.random.default_rng(11)
+    kw = dict(rules=rules) if isinstance(rules, str) else rules
+    forbidden = 0
+    for game in range(8):
+        b = fastgo.Board(4, **kw)
+        for _ in range(int(rng.integers(10, 40))):
+            if b.is_over:
+                break
+            b.play(int(rng.choice(b.legal_moves())))
+        if b.is_over:
+            continue
+        rows = []
+        s = Search(b, evaluator=recording_evaluator(rows, b.num_points), batch=4,
+                   encoding=encoding)
+        s.search(visits=60)
+        check_planes(s, b, encoding, rows)
+        if encoding == "katago":
+            forbidden += sum(int(r[6].sum()) for r in rows)
+    assert encoding != "katago" or forbidden > 0
+
+
+def test_puct_stones_encoding_is_unchanged():
+    """The default encoding: 3 planes, the mover's stones, the opponent's, ones when Black is
+    to move (the pure-Python PUCT above reads them too)."""
+    b = ko_board("chinese")
+    rows = []
+    s = Search(b, evaluator=recording_evaluator(rows, b.num_points), batch=4)
+    assert s.encoding == "stones"
+    s.search(visits=30)
+    t = s._nodes()
+    want = []
+    for path in expanded(s):
+        bd = b.copy()
+        for m in path:
+            bd.play(m)
+        want.append(planes_of(bd))
+    assert sorted(r.tobytes() for r in rows) == sorted(w.tobytes() for w in want)
+
 # -- the heavy playout policy ---------------------------------------------------------------------
 
 def test_heavy_playouts_capture_and_escape_first():

@@ -3,8 +3,9 @@
 
 Each game is a ``BoardState`` (allocated through ``board_bytes``/``board_clear``, copied with
 ``board_copy``), a ``Game`` record (turn count, move list, superko memory) and a ring of its last
-``HISTORY`` colourings for the history feature planes. Legality is ``core.judge_move``, the
-judgement ``Board`` uses, so a batch game and a ``Board`` under the same rules agree on every move.
+``HISTORY`` colourings for the history feature planes (``planes.encode_planes`` writes the planes
+from them). Legality is ``core.judge_move``, the judgement ``Board`` uses, so a batch game and a
+``Board`` under the same rules agree on every move.
 """
 
 cimport cython
@@ -12,8 +13,7 @@ from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
 from fastgo.core cimport BoardState, HashSet
 from fastgo.board cimport Board
 
-cdef enum:
-    HISTORY = 8             # colourings each game remembers for the history planes
+from fastgo.planes cimport HISTORY     # colourings each game remembers for the history planes
 
 
 ctypedef struct Game:
@@ -108,6 +108,7 @@ cdef class BoardBatch:
     cdef bint has_room(self, int64_t i) noexcept nogil
     cdef void commit(self, int64_t i, int point) noexcept nogil
     cdef void ring_colouring(self, int64_t i) noexcept nogil
+    cdef int colourings(self, int64_t i, uint8_t* out) noexcept nogil
     cdef void restart(self, int64_t i) noexcept nogil
     cdef void load_state(self, int64_t i, Board board) noexcept nogil
     cdef double margin(self, int64_t i) noexcept nogil

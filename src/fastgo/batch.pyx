@@ -21,6 +21,8 @@ from cpython.exc cimport PyErr_CheckSignals
 
 from fastgo.core cimport *
 from fastgo.board cimport Board
+from fastgo.planes cimport (plane_t, encode_planes, encoding_planes, encoding_history,
+                            board_colouring, ENC_AGZ17, ENC_LZ18, ENC_OPENSPIEL4, ENC_KATAGO)
 from fastgo.board import _make_rules, REASONS
 from fastgo.coords import check_size, _index
 from fastgo.errors import IllegalActionError
@@ -56,17 +58,9 @@ cdef enum:
     JOB_SCORE = 2
     JOB_RESET = 3
 
-cdef enum:
-    ENC_AGZ17 = 0
-    ENC_LZ18 = 1
-    ENC_OPENSPIEL4 = 2
-    ENC_KATAGO = 3
-
-cdef int ENCODING_PLANES[4]
-ENCODING_PLANES[:] = [17, 18, 4, 12]
 #: the most games a BoardBatch holds
 MAX_GAMES = 1 << 26
-#: encoding name -> number of planes
+#: encoding name -> number of planes (planes.encoding_planes)
 ENCODINGS = {"agz17": 17, "lz18": 18, "openspiel4": 4, "katago": 12}
 _ENC_CODES = {"agz17": ENC_AGZ17, "lz18": ENC_LZ18, "openspiel4": ENC_OPENSPIEL4,
               "katago": ENC_KATAGO}
@@ -86,29 +80,6 @@ max_moves and did not end the game), winners (int8: for a terminated game 1 Blac
 won, 0 a tie; 0 elsewhere) and reset (bool: the game was restarted in this step by autoreset:
 next-step, a game that was over before the step, its action ignored; same-step, a game that
 ended in this step, after its result was recorded)."""
-
-
-ctypedef fused plane_t:
-    uint8_t
-    float
-    double
-
-cdef extern from *:
-    """
-    /* Two history planes from one compact colouring col of n points: own[i] = (col[i] == me),
-       other[i] = (col[i] == opp); plain loops over contiguous memory, which the compiler turns
-       into vector compares and stores. One version per output type. */
-    #define FASTGO_PLANE_PAIR(T, NAME) static inline void NAME(const uint8_t* restrict col, int n, uint8_t me, uint8_t opp, T* restrict own, T* restrict other) { int i; for (i = 0; i < n; i++) own[i] = (T)(col[i] == me); for (i = 0; i < n; i++) other[i] = (T)(col[i] == opp); }
-    FASTGO_PLANE_PAIR(uint8_t, fastgo_planes_u8)
-    FASTGO_PLANE_PAIR(float, fastgo_planes_f32)
-    FASTGO_PLANE_PAIR(double, fastgo_planes_f64)
-    """
-    void fastgo_planes_u8(const uint8_t* col, int n, uint8_t me, uint8_t opp,
-                          uint8_t* own, uint8_t* other) noexcept nogil
-    void fastgo_planes_f32(const uint8_t* col, int n, uint8_t me, uint8_t opp,
-                           float* own, float* other) noexcept nogil
-    void fastgo_planes_f64(const uint8_t* col, int n, uint8_t me, uint8_t opp,
-                           double* own, double* other) noexcept nogil
 
 
 cdef extern from *:
@@ -154,104 +125,24 @@ cdef extern from *:
                      int64_t* end) noexcept nogil
 
 
-cdef inline void plane_pair(const uint8_t* col, int n, int me, plane_t* own,
-                            plane_t* other) noexcept nogil:
-    if plane_t is uint8_t:
-        fastgo_planes_u8(col, n, me, 3 - me, own, other)
-    elif plane_t is float:
-        fastgo_planes_f32(col, n, me, 3 - me, own, other)
-    else:
-        fastgo_planes_f64(col, n, me, 3 - me, own, other)
-
-
-cdef inline void fill_plane(plane_t* out, int n, bint value) noexcept nogil:
-    cdef int p
-    if not value:
-        memset(out, 0, <size_t>n * sizeof(plane_t))
-        return
-    for p in range(n):
-        out[p] = 1
-
-
 cdef void encode_game(BoardBatch self, int64_t i, plane_t* out) noexcept nogil:
     """Write game i's planes in the batch's job encoding, [C, height, width], row 0 at the
-    bottom (see fastgo.features for each plane's definition)."""
-    cdef BoardState* b = self.state(i)
+    bottom: planes.encode_planes on the game's state, ring and records (see fastgo.features for
+    each plane's definition)."""
     cdef Game* g = &self.games[i]
-    cdef int w = self.width, h = self.height, hw = w * h, s = b.stride, npad = b.npad
-    cdef int mover = self.to_move_of(i), opp = 3 - mover
-    cdef int enc = self.job_encoding, nplanes, k, r, c, p, v, q, libs, status
-    cdef int64_t t, known
-    cdef const uint8_t* col
-    cdef int8_t libcache[MAX_PAD]
-    cdef const uint64_t* ko = &g.ko_hash if g.nturns >= 1 else NULL
-    cdef bint over = self.over(i)
-    if enc == ENC_AGZ17:
-        nplanes = 17
-    elif enc == ENC_LZ18:
-        nplanes = 18
-    elif enc == ENC_OPENSPIEL4:
-        nplanes = 4
-    else:
-        nplanes = 12
-    if enc == ENC_AGZ17 or enc == ENC_LZ18:
-        # every plane is written once: history pairs branch-free, absent history as zeros
+    cdef int enc = self.job_encoding, k, known = 0
+    cdef const uint8_t* cols[HISTORY]
+    cdef const uint8_t* ring
+    if encoding_history(enc):
+        # the colouring k turns ago is in ring slot (nturns - k) % HISTORY, for the turns since
+        # the set-up
         known = g.nturns + 1 if g.nturns + 1 < HISTORY else HISTORY
-        for k in range(HISTORY):
-            q = 2 * k if enc == ENC_AGZ17 else k
-            v = 2 * k + 1 if enc == ENC_AGZ17 else HISTORY + k
-            if k < known:
-                t = g.nturns - k
-                col = self.rings + <size_t>i * self.ring_bytes + <size_t>(t % HISTORY) * hw
-                plane_pair(col, hw, mover, out + q * hw, out + v * hw)
-            else:
-                fill_plane(out + q * hw, hw, False)
-                fill_plane(out + v * hw, hw, False)
-        fill_plane(out + 16 * hw, hw, mover == BLACK)
-        if enc == ENC_LZ18:
-            fill_plane(out + 17 * hw, hw, mover == WHITE)
-        return
-    memset(out, 0, <size_t>nplanes * hw * sizeof(plane_t))
-    if enc == ENC_OPENSPIEL4:
-        for r in range(h):
-            p = (r + 1) * s
-            for c in range(w):
-                v = b.cell[p + c].color
-                q = 0 if v == BLACK else 1 if v == WHITE else 2
-                out[q * hw + r * w + c] = 1
-        if mover == WHITE:
-            for p in range(hw):
-                out[3 * hw + p] = 1
-    else:
-        memset(libcache, -1, npad)
-        for r in range(h):
-            p = (r + 1) * s
-            for c in range(w):
-                q = r * w + c
-                out[q] = 1                              # 0: on the board
-                v = b.cell[p + c].color
-                if v == EMPTY:
-                    if over:
-                        continue
-                    # 6: the ko rule (simple ko or superko) forbids the mover's play here now
-                    status = judge_play(b, p + c, mover, self.ko_rule, self.suicide, ko,
-                                        hashset_seen, &g.seen, NULL)
-                    if status == KO or status == SUPERKO:
-                        out[6 * hw + q] = 1
-                    continue
-                out[(1 if v == mover else 2) * hw + q] = 1  # 1, 2: the mover's, the opponent's
-                if libcache[b.cell[p + c].head] < 0:
-                    libs = chain_liberties(b, b.cell[p + c].head)
-                    libcache[b.cell[p + c].head] = <int8_t>(libs if libs < 4 else 4)
-                libs = libcache[b.cell[p + c].head]
-                if libs <= 3:                           # 3, 4, 5: chains with 1, 2, 3 liberties
-                    out[(2 + libs) * hw + q] = 1
-        for k in range(5):                              # 7..11: the last five turns' points
-            t = g.nturns - 1 - k
-            if t < 0:
-                break
-            if g.moves[t] != self.npoints:
-                out[(7 + k) * hw + g.moves[t]] = 1
+        ring = self.rings + <size_t>i * self.ring_bytes
+        for k in range(known):
+            cols[k] = ring + <size_t>((g.nturns - k) % HISTORY) * self.npoints
+    encode_planes(enc, self.state(i), self.to_move_of(i), self.over(i), cols, known, g.moves,
+                  g.nturns, self.ko_rule, self.suicide, &g.ko_hash if g.nturns >= 1 else NULL,
+                  hashset_seen, &g.seen, out)
 
 
 cdef int _live(BoardBatch batch) except -1:
@@ -500,13 +391,19 @@ cdef class BoardBatch:
 
     cdef void ring_colouring(self, int64_t i) noexcept nogil:
         """Game i's colouring now into its ring slot for turn nturns (public points)."""
-        cdef BoardState* b = self.state(i)
-        cdef uint8_t* slot = (self.rings + <size_t>i * self.ring_bytes
-                              + <size_t>(self.games[i].nturns % HISTORY) * self.npoints)
-        cdef int r, c
-        for r in range(self.height):
-            for c in range(self.width):
-                slot[r * self.width + c] = b.cell[(r + 1) * b.stride + c].color
+        board_colouring(self.state(i), self.rings + <size_t>i * self.ring_bytes
+                        + <size_t>(self.games[i].nturns % HISTORY) * self.npoints)
+
+    cdef int colourings(self, int64_t i, uint8_t* out) noexcept nogil:
+        """Game i's last colourings, newest first: the colouring k turns ago at out + k * npoints
+        for k below the count returned (HISTORY, or the turns since the set-up and the set-up).
+        The past of a ``Search``'s root (search.pyx), replayed by ``set``."""
+        cdef Game* g = &self.games[i]
+        cdef int k, known = g.nturns + 1 if g.nturns + 1 < HISTORY else HISTORY
+        for k in range(known):
+            memcpy(out + <size_t>k * self.npoints, self.rings + <size_t>i * self.ring_bytes
+                   + <size_t>((g.nturns - k) % HISTORY) * self.npoints, self.npoints)
+        return known
 
     cdef void restart(self, int64_t i) noexcept nogil:
         """Game i back to the batch's start position."""
@@ -577,7 +474,7 @@ cdef class BoardBatch:
                 self.restart(i)
                 res[3][i] = 1
         elif job == JOB_ENCODE:
-            per = <size_t>ENCODING_PLANES[self.job_encoding] * self.npoints
+            per = <size_t>encoding_planes(self.job_encoding) * self.npoints
             if self.job_dtype == 0:
                 encode_game(self, i, self.job_out + per * i)
             elif self.job_dtype == 1:

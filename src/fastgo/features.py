@@ -1,5 +1,7 @@
 """Feature planes for neural networks: the input encodings of AlphaGo Zero, Leela Zero, OpenSpiel
-and KataGo, computed in C by ``BoardBatch.encode`` (and for one ``Board`` by ``encode`` here).
+and KataGo, computed in C by ``BoardBatch.encode`` (and for one ``Board`` by ``encode`` here);
+``Search(board, evaluator=net, encoding=name)`` hands its evaluator the same planes of each leaf
+(one C encoder, ``planes.encode_planes``, serves both).
 
 Planes are channels-first, ``[C, height, width]`` per game, indexed ``[plane, row, col]`` with row
 0 at the bottom (GTP row 1), the layout of ``Board.stones()``; values are 0 or 1. "The mover" is

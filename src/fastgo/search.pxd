@@ -9,6 +9,7 @@ replays the moves from the root's position into the thread's own scratch board.
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
 from fastgo.core cimport BoardState, HashSet
 from fastgo.playout cimport PlayoutSpec, PlayoutScratch
+from fastgo.planes cimport HISTORY, LAST_MOVES
 
 
 cdef enum:
@@ -86,6 +87,9 @@ ctypedef struct Worker:
     float* held_aa[HOLD_LEVELS]     # the children of node held_node[d] (their summed outcomes),
     int32_t held_node[HOLD_LEVELS]  # -1: none held,
     int held_sims[HOLD_LEVELS]      # over this many simulations
+    uint8_t* ring           # PUCT with history planes (agz17, lz18): HISTORY colourings by
+                            # public point, slot d % HISTORY the one at depth d of the replayed
+                            # path (written for the path's last HISTORY positions); else NULL
 
 
 cdef class Search:
@@ -122,10 +126,21 @@ cdef class Search:
     cdef object dirichlet           # (alpha, weight) or None
     cdef object rng                 # numpy Generator for Dirichlet noise
     cdef object guard               # a threading.Lock: one search() or advance() at a time
-    cdef float* planes              # PUCT: batch x planes x points input buffer
+    cdef float* planes              # PUCT: batch x nplanes x points input buffer
     cdef object planes_array        # the numpy view of `planes` handed to the evaluator
+    cdef int enc                    # the encoding: planes.ENC_*, or ENC_STONES
+    cdef int nplanes                # its planes
+    # the root's past for the history planes (agz17, lz18): HISTORY colourings by public point,
+    # slot t % HISTORY the one after the root game's turn t (t = root_turns: the root's own),
+    # for root_known turns back (from the set-up at most); NULL for other encodings
+    cdef uint8_t* root_ring
+    cdef int root_known
+    cdef int64_t root_turns         # turns of the root game since its set-up
+    cdef int16_t root_moves[LAST_MOVES]     # katago: the root game's last turns, oldest first
+    cdef int root_nmoves
 
     cdef _set_root(self, int policy_id)
+    cdef _root_history(self, bint advanced)
     cdef void _clear_tree(self) noexcept
     cdef void _clear_counts(self) noexcept nogil
     cdef int _descend(self, Worker* w) noexcept nogil
@@ -143,6 +158,7 @@ cdef class Search:
     cdef double _terminal_value(self, Worker* w) noexcept nogil
     cdef void _backup_puct(self, const int32_t* path, int depth, double v, int colour) noexcept nogil
     cdef void _encode(self, Worker* w, float* out) noexcept nogil
+    cdef void _encode_stones(self, Worker* w, float* out) noexcept nogil
     cdef int _collect(self) noexcept nogil
     cdef void _apply(self, int k, const double* priors, const double* values) noexcept nogil
     cdef void _abandon(self, int k) noexcept nogil

@@ -8,7 +8,7 @@
   being expanded (the search goes on, evaluating them as leaves).
 - **No positions per node.** Every descent replays its moves from the root into the thread's own
   scratch board (``board_copy`` of the root, ``board_play`` per move), the superko memory of the
-  path included.
+  path included (and, for PUCT's history planes, the colourings of the path's last 8 positions).
 - **Tree moves.** At a node the children are the points the rules allow there, judged by
   ``core.judge_play`` (Board's own judgement: ko rule, suicide option, superko against the whole
   game and the path), less one-point eyes of the mover (the playout policy's ``is_own_eye``) and
@@ -42,8 +42,15 @@ with n, w the child's visits and summed values for its mover (each in-flight vis
 visit of value -1, times ``virtual_loss``), p its prior and N the parent's visits (its own
 evaluation included). Descents collect up to ``batch`` distinct leaves (a second descent into a
 leaf already collected ends the batch); ``evaluator(planes)`` gets them as a new float32 array
-``[B, 3, height, width]``, its own to keep (``encoding="stones"``: the stones of the side to
-move, the opponent's stones, all ones when Black is to move) and returns ``(priors [B, points + 1],
+``[B, C, height, width]``, its own to keep, in ``encoding`` (``ENCODINGS`` maps each name to its
+C): ``"stones"`` (the default, C = 3: the stones of the side to move, the opponent's stones, all
+ones when Black is to move) or any encoding of ``fastgo.features`` (``"agz17"`` 17 planes,
+``"lz18"`` 18, ``"openspiel4"`` 4, ``"katago"`` 12), a leaf's planes then being exactly
+``features.encode`` of the Board its path's moves lead to from the root: BoardBatch's encoder
+(``planes.encode_planes``) on the replayed leaf, its history planes from the colourings of the
+path's positions and then the root game's own (from the Board the Search was made with, and the
+moves ``advance`` played), katago's last moves likewise, its ko plane the judgement the tree's
+moves get (simple ko, or superko against the game and the path). It returns ``(priors [B, points + 1],
 values [B])``: values in [-1, 1] for the side to move (clipped there), every number finite (NaN
 or an infinity raises ValueError). Each leaf is expanded with its priors (any scale: read as
 float64, clipped at 0, renormalised over its children; uniform when they sum to 0) and its value is
@@ -92,12 +99,22 @@ from fastgo.playout cimport (PlayoutSpec, PlayoutScratch, PlayoutOutcome, scratc
                              scratch_free, local_clear, local_add, is_own_eye,
                              playout_continue, playout_seed, spec_from_board,
                              empty_neighbours)
+from fastgo.planes cimport (encode_planes, encoding_history, board_colouring, HISTORY,
+                            LAST_MOVES)
+from fastgo.batch cimport BoardBatch
 from fastgo.playout import policy_code, default_threads, _int, _MAX_THREADS, _fork_threads
 from fastgo.board import Board as _Board
+from fastgo.batch import ENCODINGS as _FEATURE_ENCODINGS, _ENC_CODES
 
 cnp.import_array()
 
-ENCODINGS = ("stones",)
+cdef enum:
+    ENC_STONES = -1     # Search's own 3 planes (the other codes are planes.ENC_*)
+
+#: PUCT's input encodings, name -> number of planes: "stones" (the search's own, the default)
+#: and every encoding of ``fastgo.features``, whose planes are exactly ``features.encode``'s
+ENCODINGS = {"stones": 3, **_FEATURE_ENCODINGS}
+_CODES = {"stones": ENC_STONES, **_ENC_CODES}
 _SLICE = 0.1            # seconds the workers run between two looks for Ctrl-C and stop()
 
 
@@ -268,7 +285,10 @@ cdef class Search:
     exploration (UCT c, default 0.1 with RAVE and 0.7 without; PUCT c_puct, default 1.5),
     rave_equiv, prior_visits, expand_after, tactics (virtual AMAF samples for captures and
     atari escapes; 0: none): UCT tuning. batch, fpu, virtual_loss, dirichlet
-    ((alpha, eps) or None), encoding ("stones"): PUCT. ownership: playouts record final owners.
+    ((alpha, eps) or None), encoding (the evaluator's planes: "stones", 3 planes, or one of
+    fastgo.features' "agz17" 17, "lz18" 18, "openspiel4" 4, "katago" 12, exactly as
+    ``features.encode`` of the leaf's Board; ``ENCODINGS``): PUCT. ownership: playouts record
+    final owners.
     max_moves: cap of turns per playout (default 3 x points, at least 1000).
     """
 
@@ -285,6 +305,7 @@ cdef class Search:
         self.seen.cap = 0
         self.seen.used = 0
         self.planes = NULL
+        self.root_ring = NULL
         self.bpaths = NULL
         self.bdepth = NULL
         self.bcand = NULL
@@ -302,6 +323,7 @@ cdef class Search:
             free(self.workers)
         hashset_free(&self.seen)
         free(self.planes)
+        free(self.root_ring)
         free(self.bpaths)
         free(self.bdepth)
         free(self.bcand)
@@ -350,9 +372,12 @@ cdef class Search:
         self.prm.fpu = _float(fpu, "fpu", -1, 1)
         self.prm.virtual_loss = _int(virtual_loss, "virtual_loss", 0, 2**20)
         self.batch = _int(batch, "batch", 1, 65536)
-        if encoding not in ENCODINGS:
-            raise ValueError(f"encoding must be one of {ENCODINGS}, not {encoding!r}")
+        if not isinstance(encoding, str) or encoding not in ENCODINGS:
+            raise ValueError(f"encoding must be one of {', '.join(map(repr, ENCODINGS))}, not "
+                             f"{encoding!r}")
         self.encoding = encoding
+        self.enc = _CODES[encoding]
+        self.nplanes = ENCODINGS[encoding]
         if dirichlet is not None:
             try:
                 alpha, eps = dirichlet
@@ -378,13 +403,23 @@ cdef class Search:
         self.pool.cap = cap
         self.nthreads = nthreads
         self.shared = nthreads > 1
+        history = self.prm.puct and self.enc != ENC_STONES and encoding_history(self.enc)
         for t in range(nthreads):
             self.workers[t] = _worker_new(self.npoints, self.prm.max_moves)
             if self.workers[t] == NULL:
                 raise MemoryError()
+            if history:
+                self.workers[t].ring = <uint8_t*>malloc(<size_t>HISTORY * self.npoints)
+                if self.workers[t].ring == NULL:
+                    raise MemoryError()
+        if history:
+            self.root_ring = <uint8_t*>calloc(HISTORY, self.npoints)
+            if self.root_ring == NULL:
+                raise MemoryError()
         if self.prm.puct:
             B = self.batch
-            self.planes = <float*>malloc(<size_t>B * 3 * self.npoints * sizeof(float))
+            C = self.nplanes
+            self.planes = <float*>malloc(<size_t>B * C * self.npoints * sizeof(float))
             self.bpaths = <int32_t*>malloc(<size_t>B * (MAX_DEPTH + 1) * sizeof(int32_t))
             self.bdepth = <int32_t*>malloc(<size_t>B * sizeof(int32_t))
             self.bcand = <int16_t*>malloc(<size_t>B * (self.npoints + 1) * sizeof(int16_t))
@@ -393,9 +428,10 @@ cdef class Search:
             if (self.planes == NULL or self.bpaths == NULL or self.bdepth == NULL or
                     self.bcand == NULL or self.bncand == NULL or self.bcolour == NULL):
                 raise MemoryError()
-            self.planes_array = np.asarray(<float[:B * 3 * self.npoints]>self.planes).reshape(
-                B, 3, self.height, self.width)
+            self.planes_array = np.asarray(<float[:B * C * self.npoints]>self.planes).reshape(
+                B, C, self.height, self.width)
         self._set_root(policy_id)
+        self._root_history(False)
         self._clear_tree()
         self.guard = threading.Lock()   # last: a Search without it is not ready (_live)
 
@@ -420,6 +456,39 @@ cdef class Search:
         self.root_colour = self.spec.to_move
         self.root_noised = False
         self._clear_counts()            # the last search's counts describe the old root
+
+    cdef _root_history(self, bint advanced):
+        """The root game's past as the encoding reads it: its last turns (katago's planes) and,
+        for the history planes, its last colourings in root_ring. At the start they are the
+        ones ``BoardBatch.set`` replays from the Board's set-up and turns (what
+        ``features.encode`` reads); after ``advance`` (`advanced`) the ring gains the new root's
+        colouring."""
+        cdef Board bd = self.root_board
+        cdef BoardBatch one
+        cdef uint8_t* past
+        cdef int k, n = <int>(bd.nturns if bd.nturns < LAST_MOVES else LAST_MOVES)
+        for k in range(n):
+            self.root_moves[k] = <int16_t>bd.turns[bd.nturns - n + 1 + k].move
+        self.root_nmoves = n
+        self.root_turns = bd.nturns
+        if self.root_ring == NULL:
+            return
+        if advanced:
+            board_colouring(self.root_state, self.root_ring
+                            + <size_t>(self.root_turns % HISTORY) * self.npoints)
+            self.root_known = self.root_known + 1 if self.root_known < HISTORY else HISTORY
+            return
+        one = BoardBatch(1, self.width, self.height, rules=bd.rules, autoreset="disabled",
+                         threads=1)
+        one.set(0, bd)
+        past = <uint8_t*>malloc(<size_t>HISTORY * self.npoints)
+        if past == NULL:
+            raise MemoryError()
+        self.root_known = one.colourings(0, past)
+        for k in range(self.root_known):
+            memcpy(self.root_ring + <size_t>((self.root_turns - k) % HISTORY) * self.npoints,
+                   past + <size_t>k * self.npoints, self.npoints)
+        free(past)
 
     cdef void _clear_counts(self) noexcept nogil:
         """No simulation counted yet, no final owner summed: a search call's start, a new root."""
@@ -495,6 +564,8 @@ cdef class Search:
             ko_hash = before
             last = p
             colour = 3 - colour
+            if w.ring != NULL and d > w.depth - HISTORY:   # PUCT's history planes
+                board_colouring(b, w.ring + <size_t>(d % HISTORY) * self.npoints)
         w.leaf_colour = colour
         w.leaf_passes = passes
         w.leaf_has_ko = has_ko
@@ -796,6 +867,42 @@ cdef class Search:
             nd.value += -v if (depth - d) % 2 == 0 else v
 
     cdef void _encode(self, Worker* w, float* out) noexcept nogil:
+        """The planes of w's replayed leaf in the search's encoding: "stones", or
+        planes.encode_planes (BoardBatch's encoder) with the leaf's past: the colourings of
+        the path's positions (w.ring) and then the root's (root_ring), the path's moves and then
+        the root game's, the leaf's ko memory and superko keys (w.seen, the ones the tree's
+        moves are judged by)."""
+        cdef const uint8_t* cols[HISTORY]
+        cdef int16_t last[LAST_MOVES]
+        cdef int k, known = 0, nlast, depth = w.depth
+        cdef int64_t dd
+        if self.enc == ENC_STONES:
+            self._encode_stones(w, out)
+            return
+        if w.ring != NULL:
+            known = depth + self.root_known
+            known = known if known < HISTORY else HISTORY
+            for k in range(known):
+                dd = depth - k                  # the depth of the position k turns ago
+                if dd >= 1:
+                    cols[k] = w.ring + <size_t>(dd % HISTORY) * self.npoints
+                else:                           # the root's, or before it
+                    cols[k] = self.root_ring + <size_t>((self.root_turns + dd) % HISTORY) * self.npoints
+        # the last turns, oldest first: the root game's, then the path's moves
+        nlast = depth + self.root_nmoves
+        nlast = nlast if nlast < LAST_MOVES else LAST_MOVES
+        for k in range(nlast):                  # last[nlast - 1 - k]: the turn k + 1 turns ago
+            if k < depth:
+                last[nlast - 1 - k] = self.pool.nodes[w.path[depth - k]].move
+            else:
+                last[nlast - 1 - k] = self.root_moves[self.root_nmoves - 1 - (k - depth)]
+        encode_planes(self.enc, w.scratch.board, w.leaf_colour, w.leaf_passes >= 2, cols, known,
+                      last, nlast, self.spec.ko_rule, self.spec.suicide,
+                      &w.leaf_ko_hash if w.leaf_has_ko else NULL, hashset_seen, &w.seen, out)
+
+    cdef void _encode_stones(self, Worker* w, float* out) noexcept nogil:
+        """The "stones" planes: the mover's stones, the opponent's, all ones when Black is to
+        move."""
         cdef BoardState* b = w.scratch.board
         cdef int r, c, i, v, me = w.leaf_colour, P = self.npoints
         cdef float black_to_move = 1.0 if me == BLACK else 0.0
@@ -839,7 +946,7 @@ cdef class Search:
                 memcpy(self.bcand + k * (self.npoints + 1), w.cand, self.bncand[k] * sizeof(int16_t))
             else:
                 self.bncand[k] = 0                  # expanded already, or at the depth limit
-            self._encode(w, self.planes + k * 3 * self.npoints)
+            self._encode(w, self.planes + <size_t>k * self.nplanes * self.npoints)
             self._unreplay(w)
             k += 1
         return k
@@ -1031,6 +1138,7 @@ cdef class Search:
                     if self.pool.nodes[root.first + k].move == point:
                         child = root.first + k
             self._set_root(self.spec.policy)
+            self._root_history(True)
             if child < 0:
                 self._clear_tree()
                 return
@@ -1335,4 +1443,5 @@ cdef void _worker_free(Worker* w) noexcept nogil:
         free(w.owner_sum)
         free(w.first_colour)
         free(w.cand)
+        free(w.ring)
         free(w)
