@@ -1,6 +1,6 @@
 """Type stubs for the compiled ``fastgo.search`` module."""
 
-from typing import Any, Callable, ClassVar, List, NoReturn, Optional, Tuple
+from typing import Any, Callable, ClassVar, Dict, List, NoReturn, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -10,8 +10,8 @@ from fastgo.board import Board, Move
 # PUCT's evaluator: planes [B, C, height, width] -> (priors [B, points + 1], values [B])
 _Evaluator = Callable[[npt.NDArray[np.float32]], Tuple[npt.ArrayLike, npt.ArrayLike]]
 
-# the evaluator's input encodings by name
-ENCODINGS: Tuple[str, ...]
+# the evaluator's input encodings: name -> number of planes
+ENCODINGS: Dict[str, int]
 
 class SearchResult:
     # for the side to move at the root; the arrays are indexed by root child
