@@ -1161,8 +1161,9 @@ def test_resumed_sweep_sizes_its_tables_as_before(tmp_path):
             count_legal_positions_stats(9, 9, checkpoint=tmp_path)
     copy = tmp_path / "old"
     shutil.copytree(tmp_path, copy, ignore=shutil.ignore_patterns("old"))
-    (copy / "sweep.json").write_text(json.dumps(
-        {k: v for k, v in meta.items() if k not in ("growth", "checksum", "sha256")}))
+    (copy / "sweep.json").write_text(json.dumps(dict(
+        {k: v for k, v in meta.items() if k not in ("growth", "checksum", "sha256")},
+        format="fastgo-sweep-1")))
     with pytest.warns(RuntimeWarning, match="written by an earlier fastgo, without checksums"):
         assert count_legal_positions_stats(9, 9, checkpoint=copy).count == whole.count
     (tmp_path / "sweep.json").write_text(json.dumps(meta))
@@ -1227,6 +1228,11 @@ def test_checksums_refuse_a_damaged_or_edited_checkpoint(tmp_path, capsys):
     for edit in (dict(rows_done=7), dict(rows_done=-1), dict(states=meta["states"] - 1)):
         sweep.write_text(json.dumps(dict(meta, **edit)))
         refused(r"sweep\.json is damaged or was edited: its contents differ from the checksum")
+    # a reviewer's finding: the checksum deleted made the file pass for an earlier version's,
+    # resumed unchecked (the flipped bit then gave a wrong count inside 1..3^(w*h))
+    states.write_bytes(bytes(flipped))
+    sweep.write_text(json.dumps({k: v for k, v in meta.items() if k != "checksum"}))
+    refused(r"sweep\.json is damaged or was edited: its contents differ from the checksum")
     # edits whose checksum was made again: each is refused by what it contradicts
     for edit, match in [
             (dict(rows_done=7), r"file must be 'states-row7\.bin', the states after row 7, got "
@@ -1516,3 +1522,19 @@ def test_cli_checkpoint_progress_and_resume(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["count", "7", "6", "--checkpoint", str(tmp_path), "--brute"])
     assert "exact count only" in capsys.readouterr().err
+
+
+def test_a_finished_checkpoint_is_only_read(tmp_path, monkeypatch):
+    """A reviewer's finding: a finished count's checkpoint kept read-only was refused as "not
+    writable" (its result is only read). The writability probe stands in for a read-only
+    directory here (the tests may run as root, which writes anywhere)."""
+    import fastgo.records
+    first = count_legal_positions_stats(4, 4, checkpoint=tmp_path)
+    assert first.count == SQUARE[3]
+
+    def refuse(path, what, error):
+        raise error(f"{what} {path!r} is not writable")
+    monkeypatch.setattr(fastgo.records, "make_directory", refuse)
+    assert count_legal_positions_stats(4, 4, checkpoint=tmp_path).count == SQUARE[3]
+    with pytest.raises(ValueError, match="not writable"):      # an unfinished one still asks
+        count_legal_positions_stats(4, 4, checkpoint=tmp_path / "new")

@@ -302,8 +302,10 @@ def test_results_and_errors_cross_process_boundaries():
     with pytest.raises(fastgo.IllegalMoveError) as move_error:
         b.play("C3")
     for e in (batch_error.value, move_error.value):
+        e.add_note("seen in game 3")            # (kept, as a plain ValueError keeps it)
         back = pickle.loads(pickle.dumps(e))
         assert type(back) is type(e) and str(back) == str(e) and vars(back) == vars(e)
+        assert back.__notes__ == ["seen in game 3"]
     # a pool's worker raising one: the parent gets it (it hung)
     with mp.get_context("spawn").Pool(1) as pool:
         with pytest.raises(fastgo.IllegalMoveError, match="occupied") as got:

@@ -543,7 +543,7 @@ def test_records_and_sgf_need_an_output_directory(tmp_path):
         assert "black wins" not in bad.stdout and "Traceback" not in bad.stderr
     assert os.listdir(tmp_path) == []
     for spec in (Simulation.new(50, 5, records=True), Simulation.new(50, 5, records=True, sgf=True)):
-        with pytest.raises(ValueError, match=r"records=True keeps every game in the run's shards: "
+        with pytest.raises(ValueError, match=r"records=True keeps the games in the run's shards: "
                                              r"it needs their directory \(out=\)"):
             cluster.run(spec, threads=1, progress=lambda *a: pytest.fail("a game was played"))
     # with a directory, the records are there

@@ -60,10 +60,10 @@ cdef enum:
 
 #: the most games a BoardBatch holds
 MAX_GAMES = 1 << 26
-#: encoding name -> number of planes (planes.encoding_planes)
-ENCODINGS = {"agz17": 17, "lz18": 18, "openspiel4": 4, "katago": 12}
 _ENC_CODES = {"agz17": ENC_AGZ17, "lz18": ENC_LZ18, "openspiel4": ENC_OPENSPIEL4,
               "katago": ENC_KATAGO}
+#: encoding name -> number of planes
+ENCODINGS = {name: encoding_planes(code) for name, code in _ENC_CODES.items()}
 # output dtypes: 0 one byte (bool, uint8, int8), 1 float32, 2 float64
 _DTYPES = {np.dtype(np.bool_): 0, np.dtype(np.uint8): 0, np.dtype(np.int8): 0,
            np.dtype(np.float32): 1, np.dtype(np.float64): 2}
@@ -125,6 +125,12 @@ cdef extern from *:
                      int64_t* end) noexcept nogil
 
 
+cdef inline uint8_t* ring_slot(BoardBatch self, int64_t i, int64_t t) noexcept nogil:
+    """Game i's ring slot for the colouring after turn t: slot t % HISTORY (the ring keeps the
+    last HISTORY colourings; turn 0 is the set-up)."""
+    return self.rings + <size_t>i * self.ring_bytes + <size_t>(t % HISTORY) * self.npoints
+
+
 cdef void encode_game(BoardBatch self, int64_t i, plane_t* out) noexcept nogil:
     """Write game i's planes in the batch's job encoding, [C, height, width], row 0 at the
     bottom: planes.encode_planes on the game's state, ring and records (see fastgo.features for
@@ -132,14 +138,11 @@ cdef void encode_game(BoardBatch self, int64_t i, plane_t* out) noexcept nogil:
     cdef Game* g = &self.games[i]
     cdef int enc = self.job_encoding, k, known = 0
     cdef const uint8_t* cols[HISTORY]
-    cdef const uint8_t* ring
     if encoding_history(enc):
-        # the colouring k turns ago is in ring slot (nturns - k) % HISTORY, for the turns since
-        # the set-up
+        # the colourings k turns ago, for the turns since the set-up
         known = g.nturns + 1 if g.nturns + 1 < HISTORY else HISTORY
-        ring = self.rings + <size_t>i * self.ring_bytes
         for k in range(known):
-            cols[k] = ring + <size_t>((g.nturns - k) % HISTORY) * self.npoints
+            cols[k] = ring_slot(self, i, g.nturns - k)
     encode_planes(enc, self.state(i), self.to_move_of(i), self.over(i), cols, known, g.moves,
                   g.nturns, self.ko_rule, self.suicide, &g.ko_hash if g.nturns >= 1 else NULL,
                   hashset_seen, &g.seen, out)
@@ -348,7 +351,6 @@ cdef class BoardBatch:
         cdef Game* g = &self.games[i]
         cdef int colour = self.to_move_of(i), p = -1, k, gone = 0
         cdef int32_t captured = b.captures[colour], before = b.num_empty, removed
-        cdef uint8_t* ring = self.rings + <size_t>i * self.ring_bytes
         cdef uint8_t* slot
         cdef const int16_t* freed = NULL
         cdef bint ended
@@ -373,8 +375,8 @@ cdef class BoardBatch:
             hashset_add(&g.seen, superko_key(self.ko_rule, b.hash, 3 - colour))
             self.tally(i)
         # the ring's new colouring: the last one, the stone, the removed stones
-        slot = ring + <size_t>(g.nturns % HISTORY) * self.npoints
-        memcpy(slot, ring + <size_t>((g.nturns - 1) % HISTORY) * self.npoints, self.npoints)
+        slot = ring_slot(self, i, g.nturns)
+        memcpy(slot, ring_slot(self, i, g.nturns - 1), self.npoints)
         if p >= 0:
             slot[point] = <uint8_t>colour
             for k in range(gone):
@@ -391,8 +393,7 @@ cdef class BoardBatch:
 
     cdef void ring_colouring(self, int64_t i) noexcept nogil:
         """Game i's colouring now into its ring slot for turn nturns (public points)."""
-        board_colouring(self.state(i), self.rings + <size_t>i * self.ring_bytes
-                        + <size_t>(self.games[i].nturns % HISTORY) * self.npoints)
+        board_colouring(self.state(i), ring_slot(self, i, self.games[i].nturns))
 
     cdef int colourings(self, int64_t i, uint8_t* out) noexcept nogil:
         """Game i's last colourings, newest first: the colouring k turns ago at out + k * npoints
@@ -401,8 +402,7 @@ cdef class BoardBatch:
         cdef Game* g = &self.games[i]
         cdef int k, known = g.nturns + 1 if g.nturns + 1 < HISTORY else HISTORY
         for k in range(known):
-            memcpy(out + <size_t>k * self.npoints, self.rings + <size_t>i * self.ring_bytes
-                   + <size_t>((g.nturns - k) % HISTORY) * self.npoints, self.npoints)
+            memcpy(out + <size_t>k * self.npoints, ring_slot(self, i, g.nturns - k), self.npoints)
         return known
 
     cdef void restart(self, int64_t i) noexcept nogil:
@@ -495,8 +495,7 @@ cdef class BoardBatch:
         cdef Game* g = &self.games[i]
         cdef uint64_t key
         cdef int64_t slot
-        prefetch(self.rings + <size_t>i * self.ring_bytes
-                 + <size_t>((g.nturns + 1) % HISTORY) * self.npoints)
+        prefetch(ring_slot(self, i, g.nturns + 1))
         if self.ko_rule != KO_SIMPLE and point != self.npoints:
             key = superko_key(self.ko_rule, b.hash ^ zkey(self.to_move_of(i), to_pad(b, point)),
                               3 - self.to_move_of(i))

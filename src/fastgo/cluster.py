@@ -213,12 +213,19 @@ class RayEngine:
             optional("ray", "ray").shutdown()
 
 
-def _check_timeout(timeout):
+def _check_timeout(timeout, name="timeout"):
     # 0 would make the reachability check's socket non-blocking (a false "cannot reach"), and
     # a negative value is refused by the socket with a message that does not name it
     if not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
             and math.isfinite(timeout) and timeout > 0):
-        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        raise ValueError(f"{name} must be a positive number of seconds, got {timeout!r}")
+
+
+def _check_records_kept(records, out, what="records=True", where="their directory (out=)"):
+    # records are kept only in the run's shards: without a directory they would be played and
+    # dropped, silently
+    if records and out is None:
+        raise ValueError(f"{what} keeps the games in the run's shards: it needs {where}")
 
 
 def connect(cluster=None, threads=None, timeout=30.0):
@@ -310,9 +317,8 @@ def run(spec, cluster=None, *, out=None, resume=False, threads=None, chunk_secon
         directory = RunDirectory(out, spec, resume)
     elif resume:
         raise ValueError("resume needs the directory of the run (out=)")
-    elif spec.records:          # (they would be played and dropped, silently)
-        raise ValueError("records=True keeps every game in the run's shards: it needs their "
-                         "directory (out=)")
+    else:
+        _check_records_kept(spec.records, out)
     engine = connect(cluster, threads, timeout)
     try:
         t0 = time.perf_counter()
@@ -483,11 +489,9 @@ def run_command(args):
                               sgf=args.sgf, chunk=args.chunk)
         if not (math.isfinite(args.chunk_seconds) and args.chunk_seconds > 0):
             raise ValueError(f"--chunk-seconds must be positive, got {args.chunk_seconds}")
-        if not (math.isfinite(args.timeout) and args.timeout > 0):
-            raise ValueError(f"--timeout must be a positive number of seconds, got {args.timeout}")
-        if (args.records or args.sgf) and args.out is None:
-            raise ValueError(f"{'--records' if args.records else '--sgf'} keeps the games in the "
-                             f"run's shards: it needs --out DIR")
+        _check_timeout(args.timeout, "--timeout")
+        _check_records_kept(args.records or args.sgf, args.out,
+                            "--records" if args.records else "--sgf", "--out DIR")
         if args.plot is not None:
             from fastgo import plot
             if args.plot.rsplit(".", 1)[-1].lower() not in plot.FORMATS:

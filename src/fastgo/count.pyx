@@ -669,7 +669,10 @@ TABLE_FULL = 0.84
 PRIMES = (2 ** 63 - 25, 2 ** 63 - 165, 2 ** 63 - 259, 2 ** 63 - 301, 2 ** 63 - 375,
           2 ** 63 - 387, 2 ** 63 - 391, 2 ** 63 - 409)
 
-CHECKPOINT_FORMAT = "fastgo-sweep-1"    # the key encoding and file layout; bump when either changes
+CHECKPOINT_FORMAT = "fastgo-sweep-2"    # the key encoding and file layout; bump when either changes
+# the same layout without checksums (earlier versions): resumed with a warning. Every file of
+# CHECKPOINT_FORMAT carries its checksum, so one without (a checksum deleted) is refused
+_UNCHECKED_FORMAT = "fastgo-sweep-1"
 cdef int64_t CHUNK = 1 << 16            # states per read or write of a checkpoint file
 
 
@@ -858,9 +861,11 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
     plan = None
     if checkpoint is not None:          # a resumed count keeps the passes it started with
         checkpoint = os.fspath(checkpoint)
-        # a path that is a file or cannot be made is refused before any work
+        # a path that is a file or cannot be made is refused before any work; a finished count
+        # is only read (a checkpoint kept read-only after the count is still its answer)
         from fastgo.records import make_directory
-        make_directory(checkpoint, "checkpoint directory", ValueError)
+        if not os.path.isfile(os.path.join(checkpoint, "result.json")):
+            make_directory(checkpoint, "checkpoint directory", ValueError)
         plan = _saved_plan(checkpoint, w, h)
     if plan is None:
         plan = _plan(f, length, limit)
@@ -992,21 +997,22 @@ def _write_json(path, data):
 def _read_checkpoint(path):
     """The fields of a checkpoint's JSON file, its checksum checked: ValueError naming the file
     when it cannot be read, is not this format's, or differs from its checksum (damaged or
-    edited). One written by an earlier fastgo has no checksum: it is read with a warning."""
+    edited). One written by an earlier fastgo (_UNCHECKED_FORMAT) has no checksum: it is read
+    with a warning."""
     from fastgo.simulation import json_sha256
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
     except (OSError, ValueError) as e:     # (a JSON or UTF-8 error is a ValueError)
         raise ValueError(f"{path} cannot be read as a checkpoint: {e}") from None
-    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
-        found = data.get("format") if isinstance(data, dict) else None
+    found = data.get("format") if isinstance(data, dict) else None
+    if found not in (CHECKPOINT_FORMAT, _UNCHECKED_FORMAT):
         raise ValueError(f"{path} is not a checkpoint of this version of fastgo's sweep "
                          f"(format {found!r}, expected {CHECKPOINT_FORMAT!r})")
-    if "checksum" not in data:
+    if found == _UNCHECKED_FORMAT:
         warnings.warn(f"{path} was written by an earlier fastgo, without checksums: it is "
                       f"resumed unchecked", RuntimeWarning, stacklevel=2)
-    elif data["checksum"] != json_sha256({k: v for k, v in data.items() if k != "checksum"}):
+    elif data.get("checksum") != json_sha256({k: v for k, v in data.items() if k != "checksum"}):
         raise ValueError(f"{path} is damaged or was edited: its contents differ from the "
                          f"checksum written with them")
     return data
@@ -1137,7 +1143,7 @@ def _load_meta(directory, int f, int length, int limbs, primes):
     if size != states * 8 * (1 + limbs):
         raise ValueError(f"{states_path} holds {size} bytes, not the "
                          f"{states} states that {path} names")
-    if "checksum" in meta:       # (an earlier version's: _read_checkpoint warned)
+    if meta["format"] == CHECKPOINT_FORMAT:     # (an earlier version's: _read_checkpoint warned)
         from fastgo.records import sha256_file
         if meta.get("sha256") != sha256_file(states_path):
             raise ValueError(f"{states_path} is damaged: its SHA-256 differs from the one "

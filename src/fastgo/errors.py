@@ -17,7 +17,8 @@ class IllegalMoveError(ValueError):
     def __reduce__(self):
         # pickle rebuilds an exception from its args, here the message alone: rebuild it from
         # what made it (a worker process's exception reaches its parent by pickle)
-        return type(self), (self.move, self.vertex, self.reason)
+        # (and its __dict__: notes and attributes added after it was raised)
+        return type(self), (self.move, self.vertex, self.reason), self.__dict__
 
 
 class ConsistencyError(RuntimeError):
@@ -43,7 +44,7 @@ class IllegalActionError(ValueError):
         super().__init__(f"illegal actions in {len(self.games)} game(s): {shown}{more}")
 
     def __reduce__(self):
-        return type(self), (self.games, self.actions, self.reasons)     # see IllegalMoveError
+        return type(self), (self.games, self.actions, self.reasons), self.__dict__  # (as above)
 
 
 class RecordsError(ValueError):

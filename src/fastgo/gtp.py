@@ -254,9 +254,9 @@ class Engine:
     def handle(self, line, write=None):
         """The answer to one input line (see the module docstring), or None if it is empty.
 
-        `write` (``run`` passes its output's): where a genmove_analyze writes its answer's
-        lines as the search goes; handle then returns the rest of the answer (its ``play``
-        line and the empty line). Without it the whole answer is returned at the end."""
+        `write` (``run`` passes its output's): where a genmove_analyze writes its whole answer
+        as the search goes (its lines, the ``play`` line and the empty line); handle then
+        returns "". Without it the whole answer is returned at the end."""
         if isinstance(line, (bytes, bytearray)):
             line = bytes(line).decode("utf-8", "replace")
         elif not isinstance(line, str):

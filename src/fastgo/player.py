@@ -152,12 +152,9 @@ class Player:
         while True:
             left = None if playouts is None else playouts - totals.playouts
             cut = self.SLICE if seconds is None else max(0.0, min(self.SLICE, seconds - (time.monotonic() - t0)))
-            piece = tree.search(playouts=left, seconds=cut)
-            result = totals.add(piece)
-            # (a slice that made no playout makes no progress: the search has nothing to do)
+            result = totals.add(tree.search(playouts=left, seconds=cut))
             final = ((playouts is not None and totals.playouts >= playouts)
-                     or (seconds is not None and time.monotonic() - t0 >= seconds)
-                     or piece.playouts == 0)
+                     or (seconds is not None and time.monotonic() - t0 >= seconds))
             report(result, final)
             if final:
                 return result
