@@ -441,8 +441,34 @@ def test_time_settings_shape_the_budget():
     assert e.time_budget(1) == pytest.approx(0.85 * 10 - 0.05)
     transcript(e, [("kgs-time_settings none", "= ")])
     assert e.time_budget(1) is None
+    # under settings that say "no time limit" a time_left describes no clock (a tester's
+    # finding: time_settings 0 1 0 then time_left w 0 0 made every genmove a pass)
+    for settings in ("kgs-time_settings none", "time_settings 0 1 0", "time_settings 0 0 0"):
+        transcript(e, [(settings, "= "), ("time_left w 0 0", "= ")])
+        assert e.time_budget(2) is None and e.clock == {}
+        transcript(e, [("clear_board", "= "), ("time_left w 0 0", "= ")])
+        assert e.time_budget(2) is None
+    e = engine()
+    e.player.seconds = None
     transcript(e, [("time_left w 60 0", "= ")])        # a clock without time_settings: absolute
     assert e.time_budget(2) == pytest.approx(0.85 * 60 / 40 - 0.05) and e.time_budget(1) is None
+
+
+def test_a_move_without_time_for_a_playout_is_still_a_move():
+    """A budget of 0 s (a clock all but run out: time_budget's floor) searched nothing, and the
+    player passed with "no move left": after the opponent's pass, into a lost game (W+9.5
+    here, by the area count of the stones as they stand). It now runs Player.MIN_PLAYOUTS."""
+    e = engine(playouts=3000)
+    moves = ["b E5", "w C3", "b pass", "w G7", "b pass", "w C7", "b pass", "w G3", "b J9",
+             "w pass"]
+    transcript(e, [(f"play {m}", "= ") for m in moves] + [("komi 7.5", "= ")])
+    assert e.board.score().winner == 2 and e.board.score().margin == -9.5
+    transcript(e, [("time_settings 600 0 0", "= "), ("time_left b 0.05 0", "= ")])
+    assert e.time_budget(1) == 0
+    answer = e.handle("genmove b")
+    assert answer.startswith("= ") and answer.strip() != "= pass"
+    assert e.board.history[-1] != e.board.pass_move and not e.board.is_over
+    assert "playouts 16 " in e.handle("fastgo-stats")
 
 
 def test_own_clock_runs_down_between_time_lefts():

@@ -336,3 +336,21 @@ def test_batches_copy_and_refuse_pickle_with_a_reason():
     for how in (copy.copy, copy.deepcopy, pickle.dumps):
         with pytest.raises(TypeError, match="make a new Search of search.board"):
             how(s)
+
+
+def test_scores_compare_as_values():
+    """Score == Score asked a numpy array for its truth (ValueError): two scores are equal when
+    every field is, the ownership element by element."""
+    a, b = fastgo.Board(5), fastgo.Board(5)
+    assert a.score() == b.score() and not (a.score() != b.score())
+    a.play("C3")
+    b.play("C3")
+    assert a.score() == b.score()
+    other = a.score()._replace(ownership=a.score().ownership.copy())
+    other.ownership[0, 0] = 2           # the same counts, another ownership
+    assert other[:4] == a.score()[:4] and other != a.score()
+    b.play("D4")
+    assert a.score() != b.score()
+    assert pickle.loads(pickle.dumps(a.score())) == a.score()
+    with pytest.raises(TypeError):
+        hash(a.score())

@@ -868,3 +868,69 @@ def test_heavy_playouts_capture_and_escape_first():
         d = b.copy()
         for p in m:
             d.play(int(p))
+
+
+@pytest.mark.parametrize("kind", ["uct-1", "uct-2", "puct"])
+def test_a_full_tree_takes_no_more_visits(kind):
+    """A tester's finding: a node's counts are 32-bit, and a search past 2**31 visits wrapped
+    them negative and read its tables out of bounds (a segfault after about 5 minutes on 1x1).
+    The root takes at most MAX_VISITS (every simulation passes through it, so no node takes
+    more); the same code is exercised here with a cap set low (_limit_visits)."""
+    from fastgo.search import MAX_VISITS
+    assert MAX_VISITS + 2**20 == 2**31          # room below int32's wrap for visits in flight
+    if kind == "puct":
+        s = Search(fastgo.Board(5), evaluator=lambda p: (np.ones((len(p), 26)), np.zeros(len(p))))
+    else:
+        s = Search(fastgo.Board(5), threads=int(kind[-1]), seed=3)
+    s._limit_visits(700)
+    assert not s.full
+    first = s.search(playouts=5000)
+    assert first.root_visits == 700 and first.playouts == 700 and s.full
+    again = s.search(playouts=5000, seconds=30)
+    assert again.playouts == 0 and again.root_visits == 700 and again.seconds < 5
+    nodes = s._nodes()
+    assert nodes["visits"].max() <= 700 and nodes["pending"].max() == 0
+    s.advance(first.best_move)                  # a child's subtree: room again
+    assert not s.full and s.search(playouts=50).playouts == 50
+
+
+def test_a_full_tree_ends_a_reporting_search_and_an_analysis():
+    """Player.think(report=) (genmove_analyze) and the GTP analysis loop end or wait on a full
+    tree, where each slice runs nothing (a budget of playouts was never reached: a loop)."""
+    from fastgo.player import Player
+    board = fastgo.Board(5)
+    p = Player(playouts=10_000, threads=1)
+    p.tree(board)._limit_visits(400)
+    reports = []
+    r = p.think(board, playouts=10_000, report=lambda res, final: reports.append(final))
+    assert r.root_visits == 400 and reports[-1] is True and len(reports) < 50
+
+
+def test_search_memory_past_the_machine_is_refused_with_its_size():
+    # a bare MemoryError() before; refused before anything is allocated
+    from fastgo.count import available_memory
+    if available_memory() is None:
+        pytest.skip("this system does not say how much memory it has")
+    with pytest.raises(MemoryError, match=r"memory=281474976710656 bytes of a Search's nodes "
+                                          r"need about 262144\.0 GiB"):
+        Search(fastgo.Board(9), memory=2**48)
+
+
+@pytest.mark.parametrize("rave", [True, False])
+def test_the_pass_that_ends_a_game_is_valued_exactly(rave):
+    """A tester's finding: after the opponent's pass, the pass that ends the game (White wins
+    by 12.5 here: 15 points of area to 10 and komi 7.5, counted by hand) got no visit from the
+    default RAVE search even at 100,000 playouts: RAVE never samples a pass, so its value term
+    stayed at the prior 1/2 under the other moves' ~0.9. Its prior is now its exact result."""
+    diagram = "\n".join([". X O . ."] * 5)
+    won = fastgo.Board.from_diagram(diagram, to_move=1)
+    won.pass_()                                 # Black passed: White to move, ahead
+    assert won.to_move == 2 and won.score().margin == -12.5
+    r = Search(won, threads=1, seed=1, rave=rave).search(playouts=2000)
+    i = list(r.moves).index(25)
+    assert r.best_move == 25 and r.values[i] == 1.0 and r.visits[i] > 1000
+    lost = fastgo.Board.from_diagram(diagram, to_move=2)
+    lost.pass_()                                # White passed: Black to move, behind
+    r = Search(lost, threads=1, seed=1, rave=rave).search(playouts=2000)
+    i = list(r.moves).index(25)
+    assert r.best_move != 25 and r.visits[i] <= 20   # (the losing pass valued 0 when tried)

@@ -34,9 +34,25 @@ REASONS = {OCCUPIED: "occupied", SUICIDE: "suicide", KO: "ko", SUPERKO: "superko
 
 Chain = namedtuple("Chain", "color stones liberties", module="fastgo.board")
 Chain.__doc__ = "A chain: its colour, its stones and its liberties (points, sorted)."
-Score = namedtuple("Score", "black white margin winner ownership", module="fastgo.board")
-Score.__doc__ = """A score: each side's points (komi in White's), margin = black - white,
-winner (0 tie, 1 black, 2 white) and ownership (int8[height, width] of 0/1/2)."""
+class Score(namedtuple("Score", "black white margin winner ownership", module="fastgo.board")):
+    """A score: each side's points (komi in White's), margin = black - white,
+    winner (0 tie, 1 black, 2 white) and ownership (int8[height, width] of 0/1/2).
+    Two scores are equal when every field is (the ownership arrays element by element)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        # (a tuple's == would ask the truth of an array: a ValueError)
+        if not isinstance(other, Score):
+            return NotImplemented
+        return (tuple.__eq__(self[:4], other[:4])
+                and np.array_equal(np.asarray(self.ownership), np.asarray(other.ownership)))
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = None         # (its ownership array is mutable)
 
 _KO_CODES = {"positional": KO_POSITIONAL, "situational": KO_SITUATIONAL, "simple": KO_SIMPLE}
 

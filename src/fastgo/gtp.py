@@ -202,6 +202,7 @@ class Engine:
         self.last_search = None            # (Decision, width, height) of the last genmove
         self.time_settings = None          # (main, byo-yomi time, byo-yomi stones); None: no limit
         self.clock = {}                    # colour -> (seconds, stones) left, as time_left says
+        self.no_time_limit = False         # time_settings said "no time limit": no clock at all
         self._clear()
         self.commands = {
             "protocol_version": self.cmd_protocol_version,
@@ -477,7 +478,7 @@ class Engine:
 
     def cmd_clear_board(self, args):
         self._clear()
-        self._set_clock(self.time_settings)     # a new game: both clocks start again
+        self._set_clock(self.time_settings, self.no_time_limit)   # a new game: the clocks start again
         return ""
 
     def cmd_komi(self, args):
@@ -681,7 +682,7 @@ class Engine:
         # GTP: byo-yomi time > 0 with 0 stones means no time limit (and all zeros can mean
         # nothing else sensible)
         no_limit = stones == 0 and (byo > 0 or main == 0)
-        self._set_clock(None if no_limit else (main, byo, stones))
+        self._set_clock(None if no_limit else (main, byo, stones), declared=True)
         return ""
 
     def cmd_kgs_time_settings(self, args):
@@ -700,13 +701,15 @@ class Engine:
             raise GtpError("syntax error")
         if settings is not None and settings[1] > 0 and settings[2] == 0:
             settings = None
-        self._set_clock(settings)
+        self._set_clock(settings, declared=True)
         return ""
 
-    def _set_clock(self, settings):
+    def _set_clock(self, settings, declared=False):
         """New time settings: both clocks start (main time, or the first byo-yomi period when
-        there is none)."""
+        there is none). `declared` None settings are the controller's "no time limit", under
+        which time_left is ignored."""
         self.time_settings = settings
+        self.no_time_limit = declared and settings is None
         self.clock = {}
         if settings is not None:
             main, byo, stones = settings
@@ -718,7 +721,8 @@ class Engine:
             raise GtpError("syntax error")
         colour = _colour(args[0])
         seconds, (stones,) = _float_arg(args[1]), _time_args(args[2:])
-        self.clock[colour] = (max(0.0, seconds), stones)
+        if not self.no_time_limit:     # (under "no time limit" it describes no clock: time_left
+            self.clock[colour] = (max(0.0, seconds), stones)    # 0 0 made every move a pass)
         return ""
 
     def time_budget(self, colour):
@@ -1093,6 +1097,8 @@ class _Background:
         try:
             while not self.done.is_set():
                 r = totals.add(player.think(self.board, seconds=self.SLICE))
+                if player.tree(self.board).full:    # (MAX_VISITS: wait, do not spin)
+                    self.done.wait(self.SLICE)
                 if self.stream is not None and time.monotonic() >= next_line and not self.done.is_set():
                     line = self.engine.analysis_line(r, self.board, self.stream.kind,
                                                      self.stream.ownership)

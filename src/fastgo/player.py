@@ -88,6 +88,8 @@ class Player:
 
     #: seconds of one slice of a search that reports as it goes (``think``'s `report`)
     SLICE = 0.05
+    #: playouts ``choose`` runs when its time allowed none (about a millisecond on 9x9)
+    MIN_PLAYOUTS = 16
 
     def __init__(self, playouts=10000, seconds=None, *, rave=True, exploration=None,
                  policy="uniform", resign_threshold=0.03, resign_min_playouts=500, seed=0,
@@ -153,8 +155,10 @@ class Player:
             left = None if playouts is None else playouts - totals.playouts
             cut = self.SLICE if seconds is None else max(0.0, min(self.SLICE, seconds - (time.monotonic() - t0)))
             result = totals.add(tree.search(playouts=left, seconds=cut))
+            # (a full tree, MAX_VISITS at its root, takes no more: its searches return at once)
             final = ((playouts is not None and totals.playouts >= playouts)
-                     or (seconds is not None and time.monotonic() - t0 >= seconds))
+                     or (seconds is not None and time.monotonic() - t0 >= seconds)
+                     or tree.full)
             report(result, final)
             if final:
                 return result
@@ -217,6 +221,10 @@ class Player:
                 return stop("pass wins", 1.0)
             may_pass = False
         r = self.think(board, playouts=budget, seconds=seconds, report=report)
+        if r.playouts == 0 and r.root_visits == 0:
+            # a time budget too short for one playout (a clock nearly run out): a few playouts
+            # still, for a move; a pass from a search that saw nothing could end a lost game
+            r = self.think(board, playouts=self.MIN_PLAYOUTS)
         order = sorted(range(len(r.moves)), key=lambda i: (-r.visits[i], -np.nan_to_num(r.values[i], nan=-1), i))
         arms = [(int(r.moves[i]), int(r.visits[i]), float(r.values[i])) for i in order]
         choices = [a for a in arms if a[0] != pass_move or may_pass]

@@ -109,6 +109,7 @@ cdef class Search:
     cdef int64_t budget             # UCT: simulations this call may start (-1: no count limit)
     cdef int64_t lim_playouts       # this call's limits: simulations (-1: none), root visits
     cdef int64_t lim_visits         # (-1: none), the clock (0: none) and the end of the slice
+    cdef int64_t max_visits         # the most visits the root takes (search.MAX_VISITS)
     cdef double deadline            # the workers run before Python looks for Ctrl-C
     cdef double slice_end
     cdef bint pool_full             # no room for another expansion: leaves stay leaves

@@ -25,7 +25,8 @@ the largest
 (b = 0 when na = 0) where n, w are the child's visits and wins (1 a win, 1/2 a tie) for the
 player who moves there, in-flight visits counted as losses (virtual loss); na, wa its
 all-moves-as-first (AMAF) statistics (RAVE; b = 0 with ``rave=False``); N the parent's visits;
-r the child's prior win rate (1/2; a pass 0.1 unless the opponent just passed); na and wa start
+r the child's prior win rate (1/2; a pass 0.1, or its exact result when the opponent just
+passed: see ``_init_children``); na and wa start
 with ``tactics`` virtual samples won at 0.9 for a capture and 0.8 for an atari escape (see
 ``_init_children``); P
 ``prior_visits``; E ``rave_equiv``; c ``exploration``. Ties go to the first child. A leaf with
@@ -71,7 +72,9 @@ the interleaving (and so the tree) varies. PUCT collects on one thread.
 
 Limits: ``search(visits=, playouts=, seconds=)`` stops at the first reached (root visits, this
 call's simulations, wall time); ``stop()`` from another thread ends it early. ``advance(move)``
-plays a move and keeps its subtree.
+plays a move and keeps its subtree. A tree holds at most ``MAX_VISITS`` visits at its root (a
+node's counts are 32-bit; every simulation passes through the root, so no node holds more): a
+search of a tree that has them returns at once, having run nothing.
 """
 
 import math
@@ -105,6 +108,7 @@ from fastgo.batch cimport BoardBatch
 from fastgo.playout import policy_code, default_threads, _int, _MAX_THREADS, _fork_threads
 from fastgo.board import Board as _Board
 from fastgo.batch import ENCODINGS as _FEATURE_ENCODINGS, _ENC_CODES
+from fastgo.count import memory_refusal
 
 cnp.import_array()
 
@@ -116,6 +120,12 @@ cdef enum:
 ENCODINGS = {"stones": 3, **_FEATURE_ENCODINGS}
 _CODES = {"stones": ENC_STONES, **_ENC_CODES}
 _SLICE = 0.1            # seconds the workers run between two looks for Ctrl-C and stop()
+cdef enum:
+    # the most visits a tree's root takes (Node's counts are int32_t; room is left below 2**31
+    # for the visits in flight, which the budget bounds too)
+    _MAX_VISITS = 2146435072      # 2**31 - 2**20
+#: the most visits a tree's root takes (see the module docstring)
+MAX_VISITS = _MAX_VISITS
 
 
 cdef enum:
@@ -295,6 +305,7 @@ cdef class Search:
     bytes_per_node = sizeof(Node) + sizeof(int16_t)
 
     def __cinit__(self):
+        self.max_visits = _MAX_VISITS
         self.pool.nodes = NULL
         self.pool.moves = NULL
         self.root_state = NULL
@@ -353,6 +364,9 @@ cdef class Search:
         self.seed = _int(seed, "seed", -2**1000, 2**1000) % 2**64
         memory = _int(memory, "memory", 0, 2**48)
         cap = memory // (sizeof(Node) + sizeof(int16_t))
+        refusal = memory_refusal(memory, f"memory={memory} bytes of a Search's nodes")
+        if refusal is not None:         # (refused before anything is allocated)
+            raise refusal
         if cap < self.npoints + 2:
             raise ValueError(f"memory must hold at least {self.npoints + 2} nodes "
                              f"({(self.npoints + 2) * (sizeof(Node) + sizeof(int16_t))} bytes), "
@@ -399,7 +413,8 @@ cdef class Search:
         self.workers = <Worker**>calloc(nthreads, sizeof(Worker*))
         if (self.pool.nodes == NULL or self.pool.moves == NULL or self.root_state == NULL
                 or self.workers == NULL):
-            raise MemoryError()
+            raise MemoryError(f"no memory for a Search's node pool of {cap} nodes "
+                              f"(memory={memory})")
         self.pool.cap = cap
         self.nthreads = nthreads
         self.shared = nthreads > 1
@@ -624,6 +639,8 @@ cdef class Search:
             return False
         if self.lim_visits >= 0 and self.pool.nodes[0].visits + self.pool.nodes[0].pending >= self.lim_visits:
             return False
+        if self.pool.nodes[0].visits + self.pool.nodes[0].pending >= self.max_visits:
+            return False
         if self.deadline > 0 or self.slice_end > 0:
             t = _now()
             if (self.deadline > 0 and t >= self.deadline) or (self.slice_end > 0 and t >= self.slice_end):
@@ -695,8 +712,11 @@ cdef class Search:
 
     cdef void _init_children(self, int32_t first, int n, Worker* w) noexcept nogil:
         """UCT children of w's replayed leaf, moves w.cand[0..n-1], with their prior knowledge:
-        a prior win rate (1/2; a pass 0.1 unless the opponent just passed, so that a search on
-        few playouts does not hand the opponent a free move) and, with ``tactics``, virtual
+        a prior win rate (1/2; a pass 0.1, so that a search on few playouts does not hand the
+        opponent a free move, or when the opponent just passed, which makes it the end of the
+        game, its exact result: 1, 1/2 or 0 as the position scores; its value stays exactly
+        that, and RAVE, which never samples a pass, no longer starves a won pass) and, with
+        ``tactics``, virtual
         AMAF samples: a move that captures (takes the last liberty of an opponent chain) starts
         with `tactics` samples won at 0.9, one that saves a chain of the mover in atari (its
         liberty, with two or more empty neighbours) with `tactics` samples at 0.8."""
@@ -704,12 +724,15 @@ cdef class Search:
         cdef const BoardState* b = w.scratch.board
         cdef Node* c
         cdef double rate, t = self.prm.tactics
+        cdef double ends = 0.5
         cdef int nb[4]
         cdef bint capture, escape
+        if w.leaf_passes == 1:
+            ends = (self._terminal_value(w) + 1) / 2      # the pass that ends the game, exactly
         for k in range(n):
             c = &self.pool.nodes[first + k]
             m = w.cand[k]
-            _node_init(c, m, 0.1 if m == self.npoints and w.leaf_passes == 0 else 0.5)
+            _node_init(c, m, 0.5 if m != self.npoints else 0.1 if w.leaf_passes == 0 else ends)
             self.pool.moves[first + k] = <int16_t>m
             if m == self.npoints or t <= 0:
                 continue
@@ -840,7 +863,8 @@ cdef class Search:
     # -- PUCT -------------------------------------------------------------------------------------
 
     cdef double _terminal_value(self, Worker* w) noexcept nogil:
-        """+1, 0 or -1 for the side to move at a finished leaf: the position scored as it stands."""
+        """+1, 0 or -1 for the side to move at w's leaf: the position scored as it stands (a
+        finished leaf's value; UCT: a pass after a pass, see _init_children)."""
         cdef BoardState* b = w.scratch.board
         cdef int owned[3]
         cdef int territory[3]
@@ -1061,10 +1085,11 @@ cdef class Search:
             self.lim_visits = lim_v
             self.lim_playouts = lim_p
             self.stop_flag = 0
-            self.budget = lim_p
-            if lim_v >= 0:
-                left = max(0, lim_v - self.pool.nodes[0].visits - self.pool.nodes[0].pending)
-                self.budget = left if lim_p < 0 else min(lim_p, left)
+            # the budget: the playout limit, the visits the limit leaves, and the room the
+            # counters have (MAX_VISITS), the least of them
+            lim_v = self.max_visits if lim_v < 0 else min(lim_v, self.max_visits)
+            left = max(0, lim_v - self.pool.nodes[0].visits - self.pool.nodes[0].pending)
+            self.budget = left if lim_p < 0 else min(lim_p, left)
             self._clear_counts()
             t0 = _now()
             self.deadline = t0 + secs if secs is not None else 0.0
@@ -1110,6 +1135,17 @@ cdef class Search:
         finally:
             self.slice_end = 0
             self.guard.release()
+
+    @property
+    def full(self):
+        """Whether the root has ``MAX_VISITS`` visits: the tree takes no more (a search
+        returns at once; ``advance`` to a child makes room)."""
+        _live(self)
+        return self.pool.nodes[0].visits + self.pool.nodes[0].pending >= self.max_visits
+
+    def _limit_visits(self, n):
+        """For tests: a cap below ``MAX_VISITS`` on the root's visits, kept by the same code."""
+        self.max_visits = _int(n, "n", 1, _MAX_VISITS)
 
     def stop(self):
         """Ask a running ``search`` (in another thread) to return after its current simulations.
