@@ -38,7 +38,8 @@ Semantics worth knowing:
 - ``genmove`` is a demo player (``fastgo.player``): UCT with RAVE over random playouts by
   default, plain UCT or flat UCB1 over the root moves as options. Its budget is
   ``fastgo-playouts`` playouts per move, cut short by ``fastgo-seconds`` and by the clock:
-  ``time_settings`` starts one per colour, ``time_left`` sets it, and the engine runs its own
+  ``time_settings`` starts one per colour, ``time_left`` sets it (ignored after settings that
+  say "no time limit"), and the engine runs its own
   clock down by its thinking time between them (see ``Engine.time_budget``). It resigns below
   ``fastgo-resign``'s win rate (0: never); ``kgs-genmove_cleanup`` captures the stones it
   judges dead before it passes. ``final_score`` and ``final_status_list`` judge dead stones by

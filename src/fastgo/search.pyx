@@ -25,8 +25,7 @@ the largest
 (b = 0 when na = 0) where n, w are the child's visits and wins (1 a win, 1/2 a tie) for the
 player who moves there, in-flight visits counted as losses (virtual loss); na, wa its
 all-moves-as-first (AMAF) statistics (RAVE; b = 0 with ``rave=False``); N the parent's visits;
-r the child's prior win rate (1/2; a pass 0.1, or its exact result when the opponent just
-passed: see ``_init_children``); na and wa start
+r the child's prior win rate (1/2; a pass 0.1 unless the opponent just passed); na and wa start
 with ``tactics`` virtual samples won at 0.9 for a capture and 0.8 for an atari escape (see
 ``_init_children``); P
 ``prior_visits``; E ``rave_equiv``; c ``exploration``. Ties go to the first child. A leaf with
@@ -108,7 +107,6 @@ from fastgo.batch cimport BoardBatch
 from fastgo.playout import policy_code, default_threads, _int, _MAX_THREADS, _fork_threads
 from fastgo.board import Board as _Board
 from fastgo.batch import ENCODINGS as _FEATURE_ENCODINGS, _ENC_CODES
-from fastgo.count import memory_refusal
 
 cnp.import_array()
 
@@ -121,9 +119,10 @@ ENCODINGS = {"stones": 3, **_FEATURE_ENCODINGS}
 _CODES = {"stones": ENC_STONES, **_ENC_CODES}
 _SLICE = 0.1            # seconds the workers run between two looks for Ctrl-C and stop()
 cdef enum:
-    # the most visits a tree's root takes (Node's counts are int32_t; room is left below 2**31
-    # for the visits in flight, which the budget bounds too)
-    _MAX_VISITS = 2146435072      # 2**31 - 2**20
+    # the most visits a tree's root takes (Node's counts are int32_t: a node's visits and
+    # visits in flight stay at most this; a child's AMAF samples at most its parent's visits
+    # plus `tactics` virtual ones, at most 2**20, which the room left below 2**31 holds)
+    _MAX_VISITS = 2145386496      # 2**31 - 2**21
 #: the most visits a tree's root takes (see the module docstring)
 MAX_VISITS = _MAX_VISITS
 
@@ -364,9 +363,6 @@ cdef class Search:
         self.seed = _int(seed, "seed", -2**1000, 2**1000) % 2**64
         memory = _int(memory, "memory", 0, 2**48)
         cap = memory // (sizeof(Node) + sizeof(int16_t))
-        refusal = memory_refusal(memory, f"memory={memory} bytes of a Search's nodes")
-        if refusal is not None:         # (refused before anything is allocated)
-            raise refusal
         if cap < self.npoints + 2:
             raise ValueError(f"memory must hold at least {self.npoints + 2} nodes "
                              f"({(self.npoints + 2) * (sizeof(Node) + sizeof(int16_t))} bytes), "
@@ -413,8 +409,10 @@ cdef class Search:
         self.workers = <Worker**>calloc(nthreads, sizeof(Worker*))
         if (self.pool.nodes == NULL or self.pool.moves == NULL or self.root_state == NULL
                 or self.workers == NULL):
+            # (`memory` is a ceiling: the pool's pages are touched only as it fills, so the
+            # memory free now is no test of it; an address space too small is)
             raise MemoryError(f"no memory for a Search's node pool of {cap} nodes "
-                              f"(memory={memory})")
+                              f"(memory={memory} bytes)")
         self.pool.cap = cap
         self.nthreads = nthreads
         self.shared = nthreads > 1
@@ -712,11 +710,8 @@ cdef class Search:
 
     cdef void _init_children(self, int32_t first, int n, Worker* w) noexcept nogil:
         """UCT children of w's replayed leaf, moves w.cand[0..n-1], with their prior knowledge:
-        a prior win rate (1/2; a pass 0.1, so that a search on few playouts does not hand the
-        opponent a free move, or when the opponent just passed, which makes it the end of the
-        game, its exact result: 1, 1/2 or 0 as the position scores; its value stays exactly
-        that, and RAVE, which never samples a pass, no longer starves a won pass) and, with
-        ``tactics``, virtual
+        a prior win rate (1/2; a pass 0.1 unless the opponent just passed, so that a search on
+        few playouts does not hand the opponent a free move) and, with ``tactics``, virtual
         AMAF samples: a move that captures (takes the last liberty of an opponent chain) starts
         with `tactics` samples won at 0.9, one that saves a chain of the mover in atari (its
         liberty, with two or more empty neighbours) with `tactics` samples at 0.8."""
@@ -724,15 +719,12 @@ cdef class Search:
         cdef const BoardState* b = w.scratch.board
         cdef Node* c
         cdef double rate, t = self.prm.tactics
-        cdef double ends = 0.5
         cdef int nb[4]
         cdef bint capture, escape
-        if w.leaf_passes == 1:
-            ends = (self._terminal_value(w) + 1) / 2      # the pass that ends the game, exactly
         for k in range(n):
             c = &self.pool.nodes[first + k]
             m = w.cand[k]
-            _node_init(c, m, 0.5 if m != self.npoints else 0.1 if w.leaf_passes == 0 else ends)
+            _node_init(c, m, 0.1 if m == self.npoints and w.leaf_passes == 0 else 0.5)
             self.pool.moves[first + k] = <int16_t>m
             if m == self.npoints or t <= 0:
                 continue
@@ -863,8 +855,7 @@ cdef class Search:
     # -- PUCT -------------------------------------------------------------------------------------
 
     cdef double _terminal_value(self, Worker* w) noexcept nogil:
-        """+1, 0 or -1 for the side to move at w's leaf: the position scored as it stands (a
-        finished leaf's value; UCT: a pass after a pass, see _init_children)."""
+        """+1, 0 or -1 for the side to move at a finished leaf: the position scored as it stands."""
         cdef BoardState* b = w.scratch.board
         cdef int owned[3]
         cdef int territory[3]
