@@ -36,8 +36,8 @@ ctypedef struct Node:
                             # 1/2 tie, 0 loss; PUCT the evaluator's value in [-1, 1]
     int32_t amaf_visits     # RAVE: playouts below the parent in which the mover played `move` first
     float amaf_value        # RAVE: sum of their outcomes for the mover
-    float prior             # PUCT: the evaluator's prior; UCT: the prior win rate (1/2; a pass 0.1 unless
-                            # the opponent just passed)
+    float prior             # PUCT: the evaluator's prior; UCT: the prior win rate (1/2; a
+                            # pass 0.1 unless the opponent just passed)
     float mix               # UCT: the node's value term of the selection formula without
                             # in-flight visits (recomputed whenever its statistics change)
 
