@@ -815,6 +815,32 @@ def test_puct_planes_after_random_openings(encoding, rules):
     assert encoding != "katago" or forbidden > 0
 
 
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_puct_planes_of_leaves_left_unexpanded(encoding):
+    """A full pool: leaves past it are evaluated without being expanded, again at every visit.
+    Each row is still features.encode of the Board some node's path leads to, every expanded
+    node's planes are among them, and the rows number more than the nodes expanded."""
+    b = ko_board("tromp-taylor")
+    rows = []
+    ev = recording_evaluator(rows, b.num_points)
+    s = Search(b, evaluator=ev, batch=4, encoding=encoding,
+               memory=4 * (b.num_points + 1) * Search.bytes_per_node)
+    s.search(visits=200)
+    t = s._nodes()
+    assert len(t) > s.capacity - (b.num_points + 1)      # the pool filled
+    encodings = {}
+    for i, path in node_paths(t).items():
+        bd = b.copy()
+        for m in path:
+            bd.play(m)
+        encodings[path] = fastgo.features.encode(bd, encoding).tobytes()
+    got = [r.tobytes() for r in rows]
+    assert set(got) <= set(encodings.values())
+    done = expanded(s)
+    assert all(encodings[p] in got for p in done)
+    assert len(got) > len(done)
+
+
 def test_puct_stones_encoding_is_unchanged():
     """The default encoding: 3 planes, the mover's stones, the opponent's, ones when Black is
     to move (the pure-Python PUCT above reads them too)."""
