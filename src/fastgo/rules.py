@@ -21,7 +21,8 @@ class Rules:
         in the game (the start and the current one included). ``"situational"``: a play may not
         recreate a (colouring, player to move) pair that occurred before; every turn, passes
         included, and the start add one. ``"simple"``: a play may not recreate the colouring that
-        followed the mover's own previous turn.
+        preceded the opponent's last turn (the one that followed the mover's own previous turn,
+        or the start when that turn was the first); after a pass that is the current colouring.
     suicide
         ``True``: a play that leaves its own chain without liberties clears it (rule 7).
         ``False``: such a play is illegal; a play that captures is never suicide.
