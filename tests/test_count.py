@@ -1538,3 +1538,33 @@ def test_a_finished_checkpoint_is_only_read(tmp_path, monkeypatch):
     assert count_legal_positions_stats(4, 4, checkpoint=tmp_path).count == SQUARE[3]
     with pytest.raises(ValueError, match="not writable"):      # an unfinished one still asks
         count_legal_positions_stats(4, 4, checkpoint=tmp_path / "new")
+
+
+SUBINTERPRETER_CHILD = """
+import importlib, numpy as np, fastgo
+interpreters = importlib.import_module("_xxsubinterpreters")
+interpreters.create()       # (mod_wsgi's default: a process that holds a sub-interpreter)
+print(int(fastgo.legal_position_mask(np.zeros((3, 3, 3), np.int8), threads=1).sum()),
+      int(fastgo.legal_position_mask(np.zeros((300, 3, 3), np.int8), threads=2).sum()),
+      fastgo.estimate_legal_fraction(3, 3, 2000, seed=1, threads=2).legal,
+      fastgo.estimate_legal_fraction(3, 3, 2000, seed=1, threads=1).legal,
+      fastgo.count_legal_positions_stats(4, 4, threads=2).count,
+      fastgo.count_legal_positions(4, 4))
+"""
+
+
+def test_counting_kernels_in_a_process_with_a_sub_interpreter():
+    """The parallel counting kernels released the GIL where Cython had to ask whether it was
+    held; with a sub-interpreter in the process Python before 3.12 answers wrongly, and the
+    process aborted ("PyEval_SaveThread: ... the GIL is released"). They run, and count right."""
+    try:
+        import _xxsubinterpreters  # noqa: F401
+    except ImportError:
+        pytest.skip("no _xxsubinterpreters in this Python")
+    r = subprocess.run([sys.executable, "-c", SUBINTERPRETER_CHILD], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    mask1, mask2, est2, est1, stats, exact = map(int, r.stdout.split())
+    assert (mask1, mask2) == (3, 300)               # the empty board is legal
+    assert est2 == est1                              # the sample does not depend on threads
+    assert stats == exact == 24318165                # 4x4 legal positions (Tromp's table)

@@ -585,7 +585,7 @@ cdef int gather(Buffer* bufs, int part, int nparts, Table* dst, Buffer* scratch)
 
 
 cdef int sweep_point(const Table* src, int nsrc, Table* dst, int nt, int f, int r, int c,
-                     bint last_row) noexcept nogil:
+                     bint last_row) noexcept:
     """One point of the sweep on nt threads, each owning table dst[t] (the successors whose hash
     bits pick t). In rounds of nt slices of the source, worker t expands slice t into nt
     buffers, one per table; then worker p adds the buffers bound for table p (gather: in runs
@@ -599,34 +599,38 @@ cdef int sweep_point(const Table* src, int nsrc, Table* dst, int nt, int f, int 
     cdef int64_t most = max(<int64_t>MIN_SLICE, min(<int64_t>ROUND_SLICE, 2 * ROUND_SLICE // nt))
     cdef Buffer* bufs
     cdef Buffer* scratch
-    if nt == 1:
-        return expand(src, nsrc, dst, f, r, c, last_row)
-    bufs = <Buffer*>calloc(nt * nt + nt, sizeof(Buffer))
-    if bufs == NULL:
-        return -1
-    scratch = bufs + nt * nt            # gather's, one a table (grown as needed)
-    for t in range(nt * nt + nt):
-        bufs[t].stride = 2 + dst[0].limbs
-    for t in range(nt * nt):                # the expected share; grows when larger
-        failed |= buffer_reserve(&bufs[t], 3 * most // nt + 64) != 0
-    s = 0
-    while s < nsrc and not failed:
-        base = 0
-        # small tables: split them evenly rather than leave workers without a slice
-        slice_ = min(most, (src[s].cap + nt - 1) // nt)
-        while base < src[s].cap and not failed:
-            for t in prange(nt, num_threads=nt, schedule="static", chunksize=1):
-                lo = min(base + t * slice_, src[s].cap)
-                hi = min(lo + slice_, src[s].cap)
-                failed += -scatter(&src[s], lo, hi, &bufs[t * nt], nt, f, r, c, last_row)
-            for t in prange(nt, num_threads=nt, schedule="static", chunksize=1):
-                failed += -gather(bufs, t, nt, &dst[t], &scratch[t])
-            base += nt * slice_
-        s += 1
-    for t in range(nt * nt + nt):
-        free(bufs[t].items)
-    free(bufs)
-    return -1 if failed else 0
+    # called with the GIL, released here: a parallel block inside a nogil function makes Cython
+    # ask whether the GIL is held, which Python before 3.12 can answer wrongly (a sub-
+    # interpreter in the process, or its exit), and a wrong answer aborts the process
+    with nogil:
+        if nt == 1:
+            return expand(src, nsrc, dst, f, r, c, last_row)
+        bufs = <Buffer*>calloc(nt * nt + nt, sizeof(Buffer))
+        if bufs == NULL:
+            return -1
+        scratch = bufs + nt * nt            # gather's, one a table (grown as needed)
+        for t in range(nt * nt + nt):
+            bufs[t].stride = 2 + dst[0].limbs
+        for t in range(nt * nt):                # the expected share; grows when larger
+            failed |= buffer_reserve(&bufs[t], 3 * most // nt + 64) != 0
+        s = 0
+        while s < nsrc and not failed:
+            base = 0
+            # small tables: split them evenly rather than leave workers without a slice
+            slice_ = min(most, (src[s].cap + nt - 1) // nt)
+            while base < src[s].cap and not failed:
+                for t in prange(nt, num_threads=nt, schedule="static", chunksize=1):
+                    lo = min(base + t * slice_, src[s].cap)
+                    hi = min(lo + slice_, src[s].cap)
+                    failed += -scatter(&src[s], lo, hi, &bufs[t * nt], nt, f, r, c, last_row)
+                for t in prange(nt, num_threads=nt, schedule="static", chunksize=1):
+                    failed += -gather(bufs, t, nt, &dst[t], &scratch[t])
+                base += nt * slice_
+            s += 1
+        for t in range(nt * nt + nt):
+            free(bufs[t].items)
+        free(bufs)
+        return -1 if failed else 0
 
 
 CountStats = namedtuple("CountStats", ["count", "width", "height", "frontier", "peak_states",
@@ -1268,8 +1272,7 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None, limbs=None
                     if table_init(&dst[t], cap, climbs, cprimes) != 0:
                         raise MemoryError(f"out of memory: a table of {cap:,} states for point "
                                           f"({r}, {c}) of {w}x{h}")
-                with nogil:
-                    failed = sweep_point(src, nsrc, dst, parts, f, r, c, last_row)
+                failed = sweep_point(src, nsrc, dst, parts, f, r, c, last_row)   # (without the GIL)
                 if failed:
                     raise MemoryError(f"out of memory sweeping point ({r}, {c}) of {w}x{h}")
                 nbytes = 0
@@ -1502,12 +1505,13 @@ cdef inline void pad_init(uint8_t* pad, int w, int h) noexcept nogil:
 
 
 cdef void mask_kernel(const uint8_t* boards, int64_t n, int w, int h, uint8_t* out,
-                      int nt) noexcept nogil:
+                      int nt) noexcept:
+    """Called with the GIL, which it releases (as sweep_point, for the same reason)."""
     cdef int64_t i
     cdef uint8_t* pad
     cdef int* stack = NULL
     pad = NULL      # (the threads' own copies are set in the block; this quiets the compiler)
-    with parallel(num_threads=nt):
+    with nogil, parallel(num_threads=nt):
         pad = <uint8_t*>malloc((w + 2) * (h + 2))
         stack = <int*>malloc(w * h * sizeof(int))
         if pad != NULL:
@@ -1563,8 +1567,7 @@ def legal_position_mask(boards, *, threads=None):
                     raise ValueError("boards may hold only 0 (empty), 1 (black) and 2 (white)")
                 np.copyto(src[lo:hi], part, casting="unsafe")
         view = src[lo:hi]
-        with nogil:
-            mask_kernel(&view[0, 0, 0], hi - lo, cw, ch, &res[lo], nt)
+        mask_kernel(&view[0, 0, 0], hi - lo, cw, ch, &res[lo], nt)      # (without the GIL)
         PyErr_CheckSignals()
         lo = hi
     if (out == 3).any():
@@ -1603,14 +1606,15 @@ cdef inline void random_board(uint8_t* g, int npoints, uint64_t seed, int64_t in
 
 
 cdef int64_t estimate_kernel(int w, int h, uint64_t seed, int64_t start, int64_t stop,
-                             int nt) noexcept nogil:
-    """Legal boards among boards start..stop-1 of the sample; -1 when out of memory."""
+                             int nt) noexcept:
+    """Legal boards among boards start..stop-1 of the sample; -1 when out of memory. Called
+    with the GIL, which it releases (as sweep_point, for the same reason)."""
     cdef int64_t i, legal = 0, failed = 0
     cdef uint8_t* pad
     cdef uint8_t* g = NULL
     cdef int* stack = NULL
     pad = NULL      # (the threads' own copies are set in the block; this quiets the compiler)
-    with parallel(num_threads=nt):
+    with nogil, parallel(num_threads=nt):
         pad = <uint8_t*>malloc((w + 2) * (h + 2))
         g = <uint8_t*>malloc(w * h)
         stack = <int*>malloc(w * h * sizeof(int))
@@ -1694,8 +1698,7 @@ def estimate_legal_fraction(width, height, samples, *, seed=0, confidence=0.95, 
     cdef int cw = w, ch = h
     while start < total:
         stop = min(total, start + EST_BATCH)
-        with nogil:
-            got = estimate_kernel(cw, ch, key, start, stop, nt)
+        got = estimate_kernel(cw, ch, key, start, stop, nt)       # (without the GIL)
         if got < 0:
             raise MemoryError()
         legal += got
