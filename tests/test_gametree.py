@@ -349,6 +349,44 @@ def test_cli_ctrl_c_ends_every_long_command_the_same_way(argv, capsys):
     assert code == 130 and err.splitlines()[-1] == f"fastgo {argv[0]}: interrupted"
     assert "Traceback" not in err
 
+def test_perft_lets_other_threads_run_and_a_watchdog_stop_it():
+    """perft walks without the GIL (it held it for the whole walk: every other Python thread
+    stood still, so a watchdog thread could not even send its Ctrl-C); a KeyboardInterrupt
+    from another thread's os.kill stops it, and the board is as it was."""
+    import threading
+    b = Board(4)
+    b.play("B2")
+    before = (b.history, b.hash, b.stones().tobytes())
+    ticks = []
+    done = threading.Event()
+
+    def heartbeat():
+        while not done.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.002)
+    t = threading.Thread(target=heartbeat, daemon=True)
+    t.start()
+    try:
+        while len(ticks) < 2:              # the thread is running before the walk starts
+            time.sleep(0.001)
+        start = len(ticks)
+        perft(Board(3), 6)                      # about 0.2 s
+        during = len(ticks) - start
+    finally:
+        done.set()
+        t.join(5)
+    assert during >= 3
+
+    watchdog = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    watchdog.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            perft(b, 40)                        # years
+    finally:
+        watchdog.cancel()
+    assert (b.history, b.hash, b.stones().tobytes()) == before
+
+
 def test_cli_games(capsys):
     from fastgo.cli import main
     assert main(["count", "1", "3", "--games"]) == 0

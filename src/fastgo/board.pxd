@@ -61,6 +61,8 @@ cdef class Board:
     cpdef Board copy(self, bint undo=*)
     cdef int _status(self, int point, uint64_t* new_hash) noexcept nogil
     cdef int _reserve(self, int point) except -1
+    cdef int _reserve_turns(self, int turns) except -1
+    cdef int _grow(self, int64_t need, int64_t turns) except -1
     cdef void _commit(self, int point) noexcept nogil
     cdef void _undo_turn(self) noexcept nogil
     cpdef play(self, move)

@@ -552,9 +552,21 @@ cdef class Board:
 
     cdef int _reserve(self, int point) except -1:
         """Room for one more turn in every growing array."""
-        cdef int64_t need = self.journal.n, cap
+        cdef int64_t need = self.journal.n
         if point != self.npoints:
             need += journal_bound(self.st, to_pad(self.st, point))
+        return self._grow(need, self.nturns + 2)
+
+    cdef int _reserve_turns(self, int turns) except -1:
+        """Room for `turns` more turns of any kind, for a caller that plays them without the
+        GIL (where _reserve cannot raise): each as journal_bound's bound with every point a
+        stone beside the play."""
+        return self._grow(self.journal.n + <int64_t>turns * (64 + 32 * self.npoints),
+                          self.nturns + turns + 1)
+
+    cdef int _grow(self, int64_t need, int64_t turns) except -1:
+        """Room for `need` journal entries and turns 0 .. turns - 1 (and their superko keys)."""
+        cdef int64_t cap
         cdef void* mem
         if need >= 2 ** 31:
             raise MemoryError()     # a turn's mark is an int32
@@ -565,8 +577,8 @@ cdef class Board:
                 raise MemoryError()
             self.journal.entries = <JournalEntry*>mem
             self.journal.cap = cap
-        if self.nturns + 2 > self.cap_turns:
-            cap = 2 * self.cap_turns
+        if turns > self.cap_turns:
+            cap = max(turns, 2 * self.cap_turns)
             if self.turns_inline:           # in copy()'s block: moved out
                 mem = PyMem_Malloc(cap * sizeof(Turn))
                 if mem != NULL:
@@ -579,7 +591,7 @@ cdef class Board:
             self.turns_inline = False
             self.cap_turns = cap
         if self.ko_rule != KO_SIMPLE:
-            self._seen_reserve(self.nturns + 2)
+            self._seen_reserve(turns)
         return 0
 
     cdef void _commit(self, int point) noexcept nogil:

@@ -37,48 +37,77 @@ MAX_DEPTH = 64
 #: Most colourings reachable on a count_games board: a visited set is one 64-bit word.
 MAX_GAME_COLOURINGS = 64
 
+cdef extern from "Python.h":
+    # PyErr_CheckSignals without Cython's exception check: -1 leaves the exception set, to be
+    # raised once a loop without the GIL is over (an exception cannot leave a prange's body,
+    # nor a nogil walk)
+    int check_signals "PyErr_CheckSignals" () noexcept
+
+
+cdef int raise_pending() except -1:
+    """Raise the exception check_signals left set."""
+    return -1
+
+
 cdef enum:
     SIGNAL_EVERY = 1 << 16      # nodes between checks for Ctrl-C
 
 
-cdef class _Walk:
-    """The counters of one walk: nodes visited, for the Ctrl-C checks."""
-    cdef int64_t nodes
+ctypedef struct Walk:
+    int64_t nodes           # nodes visited, for the Ctrl-C checks
+    int error               # WALK_OVERFLOW, WALK_INTERRUPTED (the exception left set), or 0
 
-    cdef inline int tick(self) except -1:
-        self.nodes += 1
-        if self.nodes % SIGNAL_EVERY == 0:
-            PyErr_CheckSignals()
-        return 0
+cdef enum:
+    WALK_OVERFLOW = 1
+    WALK_INTERRUPTED = 2
 
 
-cdef inline uint64_t add_checked(uint64_t a, uint64_t b) except? 0:
-    """a + b, raising OverflowError when the sum passes 2^64 - 1."""
-    if a + b < a:
-        raise OverflowError("the count passes 2^64 - 1")
-    return a + b
-
-
-cdef uint64_t perft_walk(Board b, int depth, _Walk w) except? 0:
-    """Legal sequences of `depth` turns from b's position (b is left as it was)."""
+cdef uint64_t perft_walk(Board b, int depth, Walk* w) noexcept nogil:
+    """Legal sequences of `depth` turns from b's position (b is left as it was), without the
+    GIL: b holds room for `depth` more turns (Board._reserve_turns), and a walk that stops
+    (w.error) returns 0 with b as it was."""
     cdef int m, n = b.npoints
-    cdef uint64_t h, total = 0
+    cdef uint64_t h, total = 0, below
     if depth == 0:
         return 1
-    w.tick()
+    w.nodes += 1
+    if w.nodes % SIGNAL_EVERY == 0:
+        with gil:
+            if check_signals() != 0:
+                w.error = WALK_INTERRUPTED
+                return 0
     for m in range(n + 1):
         if b._status(m, &h) != LEGAL:        # GAME_OVER after two passes refuses every move
             continue
         if depth == 1:
             total += 1                        # the last turn: count it without playing it
             continue
-        b._reserve(m)
         b._commit(m)
-        try:
-            total = add_checked(total, perft_walk(b, depth - 1, w))
-        finally:
-            b._undo_turn()
+        below = perft_walk(b, depth - 1, w)
+        b._undo_turn()
+        if w.error:
+            return 0
+        if total + below < total:
+            w.error = WALK_OVERFLOW
+            return 0
+        total += below
     return total
+
+
+cdef object walk(Board b, int depth):
+    """perft_walk on b without the GIL, its errors raised."""
+    cdef Walk w
+    cdef uint64_t total
+    w.nodes = 0
+    w.error = 0
+    b._reserve_turns(depth)
+    with nogil:
+        total = perft_walk(b, depth, &w)
+    if w.error == WALK_INTERRUPTED:
+        raise_pending()
+    if w.error == WALK_OVERFLOW:
+        raise OverflowError("the count passes 2^64 - 1")
+    return int(total)
 
 
 def _walk_board(board, depth):
@@ -105,7 +134,7 @@ def perft(board, depth):
     """
     cdef Board b
     b, d = _walk_board(board, depth)
-    return int(perft_walk(b, d, _Walk()))
+    return walk(b, d)
 
 
 def perft_divide(board, depth):
@@ -118,14 +147,13 @@ def perft_divide(board, depth):
     if d < 1:
         raise ValueError("perft_divide needs depth >= 1")
     out = {}
-    w = _Walk()
     for m in range(b.npoints + 1):
         if b._status(m, &h) != LEGAL:
             continue
         b._reserve(m)
         b._commit(m)
         try:
-            out[point_to_vertex(m, b.st.width, b.st.height)] = int(perft_walk(b, d - 1, w))
+            out[point_to_vertex(m, b.st.width, b.st.height)] = walk(b, d - 1)
         finally:
             b._undo_turn()
     return out
@@ -158,17 +186,6 @@ ctypedef struct Graph:
     uint64_t* either        # either[q]: plays[2 * q] | plays[2 * q + 1]
     uint8_t* mult           # mult[(2 * q + c) * 64 + r]: how many of those plays lead to r (2 or
                             # more only when suicides of different chains leave the same colouring)
-
-cdef extern from "Python.h":
-    # PyErr_CheckSignals without Cython's exception check: -1 leaves the exception set, to be
-    # raised once the parallel loop is over (an exception cannot leave a prange's body)
-    int check_signals "PyErr_CheckSignals" () noexcept
-
-
-cdef int raise_pending() except -1:
-    """Raise the exception check_signals left set."""
-    return -1
-
 
 cdef uint64_t games_after_play(const Graph* g, int q, int c, uint64_t visited) noexcept nogil:
     """Complete games from colouring q with colour c + 1 to play (c = 0 Black) after a play,
