@@ -197,6 +197,33 @@ def test_a_property_repeated_in_a_node_is_read_leniently_with_a_warning():
         sgf.read_game("(;SZ[5];B[aa]B[bb])")
 
 
+def test_lenient_warnings_leave_no_registry_behind(tmp_path):
+    """Each warning names its game's line and column, so under the default filter Python's
+    __warningregistry__ of the reading module kept one text per warned game: a server reading
+    records grew without end (about 1 KB a game). Every warning is still issued, each time,
+    from the caller's line, by read_game, read_games, iter_games and load."""
+    import warnings
+    import fastgo.sgf
+    texts = [f"(;SZ[9]KM[{750 + i}];B[aa])" for i in range(300)]     # Fox's komi: a warning each
+    path = tmp_path / "fox.sgf"
+    path.write_text("\n".join(texts))
+    registry = globals().setdefault("__warningregistry__", {})
+    registry.clear()
+    module_registry = vars(fastgo.sgf).setdefault("__warningregistry__", {})
+    module_registry.clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        for t in texts:
+            sgf.read_game(t)
+        sgf.read_games("".join(texts))
+        assert len(list(sgf.iter_games(path))) == 300
+        assert [sgf.load(path, i).moves for i in range(0, 300, 30)] == [[(fastgo.BLACK, fastgo.vertex_to_point("A9", 9, 9))]] * 10
+    assert len(caught) == 3 * 300 + 10
+    assert all(issubclass(w.category, sgf.SgfWarning) and "KM[" in str(w.message) for w in caught)
+    assert len(registry) <= 1 and len(module_registry) <= 1      # ("version" at most)
+    assert {w.filename for w in caught[:600]} == {__file__}
+
+
 #: The properties the writers write themselves, each with a value that would change the game.
 WRITER_OWNED = [("FF", "3"), ("GM", "1"), ("CA", "Latin-1"), ("AP", "other"), ("SZ", "7"),
                 ("RU", "Japanese"), ("KM", "3"), ("HA", "2"), ("RE", "B+R"), ("PL", "W"),

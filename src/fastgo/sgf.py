@@ -812,9 +812,24 @@ def _add_setup(node, setup, text):
 
 
 def _issue(game):
-    """Issue a game's ``SgfWarning``s through Python's ``warnings``; return the game."""
+    """Issue a game's ``SgfWarning``s through Python's ``warnings``, from the place that called
+    the reading function (as ``stacklevel=3``); return the game. Issued without a registry:
+    under the default filter Python keeps every text it showed from a place in that module's
+    ``__warningregistry__``, and these texts name each game's line and column, so a reader that
+    runs for long (a server, a collection of a million games) would keep one entry per game
+    (memory without end). Each warning is still shown as the filters say."""
+    if not game.warnings:
+        return game
+    try:
+        frame = sys._getframe(2)
+        where = (frame.f_code.co_filename, frame.f_lineno, frame.f_globals)
+    except ValueError:                          # (called from the top of the stack)
+        where = ("sys", 1, sys.__dict__)
+    filename, lineno, module_globals = where
     for w in game.warnings:
-        warnings.warn(w, stacklevel=3)
+        warnings.warn_explicit(w, type(w), filename, lineno,
+                               module=module_globals.get("__name__", "<string>"), registry=None,
+                               module_globals=module_globals)
     return game
 
 
@@ -833,8 +848,11 @@ def read_game(text, index=0, *, strict=False, komi_convention=None):
 def read_games(text, *, strict=False, komi_convention=None):
     """The ``Game``s of every game tree of an SGF collection (all in memory: ``iter_games``
     reads a large file one game at a time)."""
-    return [_issue(game_from_tree(root, text, strict=strict, komi_convention=komi_convention))
-            for root in parse(text)]
+    games = []
+    for root in parse(text):        # (a loop, not a comprehension: its warnings name the caller)
+        games.append(_issue(game_from_tree(root, text, strict=strict,
+                                           komi_convention=komi_convention)))
+    return games
 
 
 #: A CA[] in SGF bytes, its value the charset's name.
