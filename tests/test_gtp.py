@@ -1281,3 +1281,31 @@ def test_sliced_search_totals_count_only_their_own_playouts():
     assert second.playouts == 0
     assert np.array_equal(t.add(first).ownership, first.ownership)
     assert np.array_equal(t.add(second).ownership, first.ownership) and t.playouts == 100
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
+@pytest.mark.parametrize("commands", [[], ["boardsize 19", "genmove b"],
+                                      ["boardsize 19", "kata-genmove_analyze b 10"]])
+def test_ctrl_c_ends_fastgo_gtp_as_every_long_command(commands):
+    """Ctrl-C gave `fastgo gtp` status 0: quietly during a genmove (the command loop swallowed
+    it), and with a traceback at the interpreter's exit when idle and the input ended at once
+    (the signal reached an OpenMP thread; the main thread saw the input's end first). Now it
+    says "interrupted" with status 130, as count, perft and bench do."""
+    import signal
+    p = subprocess.Popen([sys.executable, "-m", "fastgo", "gtp", "--threads", "2",
+                          "--playouts", "100000000"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        p.stdin.write(b"name\n")
+        p.stdin.flush()
+        assert p.stdout.readline() == b"= fastgo\n"        # up and reading
+        for c in commands:
+            p.stdin.write(c.encode() + b"\n")
+        p.stdin.flush()
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=60)        # (closes the input at once)
+    finally:
+        p.kill()
+    assert p.returncode == 130 and err.decode().splitlines()[-1] == "fastgo gtp: interrupted"
+    assert "Traceback" not in err.decode()

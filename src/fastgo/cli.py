@@ -312,6 +312,12 @@ def _board_options(p):
     p.add_argument("--komi", type=float, default=None)
 
 
+def _handle_pending_signals():
+    """Nothing: entering a Python function runs the signal handlers pending for this thread. A
+    Ctrl-C that reached another thread (an OpenMP worker) as a command ended (`fastgo gtp` at
+    the end of its input) is then this command's, not a traceback at the interpreter's exit."""
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="fastgo", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -391,7 +397,9 @@ def main(argv=None):
         except ValueError as e:
             args.command_parser.error(str(e))
     try:
-        return args.func(args)
+        code = args.func(args)
+        _handle_pending_signals()
+        return code
     except ValueError as e:
         args.command_parser.error(str(e))
     except KeyboardInterrupt:

@@ -343,7 +343,7 @@ class Engine:
                 elif self.ponder and self.pondering_due:
                     worker = _Background(self, outfile, None)
                 self.pondering_due = False
-        except (KeyboardInterrupt, BrokenPipeError):
+        except BrokenPipeError:             # the controller went away: nothing to answer
             pass
         finally:
             if worker is not None:
