@@ -1309,3 +1309,28 @@ def test_ctrl_c_ends_fastgo_gtp_as_every_long_command(commands):
         p.kill()
     assert p.returncode == 130 and err.decode().splitlines()[-1] == "fastgo gtp: interrupted"
     assert "Traceback" not in err.decode()
+
+
+def test_commands_from_several_threads_are_answered_one_at_a_time():
+    """An analysis server sharing one Engine: two threads' genmoves overlapped in one Search
+    ("? internal error: ... in the middle of another call"), and a genmove could play on a
+    position another thread had changed. handle serialises them: every answer is a success."""
+    import threading
+    e = Engine(playouts=3000, threads=1, size=9, seed=5, resign=0)
+    start = threading.Barrier(3)
+    answers = []
+
+    def client(commands):
+        start.wait()
+        for c in commands:
+            answers.append((c, e.handle(c)))
+    jobs = [threading.Thread(target=client, args=(["genmove b"] * 4,)),
+            threading.Thread(target=client, args=(["genmove w"] * 4,)),
+            threading.Thread(target=client, args=(["showboard", "final_score"] * 3,))]
+    for j in jobs:
+        j.start()
+    for j in jobs:
+        j.join(300)
+    assert not any(j.is_alive() for j in jobs)
+    bad = [a for c, a in answers if not a.startswith("=")]
+    assert len(answers) == 14 and not bad, bad

@@ -53,6 +53,7 @@ Semantics worth knowing:
 
 import re
 import sys
+import threading
 import time
 import traceback
 
@@ -197,6 +198,7 @@ class Engine:
         if exploration is not None:
             self.player.exploration = exploration
         self.ponder = bool(ponder)
+        self._lock = threading.RLock()      # one command at a time (handle)
         self.stream = None                 # an analysis command's _Stream, for run() to start
         self.pondering_due = False         # a genmove just played: run() may ponder (ponder=True)
         self.quit_requested = False
@@ -258,7 +260,13 @@ class Engine:
 
         `write` (``run`` passes its output's): where a genmove_analyze writes its whole answer
         as the search goes (its lines, the ``play`` line and the empty line); handle then
-        returns "". Without it the whole answer is returned at the end."""
+        returns "". Without it the whole answer is returned at the end. Calls from several
+        threads are answered one at a time, in the order they take the engine (GTP is one
+        stream of commands: a genmove must play on the position it searched)."""
+        with self._lock:
+            return self._handle(line, write)
+
+    def _handle(self, line, write):
         if isinstance(line, (bytes, bytearray)):
             line = bytes(line).decode("utf-8", "replace")
         elif not isinstance(line, str):
@@ -1084,7 +1092,6 @@ class _Background:
     SLICE = Player.SLICE
 
     def __init__(self, engine, out, stream):
-        import threading
         self.engine, self.out, self.stream = engine, out, stream
         self.board = stream.board if stream is not None else engine.board.copy()
         self.done = threading.Event()
