@@ -550,7 +550,7 @@ def test_kept_masks_follow_copies_loads_and_resets(ko):
             b.step(fastgo.random_actions(mask, seed, threads=1))
 
 
-def test_thread_choice_follows_the_measured_costs():
+def test_thread_choice_follows_the_measured_costs(many_cores):
     # step runs on one thread or on `threads`, whichever a game's turn costs less on (measured;
     # made-up timings here), and tries the other again after 16 steps, then after twice as long
     # each time a try confirms the choice. A try measures two steps after one it does not count
@@ -584,7 +584,7 @@ def test_thread_choice_follows_the_measured_costs():
 
 
 @pytest.mark.parametrize("n,threads", [(64, 3), (203, 2), (1000, 5), (130, 64)])
-def test_every_game_is_played_once_a_step_on_any_number_of_threads(n, threads):
+def test_every_game_is_played_once_a_step_on_any_number_of_threads(n, threads, many_cores):
     # The threads split the games into blocks and take chunks of each other's when they run out
     # (more threads than cores, sizes that divide unevenly, blocks shorter than a chunk): every
     # game must be played exactly once a step, as on one thread (its move count, colouring and
@@ -609,7 +609,9 @@ def test_every_game_is_played_once_a_step_on_any_number_of_threads(n, threads):
 
 STEAL_CHILD = """
 import numpy as np
+import fastgo.playout
 from fastgo import BoardBatch, random_actions
+fastgo.playout.CORES = 1024         # (four threads asked for, whatever this machine's cores)
 a, b = BoardBatch(300, 5, threads=1), BoardBatch(300, 5, threads=4)
 mask = np.empty((300, 26), dtype=bool)
 many = 0
@@ -641,7 +643,7 @@ def test_batch_is_final():
         type("Sub", (BoardBatch,), {})
 
 
-def test_thread_choice_changes_no_result():
+def test_thread_choice_changes_no_result(many_cores):
     # Games stepped while the choice switches between one thread and two (driven by made-up
     # timings) end exactly as on one thread.
     a = BoardBatch(512, 7, threads=1, max_moves=80)

@@ -796,7 +796,7 @@ def _forked_jobs(batch, search, queue):
     queue.put(sorted({str(w.message) for w in caught if w.category is RuntimeWarning}))
 
 
-def test_a_forked_child_runs_batches_and_searches_on_one_thread():
+def test_a_forked_child_runs_batches_and_searches_on_one_thread(many_cores):
     # OpenMP's threads do not survive fork(): BoardBatch, random_actions and Search (made before
     # the fork, or asked for two threads in the child) hung in a child whose parent had run a
     # parallel region, out of reach of Ctrl-C. They run on one thread there, saying so.

@@ -6,6 +6,7 @@ import math
 import os
 import sys
 import random
+import subprocess
 
 import numpy as np
 import pytest
@@ -317,7 +318,7 @@ def test_first_moves_are_uniform_over_the_allowed_points(diagram):
 
 # -- seeds, threads, results ----------------------------------------------------------------------
 
-def test_same_seed_same_results_whatever_the_threads():
+def test_same_seed_same_results_whatever_the_threads(many_cores):
     b = Board(9)
     runs = [playouts(b, 300, seed=42, threads=t, record=[0, 7, 299], ownership=True)
             for t in (1, 2, 3, 8)]
@@ -328,6 +329,30 @@ def test_same_seed_same_results_whatever_the_threads():
     assert runs[0].recorded == [0, 7, 299]
     other = playouts(b, 300, seed=43)
     assert not np.array_equal(other.scores, runs[0].scores)
+
+
+CORES_CHILD = """
+import os, sys
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})     # one core, before fastgo loads
+import fastgo, fastgo.playout
+from fastgo.search import Search
+b = fastgo.BoardBatch(1024, 9, threads=2)
+print(fastgo.playout.CORES, fastgo.playout.default_threads(), b._adaptation()[0],
+      Search(fastgo.Board(5), threads=8).threads, b.threads,
+      fastgo.count_legal_positions_stats(4, 4, threads=4).threads)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity here")
+def test_jobs_start_at_most_the_cores_the_process_may_use():
+    """More threads than cores only take turns on them (and every thread a job waits for is
+    then one that is not running): a process allowed one core starts one thread whatever it
+    asks; the count's parts stay as asked (its tables split the same way), run on that core."""
+    r = subprocess.run([sys.executable, "-c", CORES_CHILD], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    cores, default, used, search, asked, parts = map(int, r.stdout.split())
+    assert (cores, default, used, search, asked, parts) == (1, 1, 1, 1, 2, 4)
 
 
 def test_default_policy_ends_random_games_by_two_passes():

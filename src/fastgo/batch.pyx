@@ -26,7 +26,7 @@ from fastgo.planes cimport (plane_t, encode_planes, encoding_planes, encoding_hi
 from fastgo.board import _make_rules, REASONS
 from fastgo.coords import check_size, _index
 from fastgo.errors import IllegalActionError
-from fastgo.playout import _fork_threads
+from fastgo.playout import _job_threads
 
 cnp.import_array()
 
@@ -681,9 +681,9 @@ cdef class BoardBatch:
 
     cdef int _threads_now(self) except -1:
         """The threads the next job runs on: `threads`, or one while one is cheaper (or tried);
-        one in a forked child (fastgo.playout._fork_threads)."""
-        return _fork_threads(self.threads if self.use_many != (self.probing > 0) else 1,
-                             "BoardBatch")
+        one in a forked child (fastgo.playout._job_threads)."""
+        return _job_threads(self.threads if self.use_many != (self.probing > 0) else 1,
+                            "BoardBatch")
 
     cdef void _observe(self, bint many, double seconds) noexcept:
         """A step on `threads` (many) or on one thread took `seconds`: update its cost, and
@@ -1104,6 +1104,8 @@ cdef class BoardBatch:
                     g.cap_moves = self.games[i].cap_moves
                     memcpy(g.moves, self.games[i].moves, g.nturns * sizeof(int16_t))
                 c.reserve(i)
+                if i % 4096 == 4095:
+                    PyErr_CheckSignals()        # (a large batch takes seconds, as __init__)
             return c
         finally:
             self.busy = False
@@ -1334,7 +1336,7 @@ def random_actions(mask, seed=0, out=None, threads=None):
     m = np.ascontiguousarray(m)
     cdef int64_t n = m.shape[0], P = m.shape[1], i
     cdef uint64_t s = mix64(<uint64_t>(_index(seed, "seed") & 0xFFFFFFFFFFFFFFFF))
-    cdef int nt = _fork_threads(_threads(threads), "random_actions")
+    cdef int nt = _job_threads(_threads(threads), "random_actions")
     out = _check_out(out, (n,), np.int64)
     cdef const uint8_t* mk = <const uint8_t*>cnp.PyArray_DATA(m)
     cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)

@@ -12,7 +12,7 @@ from fractions import Fraction
 import numpy as np
 
 from fastgo.board import Board
-from fastgo.playout import playouts, default_threads
+from fastgo.playout import CORES, playouts, default_threads
 from fastgo.rules import PRESETS, Rules
 
 
@@ -277,7 +277,7 @@ def _bench(args):
         moves = int(r.lengths.sum())
         row = {"size": board.width, "width": board.width, "height": board.height,
                "rules": args.rules_name, "ko": ko, "komi": rules.komi, "seed": args.seed,
-               "threads": t, "playouts": count, "seconds": r.seconds,
+               "threads": r.threads, "threads_asked": t, "playouts": count, "seconds": r.seconds,
                "playouts_per_second": count / r.seconds, "playouts_per_minute": 60 * count / r.seconds,
                "moves_per_second": moves / r.seconds, "mean_moves": moves / count,
                "capped": int(r.capped.sum()), "ended_by_passes": 1 - float(r.capped.mean())}
@@ -290,7 +290,7 @@ def _bench(args):
         if args.json:
             print(json.dumps(row))
         else:
-            print(f"{t:>7} {r.seconds:>8.3f} {row['playouts_per_second']:>11,.0f} "
+            print(f"{r.threads:>7} {r.seconds:>8.3f} {row['playouts_per_second']:>11,.0f} "
                   f"{row['playouts_per_minute']:>13,.0f} {row['moves_per_second']:>12,.0f} "
                   f"{row['mean_moves']:>10.1f} {100 * row['ended_by_passes']:>16.2f}%")
         if not row["same_results_as_first_run"]:
@@ -298,8 +298,10 @@ def _bench(args):
             return 1
     if not args.json and 1 in rates and len(rates) > 1:
         t = max(rates)
-        print(f"speed-up, {t} threads over 1: {rates[t] / rates[1]:.2f}x; identical results on every "
-              f"thread count")
+        print(f"speed-up, {min(t, CORES)} threads over 1: {rates[t] / rates[1]:.2f}x; identical "
+              f"results on every thread count")
+    if not args.json and max(threads) > CORES:
+        print(f"(more threads than the {CORES} core(s) this process may use are not started)")
     return 0
 
 

@@ -341,7 +341,7 @@ def _count_games_walk(width, height, rules, threads, symmetry=True, root_nodes=R
     if board.rules.ko != "positional":
         raise ValueError(f"count_games counts games under positional superko, not under the "
                          f"{board.rules.ko} ko rule of {board.rules}")
-    nt = default_threads() if threads is None else _playout._fork_threads(
+    nt = default_threads() if threads is None else _playout._job_threads(
         _int(threads, "threads", 1, _playout._MAX_THREADS), "count_games")
     grids, moves = _game_graph(board.width, board.height, board.rules)
     group = _colouring_symmetries(grids) if symmetry else [(list(range(len(grids))), 0)]

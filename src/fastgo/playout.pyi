@@ -12,6 +12,8 @@ from fastgo.rules import Rules
 OPENMP: bool
 # the playout policies by name
 POLICIES: Dict[str, int]
+# the cores this process may run on: no job starts more threads
+CORES: int
 
 def default_threads() -> int: ...
 def policy_code(policy: str) -> int: ...

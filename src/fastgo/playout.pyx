@@ -104,21 +104,36 @@ def _after_fork_in_child():
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def _fork_threads(int t, what):
-    """t, or 1 with a RuntimeWarning in a forked child (OpenMP's thread pool does not survive
-    fork(): a parallel region there hangs, out of reach of Ctrl-C). Checked when a job starts,
-    so that an object made before the fork is covered too."""
+def _available_cores():
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+#: The cores this process may run on (its CPU affinity when fastgo was imported). No job starts
+#: more threads than this: more only take turns on the same cores, and every thread a job waits
+#: for (a sweep's round, a batch's step, a search's end) is then one that is not running.
+CORES = _available_cores()
+
+
+def _job_threads(int t, what):
+    """The threads a job asked to run on t threads starts: at most CORES, and one (with a
+    RuntimeWarning) in a forked child (OpenMP's thread pool does not survive fork(): a parallel
+    region there hangs, out of reach of Ctrl-C). Checked when a job starts, so that an object
+    made before the fork is covered too. Results never depend on it."""
     if t > 1 and _forked:
         warnings.warn(f"{what} runs on one thread in a forked process", RuntimeWarning)
         return 1
-    return t
+    return min(t, CORES)
 
 
 def default_threads():
     """The number of threads a run (of playouts, or of fastgo.count's kernels) uses by default:
-    OpenMP's (all cores, or OMP_NUM_THREADS); 1 in a forked child process (OpenMP's threads do
-    not survive fork: a child that starts a parallel region after its parent ran one hangs)."""
-    return 1 if _forked else max(1, fastgo_max_threads())
+    OpenMP's (all cores, or OMP_NUM_THREADS), at most CORES; 1 in a forked child process
+    (OpenMP's threads do not survive fork: a child that starts a parallel region after its
+    parent ran one hangs)."""
+    return 1 if _forked else min(max(1, fastgo_max_threads()), CORES)
 
 
 class Playouts:
@@ -274,7 +289,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef uint64_t seed64 = _int(seed, "seed", -2**1000, 2**1000) % 2**64
     cdef int64_t first64 = _int(first, "first", 0, 2**62)
     cdef int policy_id = policy_code(policy)
-    cdef int nthreads = default_threads() if threads is None else _fork_threads(
+    cdef int nthreads = default_threads() if threads is None else _job_threads(
         _int(threads, "threads", 1, _MAX_THREADS), "fastgo.playouts")
     max_moves = None if max_moves is None else _int(max_moves, "max_moves", 0, _MAX_MOVES)
     if type(ko) is not str or (ko != "rules" and ko not in _KO_RULES):

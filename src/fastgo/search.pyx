@@ -104,7 +104,8 @@ from fastgo.playout cimport (PlayoutSpec, PlayoutScratch, PlayoutOutcome, scratc
 from fastgo.planes cimport (encode_planes, encoding_history, board_colouring, HISTORY,
                             LAST_MOVES)
 from fastgo.batch cimport BoardBatch
-from fastgo.playout import policy_code, default_threads, _int, _MAX_THREADS, _fork_threads
+from fastgo import playout as _playout
+from fastgo.playout import policy_code, default_threads, _int, _MAX_THREADS, _job_threads
 from fastgo.board import Board as _Board
 from fastgo.batch import ENCODINGS as _FEATURE_ENCODINGS, _ENC_CODES
 
@@ -289,7 +290,7 @@ cdef class Search:
     expand_after=2, tactics=20, batch=256, fpu=0.0, virtual_loss=1, dirichlet=None,
     encoding="stones", ownership=False, max_moves=None)``.
     evaluator: None for UCT on playouts; else a callable ``planes -> (priors, values)`` for PUCT.
-    threads: UCT workers (default: all cores). seed: playouts' seed. memory: bytes for the node
+    threads: UCT workers (default: all cores; at most ``fastgo.playout.CORES``). seed: playouts' seed. memory: bytes for the node
     pool. policy: the playout policy ("uniform" or "heavy", as ``fastgo.playouts``). rave,
     exploration (UCT c, default 0.1 with RAVE and 0.7 without; PUCT c_puct, default 1.5),
     rave_equiv, prior_visits, expand_after, tactics (virtual AMAF samples for captures and
@@ -358,6 +359,7 @@ cdef class Search:
         self.prm.puct = evaluator is not None
         self.width, self.height, self.npoints = bd.st.width, bd.st.height, bd.npoints
         nthreads = default_threads() if threads is None else _int(threads, "threads", 1, _MAX_THREADS)
+        nthreads = min(nthreads, _playout.CORES)    # (more take turns on the cores: never faster)
         if self.prm.puct:
             nthreads = 1
         self.seed = _int(seed, "seed", -2**1000, 2**1000) % 2**64
@@ -1068,7 +1070,7 @@ cdef class Search:
         cdef int t, k
         cdef int64_t i, left
         cdef Node* nodes
-        cdef int nthreads = _fork_threads(self.nthreads, "Search.search")
+        cdef int nthreads = _job_threads(self.nthreads, "Search.search")
         cdef double t0
         if not self.guard.acquire(blocking=False):
             raise RuntimeError(_BUSY)
@@ -1327,6 +1329,7 @@ cdef class Search:
 
     @property
     def threads(self):
+        """The UCT workers: `threads` as asked, at most the cores (fastgo.playout.CORES)."""
         _live(self)
         return self.nthreads
 
