@@ -64,6 +64,12 @@ if not os.path.exists(FLAVOUR) or open(FLAVOUR).read() != flavour:
 
 OMP_PROBE = "#include <omp.h>\nint main(void) { return omp_get_max_threads() > 0 ? 0 : 1; }\n"
 
+# GCC inlines a function declared inline only up to an estimated size (max-inline-insns-single,
+# 200 at -O3); the playout kernel's test of a drawn point (playout.pxd's playout_allows) is
+# larger, and its call and return were 35 of a 9x9 move's 432 instructions (callgrind). Other
+# compilers do not take the flag (the build probes for it).
+INLINE_FLAGS = ["--param", "max-inline-insns-single=1000"]
+
 
 def brew_prefix(formula):
     try:
@@ -87,12 +93,12 @@ class BuildExt(build_ext):
             return ["-Xpreprocessor", "-fopenmp"], ["-lomp"], inc, lib
         return ["-fopenmp"], ["-fopenmp"], [], []
 
-    def probe(self, cflags, lflags, inc, lib):
-        """Whether the compiler builds and links an OpenMP program with these flags."""
+    def probe(self, cflags, lflags, inc, lib, program=OMP_PROBE):
+        """Whether the compiler builds and links `program` (an OpenMP program) with these flags."""
         with tempfile.TemporaryDirectory() as d:
             src = os.path.join(d, "omp_probe.c")
             with open(src, "w") as f:
-                f.write(OMP_PROBE)
+                f.write(program)
             try:
                 objs = self.compiler.compile([src], output_dir=d, include_dirs=inc,
                                              extra_postargs=cflags)
@@ -141,6 +147,9 @@ class BuildExt(build_ext):
                          f"program with {' '.join(cflags + lflags)}. Install OpenMP (macOS: brew "
                          "install libomp), or build single-threaded with FASTGO_OPENMP=0 (every "
                          "threads= then runs on one core, with the same results).")
+        if not (msvc or DEBUG) and self.probe(INLINE_FLAGS, [], [], [],
+                                              "int main(void) { return 0; }\n"):
+            opt = opt + INLINE_FLAGS
         for ext in self.extensions:
             ext.extra_compile_args = opt + cflags
             ext.extra_link_args = lflags
