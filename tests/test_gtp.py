@@ -1334,3 +1334,36 @@ def test_commands_from_several_threads_are_answered_one_at_a_time():
     assert not any(j.is_alive() for j in jobs)
     bad = [a for c, a in answers if not a.startswith("=")]
     assert len(answers) == 14 and not bad, bad
+
+
+def test_genmove_judges_a_pass_with_the_prisoners_of_a_resumed_game():
+    """A game resumed after two passes keeps its prisoners (README), and fastgo-score and
+    final_score count them; genmove's pass test scored the current part alone, and under
+    territory scoring passed into a game it lost. 5x1, Japanese rules, komi -0.5: White took
+    A1 before the resumption; after D1 and White's pass Black's area is E1, White's A1, so
+    Black 1, White 1 + 1 prisoner + komi -0.5 = 1.5: a pass loses by 0.5 (by hand)."""
+    e = Engine(playouts=200, seed=1)
+    for c in ["rectangular_boardsize 5 1", "fastgo-rules japanese", "komi -0.5", "play black A1",
+              "play white B1", "play black pass", "play white pass", "play black D1",
+              "play white pass"]:
+        assert e.handle(c).startswith("="), c
+    assert e.handle("fastgo-score") == "= W+0.5\n\n"
+    assert e.handle("genmove black") != "= pass\n\n"
+    assert not e.board.is_over
+
+
+def test_a_preset_that_differs_only_in_komi_is_named_as_chosen():
+    """ing and new-zealand differ only in komi: an Ing game was shown and written as New
+    Zealand (the first preset with its options). The preset whose komi matches is named."""
+    e = Engine()
+    assert e.handle("fastgo-rules ing komi=8") == "= \n\n"
+    assert e.handle("fastgo-rules") == "= ing ko=situational suicide=allowed scoring=area komi=8\n\n"
+    assert e.handle("fastgo-rules new-zealand komi=7").startswith("=")
+    assert e.handle("fastgo-rules").startswith("= new-zealand ")
+    assert e.handle("fastgo-rules ing komi=6") == "= \n\n"     # no preset has komi 6: the first
+    assert e.handle("fastgo-rules").startswith("= new-zealand ")
+    from fastgo import sgf
+    assert "RU[Ing]KM[8]" in sgf.board_to_sgf(fastgo.Board(5, rules="ing"))
+    assert "RU[NZ]KM[7]" in sgf.board_to_sgf(fastgo.Board(5, rules="new-zealand"))
+    assert fastgo.Rules.preset("aga").replace(komi=0).preset_name == "aga"
+    assert fastgo.Rules("simple", True, "area").preset_name is None

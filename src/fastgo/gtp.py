@@ -536,7 +536,7 @@ class Engine:
         t0 = time.monotonic()
         try:
             decision = self.player.choose(self.board, seconds=self.time_budget(colour),
-                                          cleanup=cleanup, report=report)
+                                          cleanup=cleanup, report=report, earlier=self.earlier)
         except BaseException:
             self._revert(record)             # leave no inserted pass behind
             raise
@@ -802,8 +802,7 @@ class Engine:
 
     def _rules_text(self):
         r = self.rules
-        names = [k for k, v in PRESETS.items() if (v.ko, v.suicide, v.scoring) == (r.ko, r.suicide, r.scoring)]
-        return (f"{names[0] if names else 'custom'} ko={r.ko} suicide={'allowed' if r.suicide else 'forbidden'} "
+        return (f"{r.preset_name or 'custom'} ko={r.ko} suicide={'allowed' if r.suicide else 'forbidden'} "
                 f"scoring={r.scoring} komi={sgf.number_text(r.komi)}")
 
     def cmd_fastgo_rules(self, args):

@@ -25,6 +25,7 @@ import numpy as np
 from fastgo.board import Board
 from fastgo.playout import playouts as _playouts
 from fastgo.search import Search, SearchResult
+from fastgo.sgf import score as game_score
 
 BLACK, WHITE = 1, 2
 
@@ -180,14 +181,21 @@ class Player:
         dead = ((g == BLACK) & (own < -0.4)) | ((g == WHITE) & (own > 0.4))
         return np.flatnonzero(dead).tolist()
 
-    def estimated_score(self, board, n=400):
-        """``board.score`` (the board's rules' scoring) with the estimated dead stones removed."""
-        return board.score(dead=self.dead_stones(board, n))
+    def estimated_score(self, board, n=400, earlier=()):
+        """``board.score`` (the board's rules' scoring) with the estimated dead stones removed;
+        `earlier`: the finished parts of a resumed game, whose prisoners count under territory
+        scoring (``fastgo.sgf.score``)."""
+        return game_score(board, earlier, self.dead_stones(board, n))
 
     # -- a move -----------------------------------------------------------------------------------
 
-    def choose(self, board, *, playouts=None, seconds=None, cleanup=False, report=None):
+    def choose(self, board, *, playouts=None, seconds=None, cleanup=False, report=None,
+               earlier=()):
         """Pick a move for the side to move on `board` (not changed). Returns a ``Decision``.
+
+        `earlier`: the finished parts of a game resumed after two passes (GTP's, an SGF
+        record's ``Game.segments`` before the last), whose prisoners count in the score that
+        decides a pass under territory scoring (``fastgo.sgf.score``).
 
         `cleanup` (KGS's ``kgs-genmove_cleanup``): pass only after an opponent's pass when no
         opponent stone the playouts call dead is left (or when no other move is left); never
@@ -205,7 +213,7 @@ class Player:
         def stop(reason, winrate=float("nan")):
             return self._done(Decision(pass_move, winrate, 0, time.perf_counter() - t0, [], reason))
 
-        may_pass = board.score().winner == me
+        may_pass = game_score(board, earlier).winner == me
         if cleanup:
             g = board.stones().ravel()
             theirs_dead = any(g[p] == 3 - me for p in self.dead_stones(board))
@@ -217,7 +225,7 @@ class Player:
             may_pass = False
         elif opponent_passed:
             # passing ends the game: judge it exactly instead of playing it out
-            if may_pass and self.estimated_score(board).winner == me:
+            if may_pass and self.estimated_score(board, earlier=earlier).winner == me:
                 return stop("pass wins", 1.0)
             may_pass = False
         r = self.think(board, playouts=budget, seconds=seconds, report=report)

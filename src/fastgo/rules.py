@@ -68,6 +68,15 @@ class Rules:
         """A copy with some options changed; ``None`` values are ignored."""
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
+    @property
+    def preset_name(self) -> "str | None":
+        """The preset these rules are: the one with the same ko, suicide and scoring options and
+        komi, else the first with the same options (komi aside: ``ing`` and ``new-zealand``
+        differ only there), else None."""
+        same = [k for k, v in PRESETS.items()
+                if (v.ko, v.suicide, v.scoring) == (self.ko, self.suicide, self.scoring)]
+        return next((k for k in same if PRESETS[k].komi == self.komi), same[0] if same else None)
+
     @staticmethod
     def preset(name):
         """The named preset (case and spaces/underscores ignored); see ``PRESETS``."""

@@ -597,10 +597,11 @@ def rules_from_name(name):
 
 def rules_to_name(rules):
     """The RU[] value for `rules`: a preset's name when the ko, suicide and scoring options
-    match one (komi is written as KM), else ``fastgo:ko=...,suicide=...,scoring=...``."""
-    for key, preset in PRESETS.items():
-        if (preset.ko, preset.suicide, preset.scoring) == (rules.ko, rules.suicide, rules.scoring):
-            return RU_NAMES.get(key, key)
+    match one (``Rules.preset_name``: the one whose komi matches too, when two do; komi is
+    written as KM), else ``fastgo:ko=...,suicide=...,scoring=...``."""
+    key = rules.preset_name
+    if key is not None:
+        return RU_NAMES.get(key, key)
     return (f"fastgo:ko={rules.ko},suicide={'allowed' if rules.suicide else 'forbidden'},"
             f"scoring={rules.scoring}")
 
