@@ -67,7 +67,7 @@ OMP_PROBE = "#include <omp.h>\nint main(void) { return omp_get_max_threads() > 0
 # GCC inlines a function declared inline only up to an estimated size (max-inline-insns-single,
 # 200 at -O3); the playout kernel's test of a drawn point (playout.pxd's playout_allows) is
 # larger, and its call and return were 35 of a 9x9 move's 432 instructions (callgrind). Other
-# compilers do not take the flag (the build probes for it).
+# compilers do not take the flag (the build probes for it; clang ignores it with a warning).
 INLINE_FLAGS = ["--param", "max-inline-insns-single=1000"]
 
 
@@ -147,7 +147,8 @@ class BuildExt(build_ext):
                          f"program with {' '.join(cflags + lflags)}. Install OpenMP (macOS: brew "
                          "install libomp), or build single-threaded with FASTGO_OPENMP=0 (every "
                          "threads= then runs on one core, with the same results).")
-        if not (msvc or DEBUG) and self.probe(INLINE_FLAGS, [], [], [],
+        # (-Werror: clang takes --param with a warning and ignores it)
+        if not (msvc or DEBUG) and self.probe(INLINE_FLAGS + ["-Werror"], [], [], [],
                                               "int main(void) { return 0; }\n"):
             opt = opt + INLINE_FLAGS
         for ext in self.extensions:

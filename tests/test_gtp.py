@@ -67,8 +67,9 @@ def test_required_commands_transcript():
         assert e.handle(f"known_command {name}") == "= true\n\n"
 
 
-def test_every_error_case_transcript():
+def test_every_error_case_transcript(tmp_path):
     e = engine(rules="chinese")
+    missing = tmp_path / "missing"              # (a directory that is not there)
     transcript(e, [
         ("frobnicate", "? unknown command"),
         ("5 frobnicate", "?5 unknown command"),
@@ -122,11 +123,11 @@ def test_every_error_case_transcript():
         ("set_free_handicap C3 I3", "? bad vertex list"),
         ("loadsgf", "? syntax error"),
         ("loadsgf a b c", "? syntax error"),
-        ("loadsgf /nonexistent/game.sgf", "? cannot load file: No such file or directory"),
+        (f"loadsgf {missing}/game.sgf", "? cannot load file: No such file or directory"),
         ("loadsgf game.sgf x", "? syntax error"),
         ("loadsgf game.sgf 0", "? syntax error"),     # move numbers count from 1
         ("printsgf a b", "? syntax error"),
-        ("printsgf /nonexistent/dir/out.sgf", "? cannot save file: No such file or directory"),
+        (f"printsgf {missing}/dir/out.sgf", "? cannot save file: No such file or directory"),
         ("time_settings 10 0", "? syntax error"),
         ("time_settings 10 0 x", "? syntax error"),
         ("time_settings -1 0 0", "? syntax error"),
@@ -1284,15 +1285,17 @@ def test_sliced_search_totals_count_only_their_own_playouts():
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
-@pytest.mark.parametrize("commands", [[], ["boardsize 19", "genmove b"],
-                                      ["boardsize 19", "kata-genmove_analyze b 10"]])
-def test_ctrl_c_ends_fastgo_gtp_as_every_long_command(commands):
+@pytest.mark.parametrize("entry,commands", [
+    (["fastgo", "gtp"], []), (["fastgo", "gtp"], ["boardsize 19", "genmove b"]),
+    (["fastgo", "gtp"], ["boardsize 19", "kata-genmove_analyze b 10"]),
+    (["fastgo.gtp"], ["boardsize 19", "genmove b"])])     # python -m fastgo.gtp: the same
+def test_ctrl_c_ends_fastgo_gtp_as_every_long_command(entry, commands):
     """Ctrl-C gave `fastgo gtp` status 0: quietly during a genmove (the command loop swallowed
     it), and with a traceback at the interpreter's exit when idle and the input ended at once
     (the signal reached an OpenMP thread; the main thread saw the input's end first). Now it
     says "interrupted" with status 130, as count, perft and bench do."""
     import signal
-    p = subprocess.Popen([sys.executable, "-m", "fastgo", "gtp", "--threads", "2",
+    p = subprocess.Popen([sys.executable, "-m", *entry, "--threads", "2",
                           "--playouts", "100000000"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
@@ -1367,3 +1370,30 @@ def test_a_preset_that_differs_only_in_komi_is_named_as_chosen():
     assert "RU[NZ]KM[7]" in sgf.board_to_sgf(fastgo.Board(5, rules="new-zealand"))
     assert fastgo.Rules.preset("aga").replace(komi=0).preset_name == "aga"
     assert fastgo.Rules("simple", True, "area").preset_name is None
+
+
+def test_a_handle_from_another_thread_waits_for_run_s_analysis_slice():
+    """run() streams an analysis in a background thread on the engine's one Search; another
+    thread's genmove met it there ("? internal error: ... in the middle of another call"). The
+    analysis searches a slice at a time under the engine's lock, so the genmove takes its turn."""
+    import io
+    import threading
+    e = Engine(playouts=2000, threads=1, size=9, seed=1)
+    r, w = os.pipe()
+    rf, wf = os.fdopen(r, "rb"), os.fdopen(w, "wb", buffering=0)
+    out = io.StringIO()
+    runner = threading.Thread(target=e.run, args=(rf, out), daemon=True)
+    runner.start()
+    try:
+        wf.write(b"kata-analyze b 10\n")
+        deadline = time.monotonic() + 60
+        while "info move" not in out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.01)                 # the analysis is streaming
+        answers = [e.handle(f"genmove {c}") for c in "bwb"]
+    finally:
+        wf.write(b"quit\n")
+        runner.join(60)
+        wf.close()
+    assert not runner.is_alive()
+    assert all(a.startswith("= ") and "error" not in a for a in answers), answers
+    assert len(e.board.history) == 3

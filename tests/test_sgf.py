@@ -221,7 +221,23 @@ def test_lenient_warnings_leave_no_registry_behind(tmp_path):
     assert len(caught) == 3 * 300 + 10
     assert all(issubclass(w.category, sgf.SgfWarning) and "KM[" in str(w.message) for w in caught)
     assert len(registry) <= 1 and len(module_registry) <= 1      # ("version" at most)
-    assert {w.filename for w in caught[:600]} == {__file__}
+    assert {w.filename for w in caught} == {__file__}            # (load and iter_games too)
+
+
+@pytest.mark.parametrize("how", ["-c", "-m", "stdin"])
+def test_lenient_warnings_from_scripts_without_a_source_file(how, tmp_path):
+    """A lenient read's warnings from `python -c`, `python -m` and a script on stdin (where a
+    module's loader has no source to give) are shown, and the game is read."""
+    code = ("import warnings; from fastgo import sgf\n"
+            "g = sgf.read_game('(;SZ[9]KM[750];B[aa])')\n"
+            "print(len(g.moves), len(list(sgf.iter_games(__import__('io').BytesIO("
+            "b'(;SZ[9]KM[750])(;SZ[9]KM[650])')))))\n")
+    (tmp_path / "reader.py").write_text(code)
+    args = {"-c": ["-c", code], "-m": ["-m", "reader"], "stdin": ["-"]}[how]
+    r = subprocess.run([sys.executable, "-W", "default", *args], input=code if how == "stdin" else None,
+                       capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert r.returncode == 0 and r.stdout.split() == ["1", "2"], r.stderr
+    assert r.stderr.count("SgfWarning: KM[") == 3
 
 
 #: The properties the writers write themselves, each with a value that would change the game.

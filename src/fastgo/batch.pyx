@@ -983,6 +983,8 @@ cdef class BoardBatch:
 
     @property
     def threads(self):
+        """The threads asked for (None: all cores); a step runs on at most
+        fastgo.playout.CORES of them, or on one while that is cheaper."""
         _live(self)
         return self.threads
 

@@ -114,24 +114,21 @@ def _count(args):
               f"[{e.low:.5%}, {e.high:.5%}]")
         print(f"count about {e.fraction * total:.4e} in [{e.low * total:.4e}, "
               f"{e.high * total:.4e}] of 3^{w * h} colourings")
-        threads = args.threads or fc.default_threads()
-        print(f"{dt:.2f} s, {e.samples / dt:,.0f} boards/s on {threads} thread(s)")
+        print(f"{dt:.2f} s, {e.samples / dt:,.0f} boards/s on {_threads_run(args)} thread(s)")
         return 0
     if args.brute:
         t0 = time.perf_counter()
         n = fc.count_legal_positions_brute(w, h, threads=args.threads)
         dt = time.perf_counter() - t0
         print(f"legal positions on {w}x{h}: {n:,} (brute force over all 3^{w * h} = "
-              f"{3 ** (w * h):,} colourings, {dt:.2f} s on "
-              f"{args.threads or fc.default_threads()} thread(s))")
+              f"{3 ** (w * h):,} colourings, {dt:.2f} s on {_threads_run(args)} thread(s))")
         return 0
     if args.games:
         from fastgo.gametree import count_games
         t0 = time.perf_counter()
         n = count_games(w, h, args.rules, threads=args.threads)
         print(f"complete games on {w}x{h} under {args.rules_name} rules: {n:,} "
-              f"({time.perf_counter() - t0:.2f} s on {args.threads or default_threads()} "
-              f"thread(s))")
+              f"({time.perf_counter() - t0:.2f} s on {_threads_run(args)} thread(s))")
         return 0
     if min(w, h) > fc.MAX_FRONTIER:
         raise ValueError(f"board size {w}x{h} out of range for the exact count: its shorter side "
@@ -163,7 +160,9 @@ def _count(args):
               f"more pass(es) (exact counts do not fit in memory), joined by the Chinese "
               f"remainder theorem")
     passes = f" in {s.passes} passes" if s.passes > 1 else ""
-    print(f"{s.seconds:.3f} s on {s.threads} thread(s){passes}; state tables at most "
+    run = min(s.threads, CORES)
+    split = f" ({s.threads} parts)" if run != s.threads else ""
+    print(f"{s.seconds:.3f} s on {run} thread(s){split}{passes}; state tables at most "
           f"{s.table_bytes / 2 ** 20:.1f} MiB; process peak RSS {rss:.0f} MiB")
     return 0
 
@@ -219,6 +218,12 @@ def _perft(args):
     print(f"perft({args.depth}) on {board.width}x{board.height}, {args.rules_name} rules: {n:,} "
           f"({time.perf_counter() - t0:.3f} s)")
     return 0
+
+
+def _threads_run(args):
+    """The threads a job asked for with --threads (all cores without) runs on: at most the
+    cores this process may use (fastgo.playout.CORES)."""
+    return min(args.threads or default_threads(), CORES)
 
 
 def _thread_counts(text):

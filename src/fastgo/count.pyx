@@ -647,7 +647,8 @@ count: the number of legal positions; frontier: the cells of the sweep's border 
 side); peak_states: the most border states held at once (colour-swapped pairs counted once);
 total_states: the states summed over all points swept (the work of one pass); final_states:
 states after the last point; table_bytes: the most memory the state tables held at once; limbs:
-64-bit words per count (in the first pass); seconds: wall time of the sweeps (summed over the
+64-bit words per count (in the first pass); threads: the parts the state tables were split
+into, as asked (run on at most fastgo.playout.CORES threads); seconds: wall time of the sweeps (summed over the
 runs of a resumed count); passes: how many times the board was swept (1: exact counts; more:
 counts modulo 2^(64 * limbs) and modulo primes below 2^63, joined by the Chinese remainder
 theorem, when exact counts do not fit in memory)."""

@@ -1103,8 +1103,12 @@ class _Background:
         totals = SearchTotals()
         try:
             while not self.done.is_set():
-                r = totals.add(player.think(self.board, seconds=self.SLICE))
-                if player.tree(self.board).full:    # (MAX_VISITS: wait, do not spin)
+                # a slice at a time under the engine's lock: another thread's handle (a
+                # genmove in the one Search) waits for the slice, not the other way round
+                with self.engine._lock:
+                    r = totals.add(player.think(self.board, seconds=self.SLICE))
+                    full = player.tree(self.board).full
+                if full:                            # (MAX_VISITS: wait, do not spin)
                     self.done.wait(self.SLICE)
                 if self.stream is not None and time.monotonic() >= next_line and not self.done.is_set():
                     line = self.engine.analysis_line(r, self.board, self.stream.kind,
@@ -1148,14 +1152,10 @@ def free_handicap_points(width, height, n):
 
 
 def main(argv=None):
-    """``fastgo gtp`` options -> run the engine on stdin/stdout."""
-    import argparse
-    parser = argparse.ArgumentParser(prog="fastgo gtp", description="GTP v2 engine (a Monte Carlo demo player)")
-    add_arguments(parser)
-    try:
-        return run_from_args(parser.parse_args(argv))
-    except ValueError as e:
-        parser.error(str(e))
+    """``python -m fastgo.gtp [options]``: ``fastgo gtp``, through the CLI (its option errors,
+    Ctrl-C and exit status)."""
+    from fastgo.cli import main as cli_main
+    return cli_main(["gtp", *(sys.argv[1:] if argv is None else argv)])
 
 
 def add_command(parser):

@@ -813,24 +813,27 @@ def _add_setup(node, setup, text):
 
 
 def _issue(game):
-    """Issue a game's ``SgfWarning``s through Python's ``warnings``, from the place that called
-    the reading function (as ``stacklevel=3``); return the game. Issued without a registry:
-    under the default filter Python keeps every text it showed from a place in that module's
-    ``__warningregistry__``, and these texts name each game's line and column, so a reader that
-    runs for long (a server, a collection of a million games) would keep one entry per game
-    (memory without end). Each warning is still shown as the filters say."""
+    """Issue a game's ``SgfWarning``s through Python's ``warnings``, from the first place
+    outside this module that led to it (the caller of read_game, load, iter_games...); return
+    the game. Issued without a registry: under the default filter Python keeps every text it
+    showed from a place in that module's ``__warningregistry__``, and these texts name each
+    game's line and column, so a reader that runs for long (a server, a collection of a million
+    games) would keep one entry per game, memory without end (the "once" filter still keeps
+    each text it shows). Each warning is still shown as the filters say."""
     if not game.warnings:
         return game
-    try:
-        frame = sys._getframe(2)
-        where = (frame.f_code.co_filename, frame.f_lineno, frame.f_globals)
-    except ValueError:                          # (called from the top of the stack)
-        where = ("sys", 1, sys.__dict__)
-    filename, lineno, module_globals = where
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back
+    if frame is None:
+        filename, lineno, module = "sys", 1, "sys"
+    else:
+        filename, lineno = frame.f_code.co_filename, frame.f_lineno
+        module = frame.f_globals.get("__name__", "<string>")
     for w in game.warnings:
-        warnings.warn_explicit(w, type(w), filename, lineno,
-                               module=module_globals.get("__name__", "<string>"), registry=None,
-                               module_globals=module_globals)
+        # (no module_globals: with it Python asks the module's loader for its source at every
+        # warning, shown or not, which fails for `python -c` and `python -m`)
+        warnings.warn_explicit(w, type(w), filename, lineno, module=module, registry=None)
     return game
 
 
