@@ -216,7 +216,7 @@ def test_sweep_along_either_side(f, length):
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3, 5])
-def test_sweep_threads(threads):
+def test_sweep_threads(threads, many_cores):
     s = count_legal_positions_stats(6, 5, threads=threads)
     assert s.count == count_legal_positions(5, 6, threads=1)
     assert s.threads == threads
@@ -638,7 +638,7 @@ def test_fuzz_threads(threads, exc):
             call()
 
 
-def test_sweep_threads_default_and_limit():
+def test_sweep_threads_default_and_limit(many_cores):
     # the exact sweep runs on one thread unless asked (README: two measured slower than one on
     # a loaded machine); None is all cores, up to MAX_SWEEP_THREADS
     assert count_legal_positions_stats(3, 3).threads == 1
@@ -655,7 +655,7 @@ def test_sweep_threads_default_and_limit():
 
 
 @pytest.mark.parametrize("threads", [16, MAX_SWEEP_THREADS])
-def test_sweep_many_threads(threads):
+def test_sweep_many_threads(threads, many_cores):
     # more threads than this machine has: the rounds shrink their slices (memory stays bounded)
     # and the count is still exact
     s = count_legal_positions_stats(8, 8, threads=threads)

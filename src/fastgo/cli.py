@@ -160,9 +160,7 @@ def _count(args):
               f"more pass(es) (exact counts do not fit in memory), joined by the Chinese "
               f"remainder theorem")
     passes = f" in {s.passes} passes" if s.passes > 1 else ""
-    run = min(s.threads, CORES)
-    split = f" ({s.threads} parts)" if run != s.threads else ""
-    print(f"{s.seconds:.3f} s on {run} thread(s){split}{passes}; state tables at most "
+    print(f"{s.seconds:.3f} s on {s.threads} thread(s){passes}; state tables at most "
           f"{s.table_bytes / 2 ** 20:.1f} MiB; process peak RSS {rss:.0f} MiB")
     return 0
 

@@ -130,18 +130,15 @@ from fastgo import playout as _playout
 from fastgo.playout import default_threads
 
 
-cdef int _threads(threads, int most, bint split=False) except -1:
-    """A validated thread count (None is all cores, at most `most`; 1..most otherwise): the
-    threads a kernel starts (fastgo.playout._job_threads: at most the cores, one in a forked
-    child), or with `split` the parts a sweep splits its tables into, as asked whatever the
-    cores (the sweep starts at most CORES threads for them; one part in a forked child)."""
+cdef int _threads(threads, int most) except -1:
+    """A validated thread count (None is all cores, at most `most`; 1..most otherwise), as a
+    job runs it (fastgo.playout._job_threads: at most the cores, one in a forked child)."""
     if threads is None:
         return min(default_threads(), most)
     t = _index(threads, "threads")
     if not 1 <= t <= most:
         raise ValueError(f"threads must be 1..{most} (or None for all cores), got {t}")
-    n = _playout._job_threads(t, "fastgo.count")
-    return t if split and not _playout._forked else n
+    return _playout._job_threads(t, "fastgo.count")
 
 
 def _sides(width, height, int max_short, int max_long, what):
@@ -647,8 +644,8 @@ count: the number of legal positions; frontier: the cells of the sweep's border 
 side); peak_states: the most border states held at once (colour-swapped pairs counted once);
 total_states: the states summed over all points swept (the work of one pass); final_states:
 states after the last point; table_bytes: the most memory the state tables held at once; limbs:
-64-bit words per count (in the first pass); threads: the parts the state tables were split
-into, as asked (run on at most fastgo.playout.CORES threads); seconds: wall time of the sweeps (summed over the
+64-bit words per count (in the first pass); threads: the threads it ran on (at most
+fastgo.playout.CORES, whatever was asked); seconds: wall time of the sweeps (summed over the
 runs of a resumed count); passes: how many times the board was swept (1: exact counts; more:
 counts modulo 2^(64 * limbs) and modulo primes below 2^63, joined by the Chinese remainder
 theorem, when exact counts do not fit in memory)."""
@@ -857,7 +854,7 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
     theorem; when not even one word a count fits, ``MemoryError`` names the estimate."""
     w, h = _sides(width, height, MAX_FRONTIER, MAX_LENGTH, "the exact count")
     f, length = min(w, h), max(w, h)
-    nt = _threads(threads, SWEEP_THREADS_MAX, True)
+    nt = _threads(threads, SWEEP_THREADS_MAX)
     if max_bytes is not None and _index(max_bytes, "max_bytes") < 0:
         raise ValueError(f"max_bytes must be at least 0, got {max_bytes}")
     if max_bytes is None:
