@@ -585,13 +585,13 @@ cdef int gather(Buffer* bufs, int part, int nparts, Table* dst, Buffer* scratch)
     return 0
 
 
-cdef int sweep_point(const Table* src, int nsrc, Table* dst, int nt, int workers, int f, int r,
-                     int c, bint last_row) noexcept:
-    """One point of the sweep in nt parts on `workers` threads (at most nt), each part owning
-    table dst[t] (the successors whose hash bits pick t). In rounds of nt slices of the source,
-    part t expands slice t into nt buffers, one per table; then part p adds the buffers bound
-    for table p (gather: in runs by address, through its scratch buffer). So every state is
-    expanded once, and no two threads ever write the same table or buffer. A round buffers up to 3 successors of 2 + limbs words
+cdef int sweep_point(const Table* src, int nsrc, Table* dst, int nt, int f, int r, int c,
+                     bint last_row) noexcept:
+    """One point of the sweep on nt threads, each owning table dst[t] (the successors whose hash
+    bits pick t). In rounds of nt slices of the source, worker t expands slice t into nt
+    buffers, one per table; then worker p adds the buffers bound for table p (gather: in runs
+    by address, through its scratch buffer). So every state is expanded once, and no two threads
+    ever write the same table or buffer. A round buffers up to 3 successors of 2 + limbs words
     per source slot: the slices shrink with more than two threads, so that a round holds about
     2 * ROUND_SLICE slots (about 60 MiB for 3 limbs, as much again in the scratch) whatever nt.
     Returns -1 when out of memory."""
@@ -620,11 +620,11 @@ cdef int sweep_point(const Table* src, int nsrc, Table* dst, int nt, int workers
             # small tables: split them evenly rather than leave workers without a slice
             slice_ = min(most, (src[s].cap + nt - 1) // nt)
             while base < src[s].cap and not failed:
-                for t in prange(nt, num_threads=workers, schedule="static", chunksize=1):
+                for t in prange(nt, num_threads=nt, schedule="static", chunksize=1):
                     lo = min(base + t * slice_, src[s].cap)
                     hi = min(lo + slice_, src[s].cap)
                     failed += -scatter(&src[s], lo, hi, &bufs[t * nt], nt, f, r, c, last_row)
-                for t in prange(nt, num_threads=workers, schedule="static", chunksize=1):
+                for t in prange(nt, num_threads=nt, schedule="static", chunksize=1):
                     failed += -gather(bufs, t, nt, &dst[t], &scratch[t])
                 base += nt * slice_
             s += 1
@@ -1274,8 +1274,7 @@ def _sweep(int f, int length, int nt, checkpoint=None, progress=None, limbs=None
                     if table_init(&dst[t], cap, climbs, cprimes) != 0:
                         raise MemoryError(f"out of memory: a table of {cap:,} states for point "
                                           f"({r}, {c}) of {w}x{h}")
-                failed = sweep_point(src, nsrc, dst, parts, min(parts, _playout.CORES), f, r, c,
-                                     last_row)      # (without the GIL)
+                failed = sweep_point(src, nsrc, dst, parts, f, r, c, last_row)   # (without the GIL)
                 if failed:
                     raise MemoryError(f"out of memory sweeping point ({r}, {c}) of {w}x{h}")
                 nbytes = 0
