@@ -787,3 +787,43 @@ def test_batch_arguments_of_the_wrong_kind_are_named():
         with pytest.raises(TypeError, match="point must be an integer"):
             S.transform_move(bad, 1, 3, 3)
     assert S.transform_move(np.int16(9), 5, 3, 3) == 9 and S.transform_move(0, 1, 3, 3) == 6
+
+
+def test_player_settings_are_checked_when_it_is_made():
+    """A fuzzer's findings: Player took every setting unchecked and failed at its first move
+    (a numpy seed: OverflowError; seed='x': a string-formatting error; a bad resign_threshold
+    only after 500 playouts). Numpy integers are ints, as Search and playouts take them."""
+    from fastgo.player import Player
+    p = Player(64, seed=np.int64(3), threads=np.int32(1))
+    assert p.choose(fastgo.Board(5)).move is not None and p.seed == 3
+    for kw, exc in [(dict(seed="x"), TypeError), (dict(seed=1.5), TypeError),
+                    (dict(resign_threshold="x"), TypeError), (dict(resign_threshold=2), ValueError),
+                    (dict(resign_threshold=float("nan")), ValueError), (dict(seconds=0), ValueError),
+                    (dict(playouts=0), ValueError), (dict(threads=0), ValueError),
+                    (dict(policy="x"), ValueError), (dict(memory=-1), ValueError),
+                    (dict(exploration=float("inf")), ValueError), (dict(playouts=True), TypeError)]:
+        with pytest.raises(exc):
+            Player(**kw)
+    with pytest.raises(TypeError, match="board must be a fastgo.Board"):
+        p.choose("x")
+
+
+def test_earlier_parts_of_a_game_are_checked():
+    """sgf.score and Player.choose(earlier=): items that are no Board raised AttributeError, a
+    board of another size was taken silently."""
+    from fastgo import sgf
+    from fastgo.player import Player
+    b = fastgo.Board(5)
+    for bad, exc in [([None], TypeError), ((1,), TypeError), ("x", TypeError),
+                     (b, TypeError), ([fastgo.Board(7)], ValueError)]:
+        with pytest.raises(exc):
+            sgf.score(b, bad)
+        with pytest.raises(exc):
+            Player(16).choose(b, earlier=bad)
+    assert sgf.score(b, [fastgo.Board(5)]) == b.score()
+
+
+def test_batch_max_moves_past_int64_is_a_value_error():
+    for v in (2**63, np.uint64(2**63), 10**30, 0, -1):
+        with pytest.raises(ValueError, match="max_moves"):
+            fastgo.BoardBatch(2, 5, max_moves=v)

@@ -244,8 +244,8 @@ cdef class BoardBatch:
             cap = 0
         else:
             cap = _index(max_moves, "max_moves")
-            if cap < 1:
-                raise ValueError(f"max_moves must be at least 1 (or None), not {cap}")
+            if not 1 <= cap <= 2**62:          # (a cap past any game: as None)
+                raise ValueError(f"max_moves must be 1..2**62 (or None), not {cap}")
         if not isinstance(autoreset, str) or autoreset not in _AUTORESET:
             raise ValueError(f"autoreset must be one of {AUTORESET_NAMES}, not {autoreset!r}")
         self.threads = _threads(threads)

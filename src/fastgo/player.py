@@ -17,13 +17,14 @@ ending the game.
 
 from __future__ import annotations  # `int | None` fields on Python 3.9
 
+import math
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from fastgo.board import Board
-from fastgo.playout import playouts as _playouts
+from fastgo.playout import playouts as _playouts, _int, _MAX_THREADS, policy_code
 from fastgo.search import Search, SearchResult
 from fastgo.sgf import score as game_score
 
@@ -78,6 +79,18 @@ class Decision:
     pv: list = field(default_factory=list)
 
 
+def _number(value, name, lo, hi, low_open=False):
+    """A finite real in [lo, hi] ((lo, hi] when low_open) as a float; TypeError or ValueError
+    naming it."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                     np.floating)):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    v = float(value)
+    if not (math.isfinite(v) and (lo < v if low_open else lo <= v) and v <= hi):
+        raise ValueError(f"{name} must be in {'(' if low_open else '['}{lo}, {hi}], got {value}")
+    return v
+
+
 class Player:
     """A ``fastgo.search.Search`` that plays games (see the module docstring).
 
@@ -95,16 +108,18 @@ class Player:
     def __init__(self, playouts=10000, seconds=None, *, rave=True, exploration=None,
                  policy="uniform", resign_threshold=0.03, resign_min_playouts=500, seed=0,
                  threads=1, memory=256 * 2**20):
-        self.playouts = playouts
-        self.seconds = seconds
-        self.rave = rave
-        self.exploration = exploration
+        # checked here, not at the first move (numpy integers taken as ints)
+        self.playouts = None if playouts is None else _int(playouts, "playouts", 1, 2**62)
+        self.seconds = None if seconds is None else _number(seconds, "seconds", 0, 1e9, True)
+        self.rave = bool(rave)
+        self.exploration = None if exploration is None else _number(exploration, "exploration", 0, 1e6)
+        policy_code(policy)
         self.policy = policy
-        self.resign_threshold = resign_threshold
-        self.resign_min_playouts = resign_min_playouts
-        self.seed = seed
-        self.threads = threads
-        self.memory = memory
+        self.resign_threshold = _number(resign_threshold, "resign_threshold", 0, 1)
+        self.resign_min_playouts = _int(resign_min_playouts, "resign_min_playouts", 0, 2**62)
+        self.seed = _int(seed, "seed", -2**1000, 2**1000)
+        self.threads = _int(threads, "threads", 1, _MAX_THREADS)
+        self.memory = _int(memory, "memory", 0, 2**48)
         self.last = None
         self._search = None
         self._settings = None
@@ -201,6 +216,8 @@ class Player:
         opponent stone the playouts call dead is left (or when no other move is left); never
         resign. `report`: ``think``'s, called as the search goes (not at all when the move is
         decided without one: a pass that wins, a game over)."""
+        if not isinstance(board, Board):
+            raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
         t0 = time.perf_counter()
         budget = self.playouts if playouts is None else playouts
         seconds = self.seconds if seconds is None else seconds

@@ -541,11 +541,26 @@ def finish_part(earlier, board):
     earlier.append(FinishedPart(board, earlier[-1] if earlier else None))
 
 
+def _check_earlier(earlier, board=None):
+    """`earlier` as a list: finished parts of a resumed game (Boards or FinishedParts), of
+    `board`'s size when given."""
+    if isinstance(earlier, (Board, str, bytes)) or not hasattr(earlier, "__iter__"):
+        raise TypeError(f"earlier must be a sequence of fastgo.Board, not {type(earlier).__name__}")
+    earlier = list(earlier)
+    for b in earlier:
+        if not isinstance(b, FinishedPart):
+            _check_board(b, "earlier's items")
+        if board is not None and (b.width, b.height) != (board.width, board.height):
+            raise ValueError(f"earlier holds a {b.width}x{b.height} board: the parts of a game "
+                             f"are all {board.width}x{board.height}")
+    return earlier
+
+
 def prisoners(earlier):
     """(black, white) prisoners taken in the boards `earlier` (the finished parts of a resumed
     game, as ``Game.segments`` lists them before the last)."""
     black = white = 0
-    for b in earlier:
+    for b in _check_earlier(earlier):
         black += b.captures[0]
         white += b.captures[1]
     return black, white
@@ -554,8 +569,9 @@ def prisoners(earlier):
 def score(board, earlier=(), dead=()):
     """``board.score(dead)`` with the prisoners of the `earlier` parts of a resumed game added
     (they count under territory scoring only). Returns a ``fastgo.board.Score``."""
+    _check_board(board)
     s = board.score(dead)
-    pb, pw = prisoners(earlier)
+    pb, pw = prisoners(_check_earlier(earlier, board))
     if board.rules.scoring == "area" or not (pb or pw):
         return s
     black, white = s.black + pb, s.white + pw
@@ -1266,12 +1282,7 @@ def game_of_board(board, result=None, *, earlier=(), handicap=None, **info):
     stones contradict is refused (ValueError)."""
     _check_board(board)
     _check_info(info)
-    if isinstance(earlier, Board) or not hasattr(earlier, "__iter__"):
-        raise TypeError(f"earlier must be a sequence of fastgo.Board, not {type(earlier).__name__}")
-    earlier = list(earlier)
-    for b in earlier:
-        if not isinstance(b, FinishedPart):
-            _check_board(b, "earlier's items")
+    earlier = _check_earlier(earlier, board)
     parts = earlier + [board]
     setup, first = board_setup(parts[0])
     moves = []
