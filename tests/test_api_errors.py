@@ -827,3 +827,21 @@ def test_batch_max_moves_past_int64_is_a_value_error():
     for v in (2**63, np.uint64(2**63), 10**30, 0, -1):
         with pytest.raises(ValueError, match="max_moves"):
             fastgo.BoardBatch(2, 5, max_moves=v)
+
+
+def test_symmetry_functions_check_the_board_and_its_size():
+    """A fuzzer's findings: transform_policy computed width * height before any check (a str
+    width was repeated: a 40 GB string, then MemoryError), transform_board read attributes of
+    anything, symmetries took anything."""
+    import fastgo.symmetry as sym
+    p = np.zeros(10)
+    for width, height, exc in [("positional", 2**32, TypeError), (np.uint64(3), -1, ValueError),
+                               (2**63, 1, ValueError), (-3, -3, ValueError), (None, 3, TypeError)]:
+        with pytest.raises(exc):
+            sym.transform_policy(p, 0, width, height)
+        with pytest.raises(exc):
+            sym.symmetries(width, height)
+    with pytest.raises(TypeError, match="fastgo.Board"):
+        sym.transform_board(fastgo.BoardBatch(1, 9), 0)
+    assert list(sym.symmetries(np.int64(3), 3)) == list(range(8))
+    assert sym.transform_policy(np.arange(10), 1, 3, 3).tolist() == [6, 7, 8, 3, 4, 5, 0, 1, 2, 9]

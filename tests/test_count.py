@@ -1391,8 +1391,11 @@ def test_memory_estimate_and_refusal():
     assert sweep_memory(14, 14, 3) < 16 * 2 ** 30
     with pytest.raises(MemoryError, match=r"9x9 does not fit: even counts of one 64-bit word need "
                                           r"about 5\.7 MiB of state tables \(exact counts 11\.5 "
-                                          r"MiB\), and 0\.0 MiB are allowed"):
+                                          r"MiB\), and 1,000 bytes are allowed"):
         count_legal_positions_stats(9, 9, max_bytes=1000)
+    with pytest.raises(MemoryError, match=r"3x3 does not fit: even counts of one 64-bit word need "
+                                          r"about [0-9,]+ bytes .* and 10 bytes are allowed"):
+        count_legal_positions_stats(3, 3, max_bytes=10)       # (0.0 MiB against 0.0 MiB)
 
 
 def test_modular_primes_and_crt():

@@ -922,7 +922,9 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
 def _gib(n):
     if n >= 2 ** 60:            # (in integers: a float overflows past 1e308)
         return f"{n >> 30:,} GiB"
-    return f"{n / 2 ** 30:.1f} GiB" if n >= 2 ** 30 else f"{n / 2 ** 20:.1f} MiB"
+    if n >= 2 ** 30:
+        return f"{n / 2 ** 30:.1f} GiB"
+    return f"{n / 2 ** 20:.1f} MiB" if n >= 2 ** 20 else f"{n:,} bytes"   # (0.0 MiB hid 10 bytes)
 
 
 class _AnyDigits:

@@ -37,6 +37,7 @@ INVERSE = (0, 1, 2, 3, 4, 6, 5, 7)
 
 def symmetries(width, height):
     """The symmetries of a width x height board: range(8) when square, else range(4)."""
+    width, height = check_size(width, height)
     return range(8) if width == height else range(4)
 
 
@@ -71,6 +72,7 @@ def transform_planes(x, k):
 def transform_policy(p, k, width, height):
     """A legal mask or policy [..., width * height + 1] (or [..., width * height], no pass)
     under symmetry k: the value for point q moves to transform_move(q, k); the pass stays."""
+    width, height = check_size(width, height)
     p = np.asarray(p)
     n = width * height
     if p.ndim < 1 or p.shape[-1] not in (n, n + 1):
@@ -108,6 +110,8 @@ def transform_board(board, k):
     """A new Board: `board`'s set-up and turns under symmetry k (same rules). Legality, captures
     and scores are invariant, so the turns replay legally."""
     from fastgo.board import Board
+    if not isinstance(board, Board):
+        raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
     w, h = board.width, board.height
     k = _check_k(k, h, w)
     nw, nh = (h, w) if k & 4 else (w, h)
