@@ -59,7 +59,7 @@ ctypedef struct Run:
     int8_t* owner               # npoints per thread, or NULL
     int64_t* owner_sum          # npoints per thread
     int npoints
-    int32_t* slot               # playout index -> row of `moves`, or -1; NULL: none recorded
+    int32_t* slot               # playout index -> 1 + row of `moves`, or 0; NULL: none recorded
     int16_t* moves
     int cap
     double* scores
@@ -75,8 +75,8 @@ cdef inline void _one(const Run* r, int64_t i, int tid) noexcept nogil:
     cdef int16_t* mv = NULL
     cdef int j
     cdef int64_t* sums
-    if r.slot != NULL and r.slot[i] >= 0:
-        mv = r.moves + <int64_t>r.slot[i] * r.cap
+    if r.slot != NULL and r.slot[i] > 0:
+        mv = r.moves + <int64_t>(r.slot[i] - 1) * r.cap
     playout_run(r.scratch[tid], r.start, r.spec, playout_seed(r.seed, r.first + i), oc, mv, own)
     r.scores[i] = oc.score
     r.winners[i] = <int8_t>oc.winner
@@ -351,14 +351,14 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
             if owner == NULL or owner_sum == NULL:
                 raise MemoryError()
         if nrec:
-            slot = <int32_t*>malloc(count * sizeof(int32_t))
+            # zeros from calloc: the pages of a large run are touched only where read (a loop
+            # writing -1 everywhere took seconds, deaf to Ctrl-C, for 2**31 playouts)
+            slot = <int32_t*>calloc(count, sizeof(int32_t))
             moves = <int16_t*>malloc(nrec * max(cap, 1) * sizeof(int16_t))
             if slot == NULL or moves == NULL:
                 raise MemoryError()
-            for i in range(count):
-                slot[i] = -1
             for j, i in enumerate(recorded):
-                slot[i] = <int32_t>j
+                slot[i] = <int32_t>(j + 1)
 
         run.start = start
         run.spec = &spec
