@@ -845,3 +845,19 @@ def test_symmetry_functions_check_the_board_and_its_size():
         sym.transform_board(fastgo.BoardBatch(1, 9), 0)
     assert list(sym.symmetries(np.int64(3), 3)) == list(range(8))
     assert sym.transform_policy(np.arange(10), 1, 3, 3).tolist() == [6, 7, 8, 3, 4, 5, 0, 1, 2, 9]
+
+
+def test_a_numpy_array_as_a_move_says_what_a_move_is():
+    """A fuzzer's finding: an array of other than one element passed numpy's "only integer
+    scalar arrays can be converted to a scalar index" through; the board's own words now (as
+    for any other object), and the board is unchanged."""
+    b = fastgo.Board(9)
+    b.play(0)
+    before = snapshot(b)
+    for m in (np.array([1, 2]), np.array([]), np.zeros((2, 2), np.int64)):
+        for call in (b.play, b.is_legal, b.why_illegal, b.hash_after):
+            with pytest.raises(TypeError, match="move must be an integer, not ndarray"):
+                call(m)
+    assert snapshot(b) == before
+    b.play(np.array(5))                 # a 0-d array is a point
+    assert b.history == [0, 5]

@@ -867,7 +867,10 @@ cdef class Board:
             if v < 0:
                 v = parse_move(move, w, h)
         elif type(move) is not bool and type(move) is not int and PyIndex_Check(move):
-            v = _plain_int(PyNumber_Index(move), -1)
+            try:
+                v = _plain_int(PyNumber_Index(move), -1)
+            except TypeError:       # (a numpy array of other than one element: its own words)
+                v = -1
             if not 0 <= v <= w * h:
                 v = parse_move(move, w, h)
         else:
