@@ -63,7 +63,7 @@ import fastgo
 from fastgo.board import Board
 from fastgo.coords import check_size, point_to_vertex, star_points, vertex_to_point
 from fastgo.errors import IllegalMoveError
-from fastgo.player import Player, SearchTotals
+from fastgo.player import Player, SearchTotals, _check_number
 from fastgo.rules import PRESETS, Rules
 from fastgo import sgf
 
@@ -85,23 +85,6 @@ NO_ARGUMENTS = frozenset({"protocol_version", "name", "version", "list_commands"
 
 class GtpError(Exception):
     """A command failed: the message is the GTP error text."""
-
-
-def _check_number(name, value, low, high, integer=False, low_open=False, high_open=False):
-    """ValueError/TypeError unless `value` is a (finite, integer if asked) number in range."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
-    if integer and not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-    # ints of any size compare exactly with floats (np.isfinite would refuse a huge int)
-    finite = isinstance(value, (int, np.integer)) or bool(np.isfinite(value))
-    if not finite or value < low or value > high or (low_open and value == low) \
-            or (high_open and value == high):
-        lo, hi = "(" if low_open else "[", ")" if high_open else "]"
-        shown = str(value) if len(str(value)) <= 40 else f"{str(value)[:20]}...({len(str(value))} digits)"
-        def bound(x):
-            return str(x) if isinstance(x, int) and abs(x) >= 10**15 else f"{x:g}"
-        raise ValueError(f"{name} must be in {lo}{bound(low)}, {bound(high)}{hi}, not {shown}")
 
 
 def _colour(text):

@@ -17,7 +17,6 @@ ending the game.
 
 from __future__ import annotations  # `int | None` fields on Python 3.9
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -79,16 +78,22 @@ class Decision:
     pv: list = field(default_factory=list)
 
 
-def _number(value, name, lo, hi, low_open=False):
-    """A finite real in [lo, hi] ((lo, hi] when low_open) as a float; TypeError or ValueError
-    naming it."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
-                                                                     np.floating)):
+def _check_number(name, value, low, high, integer=False, low_open=False, high_open=False):
+    """ValueError/TypeError unless `value` is a (finite, integer if asked) number in range (the
+    checks of Player's and the GTP engine's settings)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be a number, not {type(value).__name__}")
-    v = float(value)
-    if not (math.isfinite(v) and (lo < v if low_open else lo <= v) and v <= hi):
-        raise ValueError(f"{name} must be in {'(' if low_open else '['}{lo}, {hi}], got {value}")
-    return v
+    if integer and not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    # ints of any size compare exactly with floats (np.isfinite would refuse a huge int)
+    finite = isinstance(value, (int, np.integer)) or bool(np.isfinite(value))
+    if not finite or value < low or value > high or (low_open and value == low) \
+            or (high_open and value == high):
+        lo, hi = "(" if low_open else "[", ")" if high_open else "]"
+        shown = str(value) if len(str(value)) <= 40 else f"{str(value)[:20]}...({len(str(value))} digits)"
+        def bound(x):
+            return str(x) if isinstance(x, int) and abs(x) >= 10**15 else f"{x:g}"
+        raise ValueError(f"{name} must be in {lo}{bound(low)}, {bound(high)}{hi}, not {shown}")
 
 
 class Player:
@@ -110,12 +115,17 @@ class Player:
                  threads=1, memory=256 * 2**20):
         # checked here, not at the first move (numpy integers taken as ints)
         self.playouts = None if playouts is None else _int(playouts, "playouts", 1, 2**62)
-        self.seconds = None if seconds is None else _number(seconds, "seconds", 0, 1e9, True)
+        for name, value, high, low_open in [("seconds", seconds, 1e9, True),
+                                             ("exploration", exploration, 1e6, False),
+                                             ("resign_threshold", resign_threshold, 1, False)]:
+            if value is not None:
+                _check_number(name, value, 0, high, low_open=low_open)
+        self.seconds = None if seconds is None else float(seconds)
         self.rave = bool(rave)
-        self.exploration = None if exploration is None else _number(exploration, "exploration", 0, 1e6)
+        self.exploration = None if exploration is None else float(exploration)
         policy_code(policy)
         self.policy = policy
-        self.resign_threshold = _number(resign_threshold, "resign_threshold", 0, 1)
+        self.resign_threshold = float(resign_threshold)
         self.resign_min_playouts = _int(resign_min_playouts, "resign_min_playouts", 0, 2**62)
         self.seed = _int(seed, "seed", -2**1000, 2**1000)
         self.threads = _int(threads, "threads", 1, _MAX_THREADS)
