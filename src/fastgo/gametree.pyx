@@ -16,7 +16,6 @@
 """
 
 from cython.parallel cimport prange, threadid
-from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 
