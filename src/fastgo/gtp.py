@@ -35,8 +35,8 @@ Semantics worth knowing:
   GTP ints (0..2^31 - 1).
   ``clear_board`` restarts both clocks from the time settings. A game resumes at most
   ``fastgo.sgf.MAX_RESUMPTIONS`` times.
-- ``genmove`` is a demo player (``fastgo.player``): UCT with RAVE over random playouts by
-  default, plain UCT or flat UCB1 over the root moves as options. Its budget is
+- ``genmove`` is ``fastgo.player``'s player on the C tree search (``fastgo.search``): UCT with
+  RAVE over random playouts by default, plain UCT as an option. Its budget is
   ``fastgo-playouts`` playouts per move, cut short by ``fastgo-seconds`` and by the clock:
   ``time_settings`` starts one per colour, ``time_left`` sets it (ignored after settings that
   say "no time limit"), and the engine runs its own
