@@ -312,6 +312,16 @@ def test_cli_refuses_early_and_prints_strict_json(tmp_path):
     else:
         assert bad.returncode == 1 and 'pip install "fastgo[plot]"' in bad.stderr
     assert "black wins" not in bad.stdout
+    # a plot that cannot be written (here a directory of that name) is said after the results,
+    # which are printed first: before, a traceback replaced them
+    if installed("matplotlib", "plot"):
+        (tmp_path / "d.png").mkdir()
+        for extra in ((), ("--json",)):
+            r = fastgo_cli("--games", "10", "--size", "5", "--threads", "1", "--no-progress",
+                           "--plot", str(tmp_path / "d.png"), *extra)
+            assert r.returncode == 1 and "Traceback" not in r.stderr
+            assert f"cannot write the plots to {tmp_path / 'd.png'}" in r.stderr
+            assert ('"games": 10' if extra else "black wins") in r.stdout
     # seeds as the API takes them (2**64 ran as seed 0, -1 as 2**64 - 1)
     for seed in (str(2**64), "-1"):
         r = fastgo_cli("--games", "10", "--size", "5", "--seed", seed)

@@ -31,6 +31,7 @@ import itertools
 import math
 import os
 import socket
+import sys
 import time
 import uuid
 
@@ -473,7 +474,6 @@ def _no_nan(value):
 
 def run_command(args):
     import json
-    import sys
     from fastgo.errors import RecordsError
     p = args.simulate_parser
     try:
@@ -530,9 +530,6 @@ def run_command(args):
     finally:
         if bar is not None:
             bar.close()
-    if args.plot is not None:
-        from fastgo import plot
-        plot.save(result, args.plot)
     s = result.summary()
     if args.json:
         s["spec"] = {k: v for k, v in result.spec.to_dict().items() if k != "board"}
@@ -546,7 +543,7 @@ def run_command(args):
                               "to_move": "black" if b.to_move == 1 else "white"}
         # strict JSON: a value without a number (one game's score deviation) is null, not NaN
         print(json.dumps(_no_nan(s), allow_nan=False))
-        return 0
+        return _save_plot(result, args.plot)
     t = s["timing"]
     b = result.spec.board
     lo, hi = s["black_win_interval"]
@@ -573,6 +570,23 @@ def run_command(args):
     print(f"  (intervals: Wilson, {100 * s['confidence']:g}%)")
     if args.out:
         print(f"  shards and manifest in {result.out}")
-    if args.plot:
+    if args.plot is not None and _save_plot(result, args.plot) == 0:
         print(f"  plots in {args.plot}")
+        return 0
+    return 0 if args.plot is None else 1
+
+
+def _save_plot(result, path):
+    """Save the run's plots to `path` (None: none asked for) after its results were printed, so
+    that a file that cannot be written (a directory, no permission, a full disk) loses nothing:
+    0, or 1 with the reason on stderr."""
+    if path is None:
+        return 0
+    from fastgo import plot
+    try:
+        plot.save(result, path)
+    except OSError as e:
+        print(f"fastgo simulate: cannot write the plots to {path}: {e.strerror or e}",
+              file=sys.stderr)
+        return 1
     return 0
