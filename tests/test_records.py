@@ -242,6 +242,35 @@ def test_iter_games_decodes_in_the_charset_of_ca_at_every_chunk_size(tmp_path, c
                 assert got == want and [g.info for g in got] == [g.info for g in want], chunk_size
 
 
+#: text after a game tree, which parse (read_games, load, GTP loadsgf) refuses: iter_games
+#: (fastgo replay) skipped it, and read a game cut short by a stray ')' as a whole one
+STRAY = [("(;GM[1]SZ[9]RE[B+R];B[ee](;W[cc]));W[gg];B[cg];W[gc])\n", 1, 0, ";"),
+         ("(;SZ[9];B[aa]))", 1, 0, ")"),
+         ("(;SZ[9];B[aa]);(;SZ[9])", 2, 0, ";"),
+         ("(;SZ[9];B[aa])[x](;SZ[9])", 2, 0, "["),
+         ("(;SZ[9];B[aa])\n\n junk\n(;SZ[9];B[bb])", 2, 0, "j"),
+         ("(;SZ[9];B[aa])\n(;SZ[9];B[bb])\x1a", 2, 1, "\x1a")]
+
+
+@pytest.mark.parametrize("text, games, bad, char", STRAY)
+def test_iter_games_refuses_text_after_a_game_tree_as_read_games_does(text, games, bad, char):
+    with pytest.raises(sgf.SgfError) as want:
+        sgf.read_games(text)
+    assert repr(char) in str(want.value) or "game tree" in str(want.value)
+    for chunk_size in range(1, len(text) + 2):
+        items = list(sgf.iter_games(io.BytesIO(text.encode()), chunk_size=chunk_size,
+                                    errors="yield"))
+        assert len(items) == games and [x.game_index for x in items] == list(range(games))
+        assert isinstance(items[bad], sgf.SgfError) and str(items[bad]) == str(want.value)
+        assert all(isinstance(x, sgf.Game) for k, x in enumerate(items) if k != bad)
+        with pytest.raises(sgf.SgfError) as e:
+            list(sgf.iter_games(io.BytesIO(text.encode()), chunk_size=chunk_size))
+        assert str(e.value) == str(want.value) and e.value.game_index == bad
+    # text before the first tree and white space between trees stay allowed, as parse has them
+    ok = "header\n(;SZ[9];B[aa])\n \t\r\n(;SZ[9];B[bb])\n"
+    assert list(sgf.iter_games(io.BytesIO(ok.encode()), chunk_size=1)) == sgf.read_games(ok)
+
+
 def test_iter_games_on_paths_unfinished_files_and_bad_arguments(tmp_path):
     path = tmp_path / "c.sgf"
     path.write_bytes(b"(;SZ[9];B[aa])\n(;SZ[9];B[bb]\n")

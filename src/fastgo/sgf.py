@@ -936,6 +936,8 @@ class _Excerpt(str):
 
 
 _TREE_OUTSIDE = re.compile(r"[()\[]")            # what matters outside a property value
+_TREE_AFTER = re.compile(r"\S")                  # ... and after a game tree: anything but space
+_STRAY = {";": "node outside a game tree", ")": "unmatched ')'"}    # parse's words for them
 _TREE_INSIDE = re.compile(r"[\]\\]")             # ... and inside one
 
 
@@ -948,6 +950,10 @@ def iter_games(source, *, strict=False, komi_convention=None, errors="raise",
     `chunk_size`, reading goes on to that CA[] or the node's end before choosing. Each game
     tree is then parsed and read as ``read_game`` does, with the same lenient reading
     (`strict`, `komi_convention`), its warnings issued as Python warnings.
+
+    A game tree followed by anything but white space or the next tree cannot be read (the
+    text after it may be the rest of the game, cut off by a stray ')'): its error is the one
+    ``parse`` gives for that text.
 
     `errors`: ``"raise"`` stops at the first game tree that cannot be read with its
     ``SgfError``; ``"yield"`` yields the ``SgfError`` in that game's place and goes on. Either
@@ -989,10 +995,15 @@ def _iter_games(f, strict, komi_convention, errors, chunk_size):
             yield decoder.decode(b"", final=True)
         chunks = pieces()
     k = 0
-    for tree, origin in _split_trees(chunks):
+    for tree, origin, stray in _split_trees(chunks):
         text = _Excerpt(tree)
         text.origin = origin
         try:
+            if stray is not None:   # text after the tree (its end may be cut): what parse says
+                at = _Excerpt(stray[0])
+                at.origin = stray[1]
+                raise SgfError(_STRAY.get(stray[0], f"unexpected {stray[0]!r} after the last game "
+                                                    f"tree"), at, 0)
             roots = parse(text)
             item = _issue(game_from_tree(roots[0], text, strict=strict,
                                          komi_convention=komi_convention))
@@ -1080,11 +1091,15 @@ def _root_end(data, state):
 
 
 def _split_trees(chunks):
-    """(text, (line, column)) of each top-level game tree "(...)" in a stream of text chunks;
-    text between trees is skipped (an unfinished tree at the end is given as it is, for
-    ``parse`` to say what is missing)."""
+    """(text, (line, column), stray) of each top-level game tree "(...)" in a stream of text
+    chunks. Text before the first tree is skipped, as ``parse`` skips it; after a tree only
+    white space may come before the next one: `stray` is None, or the first other character
+    and its (line, column) (for the caller to refuse, as ``parse`` refuses it; the text up to
+    the next "(" is then skipped). A tree is given once what follows it is known. An unfinished
+    tree at the end is given as it is, for ``parse`` to say what is missing."""
     buf, pos, start = "", 0, None       # text held; where scanning goes on; the tree's start
     depth, in_value = 0, False
+    held, stray = None, False           # a tree ended, not given yet; stray text being skipped
     line, column, mark = 1, 1, 0        # line and column of buf[mark]
     for chunk in chunks:
         keep = start if start is not None else pos
@@ -1106,6 +1121,20 @@ def _split_trees(chunks):
                 else:
                     in_value, pos = False, m.end()
                 continue
+            if held is not None:
+                m = _TREE_AFTER.search(buf, pos)
+                if m is None:
+                    pos = len(buf)
+                    break
+                if m.group() != "(":
+                    line, column = _advance(buf, mark, m.start(), line, column)
+                    mark = m.start()
+                    yield held + ((m.group(), (line, column)),)
+                    stray, pos = True, m.end()
+                else:
+                    yield held + (None,)
+                held = None
+                continue
             m = _TREE_OUTSIDE.search(buf, pos)
             if m is None:
                 pos = len(buf)
@@ -1115,18 +1144,19 @@ def _split_trees(chunks):
                 in_value = depth > 0
             elif c == "(":
                 if depth == 0:
-                    start = m.start()
+                    start, stray = m.start(), False
                 depth += 1
             elif depth > 0:
                 depth -= 1
                 if depth == 0:
                     line, column = _advance(buf, mark, start, line, column)
                     mark = start
-                    yield buf[start:pos], (line, column)
-                    start = None
+                    held, start = (buf[start:pos], (line, column)), None
+    if held is not None:
+        yield held + (None,)
     if start is not None:
         line, column = _advance(buf, mark, start, line, column)
-        yield buf[start:], (line, column)
+        yield buf[start:], (line, column), None
 
 
 def _advance(text, a, b, line, column):
