@@ -334,6 +334,22 @@ def test_round_trip_of_a_diagram_setup():
     assert c == b and c.why_illegal("C2") is None is b.why_illegal("C2")
 
 
+@pytest.mark.parametrize("handicap, setup", [(0, ""), (2, "AB[cc][gg]"), (2, ""), (3, "AB[cc][gg][ee]")])
+@pytest.mark.parametrize("pl", ["", "PL[B]", "PL[W]"])
+@pytest.mark.parametrize("moves", ["", ";W[dd]", ";B[dd]"])
+def test_the_side_to_move_round_trips_whatever_the_handicap(handicap, setup, pl, moves):
+    """to_sgf writes PL where the reader would otherwise choose another side: after HA[2] or
+    more without moves the reader's default is White (PL[B] was left out and came back White)."""
+    ha = f"HA[{handicap}]" if handicap else ""
+    g = sgf.read_game(f"(;GM[1]FF[4]SZ[9]{ha}{setup}{pl}{moves})")
+    BLACK, WHITE = fastgo.BLACK, fastgo.WHITE
+    want = (BLACK if pl == "PL[B]" else WHITE if pl == "PL[W]" else
+            (BLACK if moves[1] == "B" else WHITE) if moves else WHITE if handicap >= 2 else BLACK)
+    assert g.to_move == want
+    back = sgf.read_game(sgf.to_sgf(g))
+    assert back == g and back.to_move == want
+
+
 def test_games_to_sgf_from_recorded_playouts_replay_to_their_scores():
     playouts = getattr(fastgo, "playouts", None)
     if playouts is None:

@@ -1243,8 +1243,10 @@ def to_sgf(game, application="fastgo"):
         points = np.flatnonzero(flat == colour)
         if len(points):
             root.append(ident + "".join(f"[{_sgf_point(int(p), w, h)}]" for p in points))
-    first = game.moves[0][0] if game.moves else BLACK
-    if game.to_move != first or (not game.moves and game.to_move != BLACK):
+    # PL where the reader's default differs: the first move's colour, else White after a
+    # handicap of two or more, else Black
+    first = game.moves[0][0] if game.moves else WHITE if game.handicap >= 2 else BLACK
+    if game.to_move != first:
         root.append(f"PL[{'B' if game.to_move == BLACK else 'W'}]")
     lines = ["(;" + "".join(root)]
     line = []
