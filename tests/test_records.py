@@ -89,17 +89,24 @@ def test_invalid_utf8_in_one_property_replaces_only_its_bad_bytes():
 def test_implausible_komi_warns_and_a_server_convention_reads_it():
     g, warned = lenient(sgf.load, data("fox_komi.sgf"))
     assert g.komi is None and len(warned) == 1
-    assert warned[0].startswith("KM[650] is no plausible komi on a 19x19 board (more than 361 "
+    assert warned[0].startswith("KM[375] is no plausible komi on a 19x19 board (more than 361 "
                                 "points away from 0): ignored, the rules' komi is used; read "
                                 "it with komi_convention= one of 'fox'")
     assert g.effective_rules().komi == 7.5                  # RU[Chinese]'s own
+    # Fox's even game under Chinese rules: KM[375] is 3.75 stones, 7.5 points (as KaTrain and
+    # Sabaki read it; hundredths alone gave 3.75), under Japanese rules KM[650] is 6.5
     g, warned = lenient(sgf.load, data("fox_komi.sgf"), komi_convention="fox")
-    assert warned == [] and g.komi == 6.5 and g.rules.komi == 6.5
-    # strict refuses it, as it refuses what lenient reading warns of (it was kept: W+649)
-    with pytest.raises(sgf.SgfError, match=r"KM\[650\] is no plausible komi .* read it with "
+    assert warned == [] and g.komi == 7.5 and g.rules.komi == 7.5
+    for ru, km, komi in [("RU[cn]", 375, 7.5), ("RU[Japanese]", 650, 6.5), ("", 650, 6.5),
+                         ("RU[Korean]", 650, 6.5), ("RU[chinese]", 0, 0)]:
+        g, warned = lenient(sgf.read_game, f"(;GM[1]AP[foxwq]SZ[19]{ru}KM[{km}])",
+                            komi_convention="fox")
+        assert warned == [] and g.komi == komi, (ru, km)
+    # strict refuses it, as it refuses what lenient reading warns of (it was kept: W+374)
+    with pytest.raises(sgf.SgfError, match=r"KM\[375\] is no plausible komi .* read it with "
                                            r"komi_convention="):
         sgf.load(data("fox_komi.sgf"), strict=True)
-    assert sgf.load(data("fox_komi.sgf"), strict=True, komi_convention="fox").komi == 6.5
+    assert sgf.load(data("fox_komi.sgf"), strict=True, komi_convention="fox").komi == 7.5
     # the bound: the board's points, at least KOMI_PLAUSIBLE
     assert sgf.read_game("(;SZ[2]KM[99])").komi == 99
     g, warned = lenient(sgf.read_game, "(;SZ[9]KM[-101])")
@@ -362,6 +369,6 @@ def test_replay_takes_directories_and_globs_and_summarises(tmp_path):
     r = replay(data("fox_komi.sgf"), "--komi-convention", "fox", "--summary")
     assert r.returncode == 0 and r.stderr == "" and "results of the replayed records: W+ points 1" in r.stdout
     r = replay(data("fox_komi.sgf"), "--strict")
-    assert r.returncode == 1 and "KM[650] is no plausible komi" in r.stderr
+    assert r.returncode == 1 and "KM[375] is no plausible komi" in r.stderr
     r = replay(data("setup_after_root.sgf"), "--strict")
     assert r.returncode == 1 and "set-up AB after the root node is not supported" in r.stderr

@@ -19,7 +19,7 @@ a malformed game-information number (``HA[7.5]``, ``KM[seven]``) is ignored; byt
 the ``CA`` charset become U+FFFD one sequence at a time (``decode``); a property repeated in one
 node (FF[4] allows one of each) keeps its first value (a set-up list: every stone; a move
 repeated in its node is an error either way: which one was played is unknown); a komi
-further from 0 than both ``KOMI_PLAUSIBLE`` and the board's points (Fox's ``KM[750]``) is
+further from 0 than both ``KOMI_PLAUSIBLE`` and the board's points (Fox's ``KM[375]``) is
 ignored unless `komi_convention` names a ``KOMI_CONVENTIONS`` reading or the record is fastgo's
 own (``AP[fastgo]``: its komi is read as written). Each case is an ``SgfWarning`` in
 ``Game.warnings``, also issued as a Python warning by
@@ -78,10 +78,15 @@ _RU_ALIASES = {"cn": "chinese", "jp": "japanese", "korean": "japanese", "kr": "j
 #: The rules of a record without RU[] (or with an RU[] fastgo does not know): legality as the
 #: servers that write such records judge it (simple ko, suicide forbidden), Japanese scoring.
 RECORD_RULES = PRESETS["japanese"]
-#: Readings of an implausible KM[] (see ``game_from_tree``): name -> (komi from the value, what
-#: the convention is).
+#: Readings of an implausible KM[] (see ``game_from_tree``): name -> (komi from the value and the
+#: record's RU[] value (None without one), what the convention is).
 KOMI_CONVENTIONS = {
-    "fox": (lambda km: km / 100, "Fox writes some komi in hundredths: KM[750] is 7.5"),
+    # Fox (AP[foxwq]) writes KM[650] for 6.5 under Japanese rules and KM[375] for 7.5 in even
+    # games under Chinese rules, whose komi is counted in stones (3.75 stones: 7.5 points); so
+    # KaTrain and Sabaki read them
+    "fox": (lambda km, ru: km / (50 if _is_chinese(ru) else 100),
+            "Fox writes komi in hundredths, of stones under Chinese rules: KM[650] is 6.5, "
+            "RU[Chinese]KM[375] is 7.5"),
 }
 #: A KM[] larger (in absolute value) than this and than the board's points is implausible
 #: (unless fastgo wrote the record: AP[fastgo]).
@@ -591,6 +596,11 @@ def _parse_point(value, width, height, text, offset, allow_pass):
     return (height - 1 - top) * width + col
 
 
+def _is_chinese(name):
+    """Whether an RU[] value (or None) names the Chinese rules."""
+    return name is not None and _RU_ALIASES.get(name.strip().lower(), name.strip().lower()) == "chinese"
+
+
 def rules_from_name(name):
     """The ``Rules`` an RU[] value names (case, spaces, '-' and '_' ignored), or None."""
     if name is None:
@@ -721,7 +731,7 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
         km = root.get("KM").strip()
         if komi_convention is not None:
             read, what = KOMI_CONVENTIONS[komi_convention]
-            game.komi = float(read(game.komi))
+            game.komi = float(read(game.komi, root.get("RU")))
             if abs(game.komi) > plausible:
                 message = (f"KM[{km}] is no plausible komi even as {komi_convention!r} reads it "
                            f"({number_text(game.komi)})")
