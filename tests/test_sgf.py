@@ -2,8 +2,10 @@
 replay errors with move numbers, malformed files with their line and column."""
 
 import os
+import re
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -341,13 +343,53 @@ def test_the_side_to_move_round_trips_whatever_the_handicap(handicap, setup, pl,
     """to_sgf writes PL where the reader would otherwise choose another side: after HA[2] or
     more without moves the reader's default is White (PL[B] was left out and came back White)."""
     ha = f"HA[{handicap}]" if handicap else ""
-    g = sgf.read_game(f"(;GM[1]FF[4]SZ[9]{ha}{setup}{pl}{moves})")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sgf.SgfWarning)
+        g = sgf.read_game(f"(;GM[1]FF[4]SZ[9]{ha}{setup}{pl}{moves})")
+    # HA[n] with other than n black stones set up is read as written, with a warning
+    assert len(g.warnings) == (handicap >= 2 and setup.count("[") != handicap)
     BLACK, WHITE = fastgo.BLACK, fastgo.WHITE
     want = (BLACK if pl == "PL[B]" else WHITE if pl == "PL[W]" else
             (BLACK if moves[1] == "B" else WHITE) if moves else WHITE if handicap >= 2 else BLACK)
     assert g.to_move == want
-    back = sgf.read_game(sgf.to_sgf(g))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sgf.SgfWarning)
+        back = sgf.read_game(sgf.to_sgf(g))
     assert back == g and back.to_move == want
+
+
+@pytest.mark.parametrize("text, ident, values", [("(;SZ[9][13])", "SZ", 2), ("(;SZ[9]KM[5][6])", "KM", 2),
+                                                 ("(;SZ[9]PL[W][B])", "PL", 2),
+                                                 ("(;SZ[9]HA[2][3]AB[aa][bb])", "HA", 2),
+                                                 ("(;SZ[9]RU[Chinese][Japanese][AGA])", "RU", 3)])
+def test_a_single_valued_property_with_several_values_is_a_repeat(text, ident, values):
+    """FF[4]: SZ, KM, HA, PL, RU hold one value; SZ[9][13] is SZ[9]SZ[13] written another way
+    (lenient: the first, with a warning; strict: refused). It was read as its first value with
+    no word, even under strict=True, while the repeat was refused."""
+    message = f"property {ident} with {values} values (FF[4] allows one)"
+    with pytest.warns(sgf.SgfWarning, match=re.escape(message + ": the first is used")):
+        g = sgf.read_game(text)
+    first = sgf.read_game(re.sub(ident + r"(\[[^]]*\])(\[[^]]*\])+", ident + r"\1", text))
+    assert g == first and g.width == 9
+    with pytest.raises(sgf.SgfError, match=re.escape(message)):
+        sgf.read_game(text, strict=True)
+
+
+@pytest.mark.parametrize("text, black", [("(;SZ[19]HA[4]KM[0.5];W[pd];B[dd])", 0),
+                                         ("(;SZ[19]HA[4]AB[dd];W[pd])", 1),
+                                         ("(;SZ[19]HA[2]AB[dd][pp][dp])", 3)])
+def test_a_handicap_its_set_up_contradicts_is_read_as_written_with_a_warning(text, black):
+    """FF[4]: a handicap's stones are set up with AB in its node; HA[n] with other than n black
+    stones was read without a word (strict too), as board_to_sgf refuses to write it."""
+    n = int(re.search(r"HA\[(\d+)\]", text).group(1))
+    message = f"HA[{n}] but {black} black stone{'s' * (black != 1)} set up"
+    with pytest.warns(sgf.SgfWarning, match=re.escape(message)):
+        g = sgf.read_game(text)
+    assert g.handicap == n and int((g.setup == fastgo.BLACK).sum()) == black
+    with pytest.raises(sgf.SgfError, match=re.escape(message)):
+        sgf.read_game(text, strict=True)
+    # as FF[4] has it: no warning
+    assert sgf.read_game("(;SZ[19]HA[2]AB[dd][pp];W[pd])", strict=True).handicap == 2
 
 
 def test_games_to_sgf_from_recorded_playouts_replay_to_their_scores():

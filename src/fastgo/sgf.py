@@ -17,8 +17,10 @@ Lenient reading (the default; ``strict=True`` refuses each case with ``SgfError`
 before): set-up stones in nodes after the root but before the first move join the root's set-up;
 a malformed game-information number (``HA[7.5]``, ``KM[seven]``) is ignored; bytes not valid in
 the ``CA`` charset become U+FFFD one sequence at a time (``decode``); a property repeated in one
-node (FF[4] allows one of each) keeps its first value (a set-up list: every stone; a move
-repeated in its node is an error either way: which one was played is unknown); a komi
+node (FF[4] allows one of each), or a single-valued one given several values (``SZ[9][13]``),
+keeps its first value (a set-up list: every stone; a move repeated in its node is an error
+either way: which one was played is unknown); an ``HA[n]`` with other than n black stones set
+up is kept as written; a komi
 further from 0 than both ``KOMI_PLAUSIBLE`` and the board's points (Fox's ``KM[375]``) is
 ignored unless `komi_convention` names a ``KOMI_CONVENTIONS`` reading or the record is fastgo's
 own (``AP[fastgo]``: its komi is read as written). Each case is an ``SgfWarning`` in
@@ -91,6 +93,8 @@ KOMI_CONVENTIONS = {
 #: A KM[] larger (in absolute value) than this and than the board's points is implausible
 #: (unless fastgo wrote the record: AP[fastgo]).
 KOMI_PLAUSIBLE = 100
+#: Root properties fastgo reads that hold a single value.
+_SINGLE_VALUED = ("GM", "SZ", "KM", "HA", "PL", "RU", "CA", "RE", "AP")
 #: Rules that match no preset are written as RU[fastgo:ko=...,suicide=...,scoring=...].
 _FASTGO_RU = re.compile(r"fastgo:ko=(\w+),suicide=(allowed|forbidden),scoring=(\w+)$")
 
@@ -713,6 +717,15 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
             warn(f"{message}: {kept}", where(node, ident, k))
 
     check_repeats(root)
+    # the game information fastgo reads holds one value (FF[4]: a Number, Real, Color, or
+    # SimpleText): SZ[9][13] is the repeat SZ[9]SZ[13] written another way
+    for ident in _SINGLE_VALUED:
+        values = root.props.get(ident, ())
+        if len(values) > 1 and ident not in root.repeated:
+            message = f"property {ident} with {len(values)} values (FF[4] allows one)"
+            if strict:
+                raise SgfError(message, text, where(root, ident, 1))
+            warn(f"{message}: the first is used", where(root, ident, 1))
 
     def root_number(key, what, convert, valid):
         try:
@@ -791,6 +804,15 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
                 game.moves.append((colour, _parse_point(node.props[ident][0], width, height,
                                                         text, off, True)))
                 game.offsets.append(off)
+    black = int(np.count_nonzero(game.setup == BLACK))
+    if game.handicap >= 2 and black != game.handicap:
+        # FF[4]: a handicap's stones are set up with AB in the same node (some servers play
+        # them as moves instead); the handicap is kept as written
+        message = (f"HA[{game.handicap}] but {black} black stone{'s' * (black != 1)} set up "
+                   f"(FF[4] sets up a handicap's stones with AB)")
+        if strict:
+            raise SgfError(message, text, where(root, "HA"))
+        warn(f"{message}: HA[{game.handicap}] kept", where(root, "HA"))
     if pl is not None:
         side = pl.strip().upper()
         if side not in ("B", "W", "BLACK", "WHITE"):
@@ -1460,7 +1482,8 @@ def add_arguments(parser):
                         help="play a pass between two moves of one colour (default: an error)")
     parser.add_argument("--strict", action="store_true",
                         help="refuse what lenient reading warns about (set-up after the root, a "
-                             "malformed game-info value, a property repeated in one node, an "
+                             "malformed game-info value, a property repeated in one node or "
+                             "given several values, a handicap the set-up contradicts, an "
                              "implausible komi; a move repeated in its node is an error "
                              "either way)")
     parser.add_argument("--komi-convention", choices=sorted(KOMI_CONVENTIONS), default=None,
