@@ -704,3 +704,22 @@ def test_writers_name_a_bad_board_or_move_list():
         sgf.board_to_sgf(fastgo.Board(5), earlier=[None])
     with pytest.raises(TypeError, match="game 0: a move list must hold int points"):
         sgf.games_to_sgf([["E5"]], 9)
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(width=52, height=52, moves=[(1, 2705)]), "2705 is not a point of a 52x52 board"),
+    (dict(width=9, height=9, moves=[(1, 100)]), "100 is not a point of a 9x9 board"),
+    (dict(width=9, height=9, moves=[(1, -1)]), "-1 is not a point of a 9x9 board"),
+    (dict(width=9, height=9, moves=[(1, True)]), "True is not a point"),
+    (dict(width=9, height=9, moves=[(0, 5)]), "colour 0 is neither BLACK"),
+    (dict(width=9, height=9, moves=[(2, 5), (3, 6)]), r"moves\[1\]: colour 3"),
+    (dict(width=9, height=9, to_move=0), "to_move must be BLACK"),
+    (dict(width=9, height=9, handicap=-1), "handicap must be an int >= 0")])
+def test_to_sgf_refuses_moves_and_fields_no_record_can_hold(kw, message):
+    """A point past the board was written as another point (52x52: 2705 as B[bZ], read back
+    as point 1) or as letters that are none; a colour 0 as W."""
+    with pytest.raises(ValueError, match=message):
+        sgf.to_sgf(sgf.Game(**kw))
+    # the edges of the range are written and read back: the last point and the pass
+    g = sgf.Game(width=52, height=52, moves=[(1, 52 * 52 - 1), (2, 52 * 52)])
+    assert sgf.read_game(sgf.to_sgf(g)).moves == g.moves

@@ -1246,11 +1246,38 @@ def _check_info(info):
                              "size, rules, komi, handicap, set-up, moves and result)")
 
 
+def _is_int(v):
+    return not isinstance(v, (bool, np.bool_)) and isinstance(v, (int, np.integer))
+
+
+def _check_game_fields(game):
+    """ValueError (TypeError for a wrong type) unless `game`'s moves, side to move and handicap
+    are what a record can hold: (colour BLACK or WHITE, point 0..width * height, the last a
+    pass) pairs, BLACK or WHITE, an int >= 0. (A point past the board was written as another
+    point or as letters that are none.)"""
+    npoints = game.width * game.height
+    for j, move in enumerate(game.moves):
+        if not isinstance(move, (tuple, list)) or len(move) != 2:
+            raise TypeError(f"Game.moves[{j}] must be a (colour, point) pair, not {move!r:.40}")
+        colour, p = move
+        if not _is_int(colour) or colour not in (BLACK, WHITE):
+            raise ValueError(f"Game.moves[{j}]: colour {colour!r:.20} is neither BLACK (1) nor "
+                             f"WHITE (2)")
+        if not _is_int(p) or not 0 <= p <= npoints:
+            raise ValueError(f"Game.moves[{j}]: {p!r:.40} is not a point of a {game.width}x"
+                             f"{game.height} board (ints 0..{npoints}, pass = width * height)")
+    if not _is_int(game.to_move) or game.to_move not in (BLACK, WHITE):
+        raise ValueError(f"Game.to_move must be BLACK (1) or WHITE (2), not {game.to_move!r:.20}")
+    if not _is_int(game.handicap) or game.handicap < 0:
+        raise ValueError(f"Game.handicap must be an int >= 0, not {game.handicap!r:.20}")
+
+
 def to_sgf(game, application="fastgo"):
     """An FF[4] record of `game` (one game tree, moves one node each). ``game.info`` may not
     hold the properties the writer writes itself (``WRITER_PROPERTIES``: ValueError)."""
     _check_info(game.info)
     w, h = game.width, game.height
+    _check_game_fields(game)
     root = ["FF[4]", "GM[1]", "CA[UTF-8]", f"AP[{_escape(application)}]",
             f"SZ[{w}]" if w == h else f"SZ[{w}:{h}]"]
     rules = game.rules
