@@ -529,8 +529,9 @@ def test_cli_table_and_usage_errors(tmp_path):
     m = re.search(r"time +([\d.]+) s  playing ([\d.]+) s of it, ([\d,]+) games/s on local", out.stdout)
     assert m and float(m.group(2)) <= float(m.group(1)) + 0.005
     assert "200/200 games" in out.stderr or "200/200" in out.stderr
-    bad = fastgo_cli("--games", "-5")
-    assert bad.returncode == 2 and "--games must be at least 1" in bad.stderr
+    for games in ("-5", "0", str(2**62 + 1), "99999999999999999999"):    # (the last said "0..")
+        bad = fastgo_cli("--games", games)
+        assert bad.returncode == 2 and f"--games must lie in 1..2**62, got {games}" in bad.stderr
     bad = fastgo_cli("--games", "10", "--plot", str(tmp_path / "x.jpg"))
     assert bad.returncode == 2 and ".png or .svg" in bad.stderr
     bad = fastgo_cli("--games", "10", "--cluster", "dask://127.0.0.1:1", "--timeout", "3")

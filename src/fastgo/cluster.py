@@ -477,8 +477,8 @@ def run_command(args):
     from fastgo.errors import RecordsError
     p = args.simulate_parser
     try:
-        if args.games < 1:
-            raise ValueError(f"--games must be at least 1, got {args.games}")
+        if not 1 <= args.games <= 2**62:     # (Simulation's bound, said in the option's words)
+            raise ValueError(f"--games must lie in 1..2**62, got {args.games}")
         if not 0 <= args.seed < 2**64:  # as the API (it was taken modulo 2**64: 2**64 ran as 0)
             raise ValueError(f"--seed must lie in 0..2**64 - 1, got {args.seed}")
         spec = Simulation.new(args.games, args.size, args.height, rules=args.rules.replace(komi=args.komi),
