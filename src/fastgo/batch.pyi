@@ -15,6 +15,8 @@ AUTORESET_NAMES: Tuple[str, str, str]
 MAX_GAMES: int
 # encoding name -> number of planes
 ENCODINGS: Dict[str, int]
+# (for the package's other modules) dtype -> the encoder's number kind
+_DTYPES: Dict[np.dtype[Any], int]
 
 class StepResult(NamedTuple):
     terminated: npt.NDArray[np.bool_]

@@ -417,7 +417,7 @@ class _TextProgress:
         self.last = 0.0
         self.bar = None
         try:
-            import tqdm
+            import tqdm  # type: ignore[import-untyped, unused-ignore]  # (types-tqdm has them)
         except ImportError:
             tqdm = None
         self._tqdm = tqdm

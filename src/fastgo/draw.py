@@ -166,7 +166,7 @@ def png(board, scale=1.0, **kw):
     """The picture of ``svg(board, **kw)`` as PNG bytes, `scale` times its size in pixels
     (``CELL`` between lines at 1). Needs cairosvg: ``pip install "fastgo[draw]"``."""
     try:
-        import cairosvg
+        import cairosvg  # type: ignore[import-not-found, import-untyped, unused-ignore]
     except (ImportError, OSError) as e:       # OSError: cairosvg installed, libcairo missing
         raise ImportError(f'fastgo.draw.png needs cairosvg (and the cairo library): pip install '
                           f'"fastgo[draw]" ({e})') from None

@@ -15,6 +15,10 @@ POLICIES: Dict[str, int]
 # the cores this process may run on: no job starts more threads
 CORES: int
 
+# (for the package's other modules)
+_MAX_THREADS: int
+def _int(value: object, name: str, lo: int, hi: int) -> int: ...
+
 def default_threads() -> int: ...
 def policy_code(policy: str) -> int: ...
 

@@ -205,7 +205,7 @@ class Node:
             todo.extend(zip(a.children, b.children))
         return True
 
-    __hash__ = None             # mutable
+    __hash__ = None  # type: ignore[assignment]     # mutable
 
     def main_line(self):
         """This node and the first child of each node after it."""
@@ -1048,11 +1048,11 @@ def _iter_games(f, strict, komi_convention, errors, chunk_size):
         yield item
         k += 1
     if k == 0:
-        e = SgfError("no game tree: the file has no '('")
-        e.game_index = 0
+        none = SgfError("no game tree: the file has no '('")
+        none.game_index = 0
         if errors == "raise":
-            raise e
-        yield e
+            raise none
+        yield none
 
 
 def _read_to_charset(f, first, chunk_size):

@@ -161,7 +161,7 @@ class Simulation:
             return NotImplemented
         return self.to_dict() == other.to_dict()
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]
 
     def chunks(self):
         """The chunks [start, stop) of game indices, in order; every one `chunk` games but the
@@ -278,7 +278,7 @@ class Tally:
                 and np.array_equal(self.lengths, other.lengths) and same(self.ownership, other.ownership)
                 and same(self.first_moves, other.first_moves) and self.chunks == other.chunks)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]
 
     def to_arrays(self):
         """The tally as named numpy arrays (what a shard stores); ``from_arrays`` reads them."""

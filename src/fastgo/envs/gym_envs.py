@@ -18,7 +18,8 @@ import numpy as np
 
 from fastgo.envs import check_action, require
 
-gym = require("gymnasium", "gym")
+require("gymnasium", "gym")         # a missing extra is said in fastgo's words
+import gymnasium as gym  # noqa: E402
 from gymnasium import spaces  # noqa: E402
 from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
 from gymnasium.vector.utils import batch_space  # noqa: E402

@@ -29,8 +29,8 @@ from fastgo.envs import check_action, require
 
 require("pettingzoo", "pettingzoo")
 from gymnasium import spaces  # noqa: E402
-from pettingzoo import AECEnv  # noqa: E402
-from pettingzoo.utils import AgentSelector  # noqa: E402
+from pettingzoo import AECEnv  # type: ignore[import-untyped]  # noqa: E402  (no type hints)
+from pettingzoo.utils import AgentSelector  # type: ignore[import-untyped]  # noqa: E402
 
 from fastgo.batch import BoardBatch  # noqa: E402
 
