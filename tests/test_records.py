@@ -278,6 +278,26 @@ def test_iter_games_refuses_text_after_a_game_tree_as_read_games_does(text, game
     assert list(sgf.iter_games(io.BytesIO(ok.encode()), chunk_size=1)) == sgf.read_games(ok)
 
 
+def test_a_collection_is_decoded_in_one_charset_by_load_and_iter_games_alike(tmp_path):
+    """The charset is the CA[] of the first game's root node, for load (decode) as for
+    iter_games: load took the first CA[] anywhere and garbled game 0 without a warning
+    ('RenÃ©'), while iter_games decoded game 1 with U+FFFD."""
+    path = tmp_path / "ca2.sgf"
+    path.write_bytes(b"(;SZ[9]PB[Ren\xc3\xa9])(;CA[ISO-8859-1]SZ[9]PB[Jos\xe9])")
+    assert sgf.decode(path.read_bytes()) == "(;SZ[9]PB[René])(;CA[ISO-8859-1]SZ[9]PB[Jos\ufffd])"
+    g0, warned0 = lenient(sgf.load, path, 0)
+    g1, warned1 = lenient(sgf.load, path, 1)
+    assert g0.info == {"PB": "René"} and warned0 == []
+    assert g1.info == {"PB": "Jos\ufffd"} and len(warned1) == 1 and "not valid ISO-8859-1" in warned1[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sgf.SgfWarning)
+        streamed = list(sgf.iter_games(path, chunk_size=3))
+    assert [g.info for g in streamed] == [g0.info, g1.info]
+    # a CA[] in the first root counts wherever it stands there, and Latin-1 then reads both
+    path.write_bytes(b"(;SZ[9]PB[Jos\xe9]CA[ISO-8859-1])(;SZ[9]PB[Ren\xe9])")
+    assert [sgf.load(path, k).info["PB"] for k in (0, 1)] == ["José", "René"]
+
+
 def test_iter_games_on_paths_unfinished_files_and_bad_arguments(tmp_path):
     path = tmp_path / "c.sgf"
     path.write_bytes(b"(;SZ[9];B[aa])\n(;SZ[9];B[bb]\n")

@@ -915,9 +915,11 @@ _CA_OPEN = re.compile(rb"CA\s*(?:\[[^\]]*)?\Z|C\Z")
 
 
 def _charset(data):
-    """The Python codec of the first CA[] of SGF bytes, or None (no CA, or one Python does not
-    know as a text encoding)."""
-    m = _CA.search(data)
+    """The Python codec of the CA[] in the first game tree's root node of SGF bytes (where
+    FF[4] puts it; a CA[] of a later game tree is not the file's), or None (no CA there, or
+    one Python does not know as a text encoding)."""
+    end = _root_end(data, [0, False, 0])
+    m = _CA.search(data, 0, len(data) if end is None else end)
     return None if m is None else _codec(m.group(1))
 
 
@@ -935,8 +937,9 @@ def _codec(name):
 
 
 def decode(data, strict=False):
-    """Text of SGF bytes in the charset the first CA[] names (UTF-8 without one or when Python
-    does not know it). Each byte that is not valid in it becomes U+FFFD on its own, so one name
+    """Text of SGF bytes in the charset the CA[] of the first game tree's root node names (UTF-8
+    without one or when Python does not know it): a collection is decoded in one charset, the
+    same ``iter_games`` chooses. Each byte that is not valid in it becomes U+FFFD on its own, so one name
     cut mid-character leaves the others intact (``game_from_tree`` warns about the property).
 
     `strict`: the whole file in CA's charset if it decodes, else UTF-8, else Latin-1 (which
@@ -977,8 +980,8 @@ def iter_games(source, *, strict=False, komi_convention=None, errors="raise",
                chunk_size=1 << 20):
     """The ``Game``s of an SGF collection one at a time, reading `source` (a path, or a binary
     file object) in chunks of `chunk_size` bytes: memory holds one game tree, however large the
-    file. The file is decoded in the charset of its first CA[] (as ``decode`` does) when that
-    lies in the first game tree's root node, where FF[4] puts it (else in UTF-8): whatever
+    file. The file is decoded as ``decode`` does it: in the charset of the CA[] in the first
+    game tree's root node, where FF[4] puts it (else in UTF-8): whatever
     `chunk_size`, reading goes on to that CA[] or the node's end before choosing. Each game
     tree is then parsed and read as ``read_game`` does, with the same lenient reading
     (`strict`, `komi_convention`), its warnings issued as Python warnings.
