@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import fastgo
-from fastgo import playout
+from fastgo import playout, sgf
 from fastgo.batch import BoardBatch, StepResult
 from fastgo.board import Board, Chain, Score
 from fastgo.count import CountStats, LegalFractionEstimate
@@ -200,6 +200,7 @@ from fastgo.count import (CountStats, LegalFractionEstimate, count_legal_positio
 from fastgo.gametree import count_games, perft
 from fastgo.playout import Playouts, playouts, simulate
 from fastgo.search import Search, SearchResult
+from fastgo import sgf
 
 if TYPE_CHECKING:
     from fastgo.board import Move       # (a type alias of the stub only)
@@ -217,6 +218,7 @@ search = Search(board, threads=1, seed=4, ownership=True)
 found = search.search(visits=64)
 stats = count_legal_positions_stats(2, 2)
 estimate = estimate_legal_fraction(3, 3, 100, seed=5)
+record = sgf.board_to_sgf(board, PB="a")
 """
 
 TYPED_EXPRESSIONS = [
@@ -283,6 +285,14 @@ TYPED_EXPRESSIONS = [
     ("estimate.fraction", "float", float),
     ("perft(board, 1)", "int", int),
     ("count_games(1)", "int", int),
+    # records (pure Python: annotated, since py.typed covers them too)
+    ("record", "str", str),
+    ("sgf.read_game(record)", "sgf.Game", sgf.Game),
+    ("sgf.read_games(record + record)", "list[sgf.Game]", list),
+    ("sgf.read_game(record).board()", "Board", Board),
+    ("sgf.score(board)", "Score", Score),
+    ("sgf.to_sgf(sgf.read_game(record))", "str", str),
+    ("sgf.games_to_sgf([[0, 1]], 5)", "str", str),
 ]
 
 

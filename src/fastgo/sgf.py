@@ -56,10 +56,11 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any, BinaryIO, Iterable, Iterator, cast
 
 import numpy as np
 
-from fastgo.board import Board, is_legal_position
+from fastgo.board import Board, Score, is_legal_position
 from fastgo.coords import MAX_SIDE, check_size, point_to_vertex, star_points
 from fastgo.errors import IllegalMoveError
 from fastgo.rules import PRESETS, Rules
@@ -217,7 +218,7 @@ class Node:
             node = node.children[0]
 
 
-def parse(text):
+def parse(text: str) -> list[Node]:
     """Parse an SGF collection (str) into its game trees: a list of root ``Node``s.
 
     Grammar (FF[4]): Collection = GameTree+; GameTree = "(" Node+ GameTree* ")"; Node = ";"
@@ -232,10 +233,10 @@ def parse(text):
     i = text.find("(")
     if i < 0:
         raise SgfError("no game tree: the file has no '('", text, 0 if not n else n)
-    roots = []
+    roots: list[Node] = []
     # one frame per open '(': [node the tree hangs from (None at the top), last node of its
     # sequence, whether a variation of this tree has been closed already]
-    stack = []
+    stack: list[list[Any]] = []
     while i < n:
         c = text[i]
         if c in " \t\r\n\f\v":
@@ -393,11 +394,12 @@ class Game:
                  other.to_move, other.moves, other.result)
                 and np.array_equal(self.setup, other.setup))
 
-    def effective_rules(self, rules=None, komi=None):
+    def effective_rules(self, rules: Rules | str | None = None, komi: float | None = None) -> Rules:
         """The rules a replay uses (see ``rules_used``)."""
         return self.rules_used(rules, komi)[0]
 
-    def rules_used(self, rules=None, komi=None):
+    def rules_used(self, rules: Rules | str | None = None,
+                   komi: float | None = None) -> tuple[Rules, str]:
         """(``Rules``, the words that say which and why) of a replay; the one rule for rules and
         komi everywhere (``board``, ``Game.rules``, ``fastgo replay``, GTP ``loadsgf``):
 
@@ -427,7 +429,8 @@ class Game:
         return chosen, (f"{rules_to_name(chosen)} rules ({where}), komi "
                         f"{number_text(chosen.komi)} ({komi_where})")
 
-    def board(self, rules=None, upto=None, insert_passes=False, komi=None):
+    def board(self, rules: Rules | str | None = None, upto: int | None = None,
+              insert_passes: bool = False, komi: float | None = None) -> Board:
         """Replay the record: the set-up, then every move checked by ``Board.play``, under the
         rules and komi ``rules_used(rules, komi)`` gives. `upto`
         stops before that move number (``upto=1``: the set-up only). Raises ``ReplayError`` for
@@ -443,9 +446,11 @@ class Game:
         part, ``prisoners`` and ``score`` add the earlier ones).
 
         A record of a board over 25 points a side (fastgo's largest) raises ``SgfError``."""
-        return self.segments(rules, upto, insert_passes, komi)[-1]
+        return cast(Board, self.segments(rules, upto, insert_passes, komi)[-1])   # (the last part)
 
-    def segments(self, rules=None, upto=None, insert_passes=False, komi=None):
+    def segments(self, rules: Rules | str | None = None, upto: int | None = None,
+                 insert_passes: bool = False,
+                 komi: float | None = None) -> list[FinishedPart | Board]:
         """The replay of ``board`` as a list: one entry per part of the game, each ended by a
         resumption (see ``board``): the finished parts as ``FinishedPart``s, the last, the part
         still being played, as a ``Board``. Without resumption the list holds one board. A game
@@ -461,11 +466,12 @@ class Game:
             raise SgfError(f"cannot replay a {self.width}x{self.height} board: fastgo boards are "
                            f"1..{MAX_SIDE} points a side", self.text, self.size_offset) from None
         rules, rules_text = self.rules_used(rules, komi)
-        if not is_legal_position(self.setup):
+        setup = cast(np.ndarray, self.setup)        # (set by __post_init__)
+        if not is_legal_position(setup):
             raise SgfError("the set-up (AB/AW/AE) leaves a chain without liberties", self.text,
                            self.setup_offset)
-        b = Board.from_array(self.setup, to_move=self.to_move, rules=rules)
-        earlier = []
+        b = Board.from_array(setup, to_move=self.to_move, rules=rules)
+        earlier: list[FinishedPart | Board] = []
         moves = self.moves if upto is None else self.moves[:max(0, upto - 1)]
         for k, (colour, point) in enumerate(moves):
             offset = self.offsets[k] if k < len(self.offsets) else None
@@ -575,7 +581,7 @@ def prisoners(earlier):
     return black, white
 
 
-def score(board, earlier=(), dead=()):
+def score(board: Board, earlier: Iterable[Board] = (), dead: Iterable[Any] = ()) -> Score:
     """``board.score(dead)`` with the prisoners of the `earlier` parts of a resumed game added
     (they count under territory scoring only). Returns a ``fastgo.board.Score``."""
     _check_board(board)
@@ -605,7 +611,7 @@ def _is_chinese(name):
     return name is not None and _RU_ALIASES.get(name.strip().lower(), name.strip().lower()) == "chinese"
 
 
-def rules_from_name(name):
+def rules_from_name(name: str | None) -> Rules | None:
     """The ``Rules`` an RU[] value names (case, spaces, '-' and '_' ignored), or None."""
     if name is None:
         return None
@@ -625,7 +631,7 @@ def rules_from_name(name):
         return None
 
 
-def rules_to_name(rules):
+def rules_to_name(rules: Rules) -> str:
     """The RU[] value for `rules`: a preset's name when the ko, suicide and scoring options
     match one (``Rules.preset_name``: the one whose komi matches too, when two do; komi is
     written as KM), else ``fastgo:ko=...,suicide=...,scoring=...``."""
@@ -885,7 +891,8 @@ def _issue(game):
     return game
 
 
-def read_game(text, index=0, *, strict=False, komi_convention=None):
+def read_game(text: str, index: int = 0, *, strict: bool = False,
+              komi_convention: str | None = None) -> Game:
     """The ``Game`` of the main line of game tree `index` of an SGF text; lenient reading's
     ``SgfWarning``s are issued as Python warnings (and kept in ``Game.warnings``)."""
     if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
@@ -897,7 +904,8 @@ def read_game(text, index=0, *, strict=False, komi_convention=None):
                                  komi_convention=komi_convention))
 
 
-def read_games(text, *, strict=False, komi_convention=None):
+def read_games(text: str, *, strict: bool = False,
+               komi_convention: str | None = None) -> list[Game]:
     """The ``Game``s of every game tree of an SGF collection (all in memory: ``iter_games``
     reads a large file one game at a time)."""
     games = []
@@ -936,7 +944,7 @@ def _codec(name):
         return None
 
 
-def decode(data, strict=False):
+def decode(data: bytes, strict: bool = False) -> str:
     """Text of SGF bytes in the charset the CA[] of the first game tree's root node names (UTF-8
     without one or when Python does not know it): a collection is decoded in one charset, the
     same ``iter_games`` chooses. Each byte that is not valid in it becomes U+FFFD on its own, so one name
@@ -955,7 +963,8 @@ def decode(data, strict=False):
     return data.decode(enc or "utf-8", "replace")
 
 
-def load(path, index=0, *, strict=False, komi_convention=None):
+def load(path: str | bytes | os.PathLike[Any], index: int = 0, *, strict: bool = False,
+         komi_convention: str | None = None) -> Game:
     """The ``Game`` of game tree `index` of the SGF file at `path` (a str, bytes or
     ``os.PathLike`` path; a file descriptor number is refused)."""
     if not isinstance(path, (str, bytes, os.PathLike)):
@@ -976,8 +985,9 @@ _STRAY = {";": "node outside a game tree", ")": "unmatched ')'"}    # parse's wo
 _TREE_INSIDE = re.compile(r"[\]\\]")             # ... and inside one
 
 
-def iter_games(source, *, strict=False, komi_convention=None, errors="raise",
-               chunk_size=1 << 20):
+def iter_games(source: str | bytes | os.PathLike[Any] | BinaryIO, *, strict: bool = False,
+               komi_convention: str | None = None, errors: str = "raise",
+               chunk_size: int = 1 << 20) -> Iterator[Game | SgfError]:
     """The ``Game``s of an SGF collection one at a time, reading `source` (a path, or a binary
     file object) in chunks of `chunk_size` bytes: memory holds one game tree, however large the
     file. The file is decoded as ``decode`` does it: in the charset of the CA[] in the first
@@ -1275,7 +1285,7 @@ def _check_game_fields(game):
         raise ValueError(f"Game.handicap must be an int >= 0, not {game.handicap!r:.20}")
 
 
-def to_sgf(game, application="fastgo"):
+def to_sgf(game: Game, application: str = "fastgo") -> str:
     """An FF[4] record of `game` (one game tree, moves one node each). ``game.info`` may not
     hold the properties the writer writes itself (``WRITER_PROPERTIES``: ValueError)."""
     _check_info(game.info)
@@ -1322,7 +1332,7 @@ def to_sgf(game, application="fastgo"):
     return "\n".join(lines) + ")\n"
 
 
-def result_text(score, resigned=None):
+def result_text(score: Score, resigned: int | None = None) -> str:
     """RE[] text: "B+3.5", "W+0.5", "0" (a tie) from a ``Score``; "B+R"/"W+R" if `resigned`
     names the winner of a resignation."""
     if resigned is not None:
@@ -1409,13 +1419,15 @@ def game_of_board(board, result=None, *, earlier=(), handicap=None, **info):
                 to_move=first, moves=moves, result=result, info=dict(info))
 
 
-def board_to_sgf(board, result=None, *, earlier=(), handicap=None, **info):
+def board_to_sgf(board: Board, result: str | None = None, *, earlier: Iterable[Board] = (),
+                 handicap: int | None = None, **info: Any) -> str:
     """An FF[4] record of a ``Board``'s game (see ``game_of_board``)."""
     return to_sgf(game_of_board(board, result, earlier=earlier, handicap=handicap, **info))
 
 
-def games_to_sgf(move_lists, width=9, height=None, *, rules=None, komi=None, handicap=0,
-                 start=None, **info):
+def games_to_sgf(move_lists: Any, width: int = 9, height: int | None = None, *,
+                 rules: Rules | str | None = None, komi: float | None = None, handicap: int = 0,
+                 start: Board | None = None, **info: Any) -> str:
     """One SGF collection (str) of several games played from the same start: the games that
     ``fastgo.simulate`` or ``fastgo.playouts`` recorded (``record=N``), e.g.
     ``games_to_sgf(res.moves, 9, rules="chinese")`` after ``res = simulate(100, 9,
@@ -1465,7 +1477,7 @@ def games_to_sgf(move_lists, width=9, height=None, *, rules=None, komi=None, han
                                  f"{b.width}x{b.height} board (moves are ints 0..{b.pass_move}, "
                                  f"pass = width * height)")
             try:
-                b.play(p)
+                b.play(int(p))
             except IllegalMoveError as e:
                 err = IllegalMoveError(e.move, e.vertex, e.reason)
                 err.args = (f"game {k}, turn {j + 1}: {e}",)
