@@ -251,3 +251,21 @@ def test_aec_planes_against_go_v5():
         a = int(rng.choice(legal)) if len(legal) and rng.random() > 0.05 else size * size
         ours.step(a)
         theirs.step(flip_move(a))
+
+
+@pytest.mark.parametrize("size", [np.uint8(25), np.int8(9), np.uint8(12), np.int16(19)])
+def test_numpy_small_integer_sizes_make_the_envs_of_that_size(size):
+    """The default cap is 2 x points and the spaces hold points + 1 actions: numpy's small
+    integers wrapped in the products (np.uint8(25): a cap of 226 turns and, in the AEC env, a
+    Discrete(114) space beside masks of 626 entries; np.int8(9): a refusal of max_moves=-94)."""
+    n = int(size)
+    env = GoEnv(size)
+    assert env.batch.max_moves == 2 * n * n and env.action_space.n == n * n + 1
+    vec = GoVectorEnv(2, size)
+    assert vec.batch.max_moves == 2 * n * n and vec.single_action_space.n == n * n + 1
+    aec = GoAECEnv(size)
+    assert aec.batch.max_moves == 2 * n * n
+    assert aec.action_space("black_0").n == n * n + 1
+    assert aec.observation_space("black_0")["action_mask"].shape == (n * n + 1,)
+    aec.reset()
+    assert aec.observe("black_0")["action_mask"].shape == (n * n + 1,)

@@ -16,6 +16,7 @@ Rewards go to the player who moved: at the turn that ends the game (the second p
 
 import numpy as np
 
+from fastgo.coords import check_size
 from fastgo.envs import check_action, require
 
 require("gymnasium", "gym")         # a missing extra is said in fastgo's words
@@ -51,7 +52,9 @@ def _spaces(width, height, encoding, dtype):
 
 
 def _batch(n, size, height, rules, komi, max_moves, autoreset, threads):
-    h = size if height is None else height
+    # Python ints first: numpy's small integers wrap in the cap's product (np.uint8(25) gave
+    # 226 turns, not 1,250)
+    size, h = check_size(size, size if height is None else height)
     cap = 2 * size * h if max_moves is None else max_moves
     return BoardBatch(n, size, h, rules=rules, komi=komi, max_moves=cap, autoreset=autoreset,
                       threads=threads)

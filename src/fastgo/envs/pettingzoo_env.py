@@ -25,6 +25,7 @@ Where it differs from ``go_v5``:
 
 import numpy as np
 
+from fastgo.coords import check_size
 from fastgo.envs import check_action, require
 
 require("pettingzoo", "pettingzoo")
@@ -47,7 +48,7 @@ class GoAECEnv(AECEnv):
         super().__init__()
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
-        n = board_size
+        n = check_size(board_size, board_size)[0]    # (a Python int: numpy's small ints wrap)
         self.render_mode = render_mode
         self.batch = BoardBatch(1, n, rules=rules, komi=komi,
                                 max_moves=2 * n * n if max_moves is None else max_moves,
