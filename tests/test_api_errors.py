@@ -861,3 +861,23 @@ def test_a_numpy_array_as_a_move_says_what_a_move_is():
     assert snapshot(b) == before
     b.play(np.array(5))                 # a 0-d array is a point
     assert b.history == [0, 5]
+
+
+def test_a_seed_past_1000_bits_is_refused_in_a_short_message():
+    """Seeds are any int of at most 1000 bits, taken modulo 2**64 (the docstrings said any int,
+    and the refusal printed both 302-digit bounds: 939 characters)."""
+    from fastgo.player import Player
+    from fastgo.search import Search
+    b = fastgo.Board(5)
+    for make in (lambda s: fastgo.playouts(b, 1, seed=s), lambda s: Search(b, seed=s),
+                 lambda s: Player(8, seed=s)):
+        for seed in (2**1000 + 1, -2**1000 - 1):
+            with pytest.raises(ValueError) as e:
+                make(seed)
+            assert str(e.value) == ("seed must be an int between -2**1000 and 2**1000 (it is "
+                                    "taken modulo 2**64)")
+        make(2**1000)
+        make(-2**1000)
+    # taken modulo 2**64: the same games
+    assert (fastgo.playouts(b, 4, seed=2**1000).scores
+            == fastgo.playouts(b, 4, seed=2**1000 % 2**64).scores).all()

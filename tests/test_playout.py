@@ -554,7 +554,7 @@ def test_a_forked_child_runs_playouts():
 
 # -- the command-line benchmark -------------------------------------------------------------------
 
-def test_bench_json_rows_agree_with_a_direct_run(capsys):
+def test_bench_json_rows_agree_with_a_direct_run(capsys, many_cores):
     import json
     from fastgo.cli import main
     assert main(["bench", "--size", "5", "--count", "300", "--threads", "1,2", "--seed", "3",

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fastgo.board import Board
-from fastgo.playout import playouts as _playouts, _int, _MAX_THREADS, policy_code
+from fastgo.playout import playouts as _playouts, _int, _seed, _MAX_THREADS, policy_code
 from fastgo.search import Search, SearchResult
 from fastgo.sgf import score as game_score
 
@@ -127,7 +127,7 @@ class Player:
         self.policy = policy
         self.resign_threshold = float(resign_threshold)
         self.resign_min_playouts = _int(resign_min_playouts, "resign_min_playouts", 0, 2**62)
-        self.seed = _int(seed, "seed", -2**1000, 2**1000)
+        self.seed = _seed(seed)
         self.threads = _int(threads, "threads", 1, _MAX_THREADS)
         self.memory = _int(memory, "memory", 0, 2**48)
         self.last = None

@@ -187,6 +187,16 @@ class Playouts:
                 f"{int(self.capped.sum())} capped; {self.seconds:.3f} s on {self.threads} threads>")
 
 
+def _seed(value):
+    """A seed: any int of at most 1000 bits (a bound for sanity: a seed is taken modulo 2**64
+    where it is used), as a Python int."""
+    try:
+        return _int(value, "seed", -2**1000, 2**1000)
+    except ValueError:
+        raise ValueError("seed must be an int between -2**1000 and 2**1000 (it is taken modulo "
+                         "2**64)") from None
+
+
 def _int(value, name, lo, hi):
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be an int, not a bool")
@@ -261,7 +271,8 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     in a corner). Scoring: the rules' (area: stones + empty points reaching only that colour;
     territory: those empty points + prisoners), komi to White.
 
-    seed: any int (taken modulo 2**64); the same seed gives the same results whatever `threads`.
+    seed: an int of at most 1000 bits, taken modulo 2**64; the same seed gives the same results
+    whatever `threads`.
     first: the index of this call's first playout in the run seeded `seed`: playout k of the call
     is playout first + k of the run, so calls over [0, a) and [a, b) give exactly the playouts of
     one call over [0, b) (how ``fastgo.cluster`` cuts a run into chunks).
@@ -286,7 +297,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef Board bd = board
     # every argument first: their user code (__index__, iterators) runs before the board is read
     cdef int64_t count = _int(n, "n", 0, 2**31 - 1)
-    cdef uint64_t seed64 = _int(seed, "seed", -2**1000, 2**1000) % 2**64
+    cdef uint64_t seed64 = _seed(seed) % 2**64
     cdef int64_t first64 = _int(first, "first", 0, 2**62)
     cdef int policy_id = policy_code(policy)
     cdef int nthreads = default_threads() if threads is None else _job_threads(

@@ -105,7 +105,7 @@ from fastgo.planes cimport (encode_planes, encoding_history, board_colouring, HI
                             LAST_MOVES)
 from fastgo.batch cimport BoardBatch
 from fastgo import playout as _playout
-from fastgo.playout import policy_code, default_threads, _int, _MAX_THREADS, _job_threads
+from fastgo.playout import policy_code, default_threads, _int, _seed, _MAX_THREADS, _job_threads
 from fastgo.board import Board as _Board
 from fastgo.batch import ENCODINGS as _FEATURE_ENCODINGS, _ENC_CODES
 
@@ -290,7 +290,7 @@ cdef class Search:
     expand_after=2, tactics=20, batch=256, fpu=0.0, virtual_loss=1, dirichlet=None,
     encoding="stones", ownership=False, max_moves=None)``.
     evaluator: None for UCT on playouts; else a callable ``planes -> (priors, values)`` for PUCT.
-    threads: UCT workers (default: all cores; at most ``fastgo.playout.CORES``). seed: playouts' seed. memory: bytes for the node
+    threads: UCT workers (default: all cores; at most ``fastgo.playout.CORES``). seed: playouts' seed (an int of at most 1000 bits, taken modulo 2**64). memory: bytes for the node
     pool. policy: the playout policy ("uniform" or "heavy", as ``fastgo.playouts``). rave,
     exploration (UCT c, default 0.1 with RAVE and 0.7 without; PUCT c_puct, default 1.5),
     rave_equiv, prior_visits, expand_after, tactics (virtual AMAF samples for captures and
@@ -362,7 +362,7 @@ cdef class Search:
         nthreads = min(nthreads, _playout.CORES)    # (more take turns on the cores: never faster)
         if self.prm.puct:
             nthreads = 1
-        self.seed = _int(seed, "seed", -2**1000, 2**1000) % 2**64
+        self.seed = _seed(seed) % 2**64
         memory = _int(memory, "memory", 0, 2**48)
         cap = memory // (sizeof(Node) + sizeof(int16_t))
         if cap < self.npoints + 2:
