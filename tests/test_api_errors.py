@@ -864,7 +864,7 @@ def test_a_numpy_array_as_a_move_says_what_a_move_is():
 
 
 def test_a_seed_past_1000_bits_is_refused_in_a_short_message():
-    """Seeds are any int of at most 1000 bits, taken modulo 2**64 (the docstrings said any int,
+    """Seeds are ints between -2**1000 and 2**1000, taken modulo 2**64 (the docstrings said any int,
     and the refusal printed both 302-digit bounds: 939 characters)."""
     from fastgo.player import Player
     from fastgo.search import Search

@@ -256,14 +256,15 @@ STRAY = [("(;GM[1]SZ[9]RE[B+R];B[ee](;W[cc]));W[gg];B[cg];W[gc])\n", 1, 0, ";"),
          ("(;SZ[9];B[aa]);(;SZ[9])", 2, 0, ";"),
          ("(;SZ[9];B[aa])[x](;SZ[9])", 2, 0, "["),
          ("(;SZ[9];B[aa])\n\n junk\n(;SZ[9];B[bb])", 2, 0, "j"),
-         ("(;SZ[9];B[aa])\n(;SZ[9];B[bb])\x1a", 2, 1, "\x1a")]
+         ("(;SZ[9];B[aa])\u3000(;SZ[9];B[bb])\n", 2, 0, "\u3000"),     # not FF[4]'s white space
+         ("(;SZ[9];B[aa]C)\n x(;SZ[9])", 2, 0, "C")]       # the tree's own error comes first
 
 
 @pytest.mark.parametrize("text, games, bad, char", STRAY)
 def test_iter_games_refuses_text_after_a_game_tree_as_read_games_does(text, games, bad, char):
     with pytest.raises(sgf.SgfError) as want:
         sgf.read_games(text)
-    assert repr(char) in str(want.value) or "game tree" in str(want.value)
+    assert repr(char) in str(want.value) or char in ";)C"     # (";": node outside, ")": unmatched)
     for chunk_size in range(1, len(text) + 2):
         items = list(sgf.iter_games(io.BytesIO(text.encode()), chunk_size=chunk_size,
                                     errors="yield"))
@@ -273,9 +274,12 @@ def test_iter_games_refuses_text_after_a_game_tree_as_read_games_does(text, game
         with pytest.raises(sgf.SgfError) as e:
             list(sgf.iter_games(io.BytesIO(text.encode()), chunk_size=chunk_size))
         assert str(e.value) == str(want.value) and e.value.game_index == bad
-    # text before the first tree and white space between trees stay allowed, as parse has them
-    ok = "header\n(;SZ[9];B[aa])\n \t\r\n(;SZ[9];B[bb])\n"
-    assert list(sgf.iter_games(io.BytesIO(ok.encode()), chunk_size=1)) == sgf.read_games(ok)
+    # text before the first tree and white space between trees stay allowed, as parse has them,
+    # and so do what joined or padded files leave there: a byte-order mark, ^Z, NUL
+    ok = "header\n(;SZ[9];B[aa])\n \t\r\n\ufeff(;SZ[9];B[bb])\n\x1a\x00"
+    for chunk_size in (1, 2, 1 << 20):
+        got = list(sgf.iter_games(io.BytesIO(ok.encode()), chunk_size=chunk_size))
+        assert got == sgf.read_games(ok) and len(got) == 2
 
 
 def test_a_collection_is_decoded_in_one_charset_by_load_and_iter_games_alike(tmp_path):

@@ -140,7 +140,7 @@ MALFORMED = [
     ("(B[aa])", "unexpected 'B'", 1, 2),
     ("(;B[aa](;W[bb]);B[cc])", "a node after a variation", 1, 16),
     ("(;SZ[9]\n;B[aa]\n;W ;B[cc])", "property W has no value", 3, 4),
-    ("(;B[aa])x", "unexpected 'x' after the last game tree", 1, 9),
+    ("(;B[aa])x", "unexpected 'x' after a game tree", 1, 9),
     ("(;SZ[9]((;B[aa])))", "a game tree must start with a node", 1, 9),
     ("(;1[aa])", "unexpected '1'", 1, 3),
     ("(;GM[2]SZ[8])", "not a Go game record", 1, 5),
@@ -723,3 +723,15 @@ def test_to_sgf_refuses_moves_and_fields_no_record_can_hold(kw, message):
     # the edges of the range are written and read back: the last point and the pass
     g = sgf.Game(width=52, height=52, moves=[(1, 52 * 52 - 1), (2, 52 * 52)])
     assert sgf.read_game(sgf.to_sgf(g)).moves == g.moves
+
+
+def test_a_game_with_numpy_sizes_writes_every_point():
+    """Game's sizes become Python ints: np.uint8(19) * np.uint8(19) wrapped to 105, and to_sgf
+    refused point 300 and the pass as off the board. A set-up value other than 0, 1, 2 is
+    refused (it was dropped without a word)."""
+    g = sgf.Game(width=np.uint8(19), height=np.uint8(19), moves=[(1, 300), (2, 361)])
+    assert type(g.width) is int and sgf.read_game(sgf.to_sgf(g)).moves == [(1, 300), (2, 361)]
+    setup = np.zeros((9, 9), dtype=np.int8)
+    setup[0, 0] = 3
+    with pytest.raises(ValueError, match="Game.setup may hold only 0"):
+        sgf.to_sgf(sgf.Game(width=9, height=9, setup=setup))

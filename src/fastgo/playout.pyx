@@ -188,16 +188,15 @@ class Playouts:
 
 
 def _seed(value):
-    """A seed: any int of at most 1000 bits (a bound for sanity: a seed is taken modulo 2**64
-    where it is used), as a Python int."""
-    try:
-        return _int(value, "seed", -2**1000, 2**1000)
-    except ValueError:
-        raise ValueError("seed must be an int between -2**1000 and 2**1000 (it is taken modulo "
-                         "2**64)") from None
+    """A seed: an int between -2**1000 and 2**1000 (a bound for sanity: a seed is taken modulo
+    2**64 where it is used), as a Python int."""
+    return _int(value, "seed", -2**1000, 2**1000,
+                "an int between -2**1000 and 2**1000 (it is taken modulo 2**64)")
 
 
-def _int(value, name, lo, hi):
+def _int(value, name, lo, hi, bounds=None):
+    """`value` as a Python int in lo..hi: TypeError for a bool or a non-integer, ValueError
+    out of range (saying `bounds`, when given, instead of the two numbers)."""
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be an int, not a bool")
     try:
@@ -205,6 +204,8 @@ def _int(value, name, lo, hi):
     except TypeError:
         raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
     if not lo <= v <= hi:
+        if bounds is not None:
+            raise ValueError(f"{name} must be {bounds}")
         raise ValueError(f"{name} must be between {lo} and {hi}, got {v}")
     return v
 
@@ -271,8 +272,8 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     in a corner). Scoring: the rules' (area: stones + empty points reaching only that colour;
     territory: those empty points + prisoners), komi to White.
 
-    seed: an int of at most 1000 bits, taken modulo 2**64; the same seed gives the same results
-    whatever `threads`.
+    seed: an int between -2**1000 and 2**1000, taken modulo 2**64; the same seed gives the same
+    results whatever `threads`.
     first: the index of this call's first playout in the run seeded `seed`: playout k of the call
     is playout first + k of the run, so calls over [0, a) and [a, b) give exactly the playouts of
     one call over [0, b) (how ``fastgo.cluster`` cuts a run into chunks).

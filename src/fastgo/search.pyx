@@ -290,7 +290,7 @@ cdef class Search:
     expand_after=2, tactics=20, batch=256, fpu=0.0, virtual_loss=1, dirichlet=None,
     encoding="stones", ownership=False, max_moves=None)``.
     evaluator: None for UCT on playouts; else a callable ``planes -> (priors, values)`` for PUCT.
-    threads: UCT workers (default: all cores; at most ``fastgo.playout.CORES``). seed: playouts' seed (an int of at most 1000 bits, taken modulo 2**64). memory: bytes for the node
+    threads: UCT workers (default: all cores; at most ``fastgo.playout.CORES``). seed: playouts' seed (an int between -2**1000 and 2**1000, taken modulo 2**64). memory: bytes for the node
     pool. policy: the playout policy ("uniform" or "heavy", as ``fastgo.playouts``). rave,
     exploration (UCT c, default 0.1 with RAVE and 0.7 without; PUCT c_puct, default 1.5),
     rave_equiv, prior_visits, expand_after, tactics (virtual AMAF samples for captures and

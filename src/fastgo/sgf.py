@@ -224,7 +224,8 @@ def parse(text: str) -> list[Node]:
     Grammar (FF[4]): Collection = GameTree+; GameTree = "(" Node+ GameTree* ")"; Node = ";"
     Property*; Property = PropIdent PropValue+; PropValue = "[" text "]" with "\\" escaping the
     next character (a backslash before a line break removes both). Text before the first "(" is
-    ignored; lower-case letters in identifiers (FF[3] style "AddBlack") are dropped. Anything
+    ignored, and between and after trees a byte-order mark, ^Z or NUL (joined or padded files)
+    counts as white space; lower-case letters in identifiers (FF[3] style "AddBlack") are dropped. Anything
     else out of place raises ``SgfError`` with its line and column.
     """
     if not isinstance(text, str):
@@ -239,7 +240,7 @@ def parse(text: str) -> list[Node]:
     stack: list[list[Any]] = []
     while i < n:
         c = text[i]
-        if c in " \t\r\n\f\v":
+        if c in _SPACE or (not stack and c in _BETWEEN):
             i += 1
         elif c == "(":
             if stack and stack[-1][1] is None:
@@ -273,7 +274,7 @@ def parse(text: str) -> list[Node]:
             frame[1] = node
         else:
             if not stack:
-                raise SgfError(f"unexpected {c!r} after the last game tree", text, i)
+                raise SgfError(f"unexpected {c!r} after a game tree", text, i)
             raise SgfError(f"unexpected {c!r} (expected ';', '(' or ')')", text, i)
     if stack:
         raise SgfError(f"unexpected end of file: {len(stack)} game tree(s) not closed with ')'",
@@ -370,6 +371,7 @@ class Game:
                 raise TypeError(f"Game.{name} must be an int, not {type(v).__name__}")
             if not 1 <= v <= SGF_MAX_SIDE:
                 raise ValueError(f"Game.{name} must be 1..{SGF_MAX_SIDE}, not {v}")
+            setattr(self, name, int(v))     # (numpy's small ints wrap in width * height)
         if self.setup is None:
             self.setup = np.zeros((self.height, self.width), dtype=np.int8)
         elif np.shape(self.setup) != (self.height, self.width):
@@ -581,7 +583,8 @@ def prisoners(earlier):
     return black, white
 
 
-def score(board: Board, earlier: Iterable[Board] = (), dead: Iterable[Any] = ()) -> Score:
+def score(board: Board, earlier: Iterable[Board | FinishedPart] = (),
+          dead: Iterable[Any] = ()) -> Score:
     """``board.score(dead)`` with the prisoners of the `earlier` parts of a resumed game added
     (they count under territory scoring only). Returns a ``fastgo.board.Score``."""
     _check_board(board)
@@ -927,7 +930,7 @@ def _charset(data):
     FF[4] puts it; a CA[] of a later game tree is not the file's), or None (no CA there, or
     one Python does not know as a text encoding)."""
     end = _root_end(data, [0, False, 0])
-    m = _CA.search(data, 0, len(data) if end is None else end)
+    m = _CA.search(data, max(data.find(b"("), 0), len(data) if end is None else end)
     return None if m is None else _codec(m.group(1))
 
 
@@ -980,7 +983,11 @@ class _Excerpt(str):
 
 
 _TREE_OUTSIDE = re.compile(r"[()\[]")            # what matters outside a property value
-_TREE_AFTER = re.compile(r"\S")                  # ... and after a game tree: anything but space
+#: White space (FF[4]: space, tab, line breaks, form feed, vertical tab); between and after game
+#: trees also what joined or padded files leave there: a byte-order mark, DOS's end-of-file ^Z, NUL
+_SPACE = " \t\r\n\f\v"
+_BETWEEN = "\ufeff\x1a\x00"
+_TREE_AFTER = re.compile("[^" + re.escape(_SPACE + _BETWEEN) + "]")    # ... and after a game tree
 _STRAY = {";": "node outside a game tree", ")": "unmatched ')'"}    # parse's words for them
 _TREE_INSIDE = re.compile(r"[\]\\]")             # ... and inside one
 
@@ -998,7 +1005,8 @@ def iter_games(source: str | bytes | os.PathLike[Any] | BinaryIO, *, strict: boo
 
     A game tree followed by anything but white space or the next tree cannot be read (the
     text after it may be the rest of the game, cut off by a stray ')'): its error is the one
-    ``parse`` gives for that text.
+    ``parse`` gives for that text (between and after trees a byte-order mark, ^Z or NUL count
+    as white space, for both).
 
     `errors`: ``"raise"`` stops at the first game tree that cannot be read with its
     ``SgfError``; ``"yield"`` yields the ``SgfError`` in that game's place and goes on. Either
@@ -1044,12 +1052,12 @@ def _iter_games(f, strict, komi_convention, errors, chunk_size):
         text = _Excerpt(tree)
         text.origin = origin
         try:
+            roots = parse(text)
             if stray is not None:   # text after the tree (its end may be cut): what parse says
                 at = _Excerpt(stray[0])
                 at.origin = stray[1]
-                raise SgfError(_STRAY.get(stray[0], f"unexpected {stray[0]!r} after the last game "
-                                                    f"tree"), at, 0)
-            roots = parse(text)
+                raise SgfError(_STRAY.get(stray[0], f"unexpected {stray[0]!r} after a game tree"),
+                               at, 0)
             item = _issue(game_from_tree(roots[0], text, strict=strict,
                                          komi_convention=komi_convention))
         except SgfError as e:
@@ -1144,7 +1152,7 @@ def _split_trees(chunks):
     tree at the end is given as it is, for ``parse`` to say what is missing."""
     buf, pos, start = "", 0, None       # text held; where scanning goes on; the tree's start
     depth, in_value = 0, False
-    held, stray = None, False           # a tree ended, not given yet; stray text being skipped
+    held = None                         # a tree that ended, not given yet
     line, column, mark = 1, 1, 0        # line and column of buf[mark]
     for chunk in chunks:
         keep = start if start is not None else pos
@@ -1175,7 +1183,7 @@ def _split_trees(chunks):
                     line, column = _advance(buf, mark, m.start(), line, column)
                     mark = m.start()
                     yield held + ((m.group(), (line, column)),)
-                    stray, pos = True, m.end()
+                    pos = m.end()
                 else:
                     yield held + (None,)
                 held = None
@@ -1189,7 +1197,7 @@ def _split_trees(chunks):
                 in_value = depth > 0
             elif c == "(":
                 if depth == 0:
-                    start, stray = m.start(), False
+                    start = m.start()
                 depth += 1
             elif depth > 0:
                 depth -= 1
@@ -1283,6 +1291,8 @@ def _check_game_fields(game):
         raise ValueError(f"Game.to_move must be BLACK (1) or WHITE (2), not {game.to_move!r:.20}")
     if not _is_int(game.handicap) or game.handicap < 0:
         raise ValueError(f"Game.handicap must be an int >= 0, not {game.handicap!r:.20}")
+    if not np.isin(game.setup, (EMPTY, BLACK, WHITE)).all():
+        raise ValueError("Game.setup may hold only 0 (empty), 1 (black) and 2 (white)")
 
 
 def to_sgf(game: Game, application: str = "fastgo") -> str:
@@ -1419,7 +1429,8 @@ def game_of_board(board, result=None, *, earlier=(), handicap=None, **info):
                 to_move=first, moves=moves, result=result, info=dict(info))
 
 
-def board_to_sgf(board: Board, result: str | None = None, *, earlier: Iterable[Board] = (),
+def board_to_sgf(board: Board, result: str | None = None, *,
+                 earlier: Iterable[Board | FinishedPart] = (),
                  handicap: int | None = None, **info: Any) -> str:
     """An FF[4] record of a ``Board``'s game (see ``game_of_board``)."""
     return to_sgf(game_of_board(board, result, earlier=earlier, handicap=handicap, **info))

@@ -102,7 +102,7 @@ class GoVectorEnv(VectorEnv):
         self._same_step = mode == AutoresetMode.SAME_STEP
         self.batch = _batch(num_envs, size, height, rules, komi, max_moves,
                             "disabled" if self._same_step else _MODES[mode], threads)
-        self.num_envs = num_envs
+        self.num_envs = int(num_envs)
         self.encoding = encoding
         w, h = self.batch.width, self.batch.height
         self.single_observation_space, self.single_action_space = _spaces(w, h, encoding, dtype)
