@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import sys
-import time
 
 import fastgo
 from fastgo import cluster

@@ -18,7 +18,6 @@ import random
 import numpy as np
 import pytest
 
-import fastgo
 from fastgo import BoardBatch, random_actions
 
 N = 1024

@@ -8,7 +8,6 @@ and handicaps. After every operation the colourings, legal masks (superko includ
 scores, winners, terminal flags, move numbers and the side to move must be equal.
 """
 
-import itertools
 import os
 import random
 import subprocess

@@ -11,7 +11,6 @@ import subprocess
 import numpy as np
 import pytest
 
-import fastgo
 from fastgo import Board, Rules
 from fastgo.playout import playouts, simulate, default_threads
 

@@ -849,7 +849,6 @@ def test_puct_stones_encoding_is_unchanged():
     s = Search(b, evaluator=recording_evaluator(rows, b.num_points), batch=4)
     assert s.encoding == "stones"
     s.search(visits=30)
-    t = s._nodes()
     want = []
     for path in expanded(s):
         bd = b.copy()

@@ -22,7 +22,6 @@ from fastgo.errors import ClusterError, RecordsError
 from fastgo.simulation import Simulation, Tally, play_chunk
 from require_extras import importorskip, installed
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def expected_summary(spec, threads=1):

@@ -16,7 +16,7 @@ cimport cython
 from cython.parallel cimport prange, parallel, threadid
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t, INT16_MAX
 from libc.stdlib cimport malloc, calloc, realloc, free
-from libc.string cimport memcpy, memset
+from libc.string cimport memcpy
 from cpython.exc cimport PyErr_CheckSignals
 
 from fastgo.core cimport *
@@ -1037,7 +1037,7 @@ cdef class BoardBatch:
     def set(self, i, Board board not None):
         """Load game i from a ``Board`` of the batch's size and rules: its set-up (handicap or
         stones), then its turns replayed, so history planes, ko and superko carry over."""
-        cdef int64_t k = self._check_index(i), t
+        cdef int64_t k = self._check_index(i)
         cdef int point
         self._enter()
         try:

@@ -11,7 +11,7 @@ cimport cython
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
 from cpython.list cimport PyList_New
 from cpython.object cimport PyObject
-from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport uint8_t, int8_t, int32_t, int64_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from fastgo.core cimport *
@@ -889,7 +889,7 @@ cdef class Board:
     def chain(self, move):
         """The chain at `move`: Chain(color, stones, liberties), points sorted."""
         cdef int p = to_pad(self.st, self._point(move))
-        cdef int h = self.st.cell[p].head, st = h, s = self.st.stride, q, k, n = 0, i
+        cdef int h = self.st.cell[p].head, st = h, s = self.st.stride, q, n = 0
         cdef int colour = self.st.cell[p].color
         cdef int32_t stones[MAX_POINTS]
         cdef uint8_t is_lib[MAX_PAD]

@@ -1,5 +1,7 @@
-"""Command line: ``fastgo bench`` measures playouts per second (the main job); ``fastgo demo``
-plays and scores a random game through the Python API."""
+"""Command line (``fastgo COMMAND --help`` for each): ``bench`` measures playouts per second (the
+main job); ``demo`` plays and scores a random game through the Python API; ``count`` counts or
+estimates legal positions; ``perft`` counts move sequences; ``gtp`` speaks GTP v2; ``replay``
+replays SGF records under the rules; ``simulate`` plays a bulk run (locally, on Dask or Ray)."""
 
 import argparse
 import json

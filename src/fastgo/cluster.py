@@ -404,7 +404,7 @@ def add_command(parser):
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--timeout", type=float, default=30.0,
                    help="seconds to reach a cluster (default 30)")
-    p.set_defaults(func=run_command, simulate_parser=p)
+    p.set_defaults(func=run_command)
 
 
 class _TextProgress:
@@ -475,7 +475,7 @@ def _no_nan(value):
 def run_command(args):
     import json
     from fastgo.errors import RecordsError
-    p = args.simulate_parser
+    p = args.command_parser          # (cli.main's parser of this subcommand)
     try:
         if not 1 <= args.games <= 2**62:     # (Simulation's bound, said in the option's words)
             raise ValueError(f"--games must lie in 1..2**62, got {args.games}")

@@ -15,7 +15,8 @@ It holds no pointer, so copying is one memcpy and boards can lie back to back in
 
 Chains are rings: ``next`` links the stones of a chain in a cycle and ``head`` names the chain's
 representative stone; a merge relabels the smaller chain (union by size), so ``head`` is O(1).
-Per-chain data lives at the head's cell: pseudo-liberties and size; the XOR of the Zobrist keys
+Per-chain data lives at the head: its pseudo-liberties in its cell, its size at
+chain_sizes(b)[head]; the XOR of the Zobrist keys
 of its stones (the hash change of its capture) is walked when a capture needs it. Pseudo-liberties
 count (stone, empty neighbour) pairs, so a point next to two stones of the chain counts twice:
 they add up on a merge with no search for shared liberties, they are zero exactly when the chain
@@ -416,13 +417,6 @@ cdef inline void neighbours(int* nb, int p, int s) noexcept nogil:
 
 # ---------------------------------------------------------------------------------------------
 # Reading chains.
-
-cdef inline bint adjacent_to_chain(const BoardState* b, int p, int h) noexcept nogil:
-    """True when an orthogonal neighbour of p belongs to the chain headed by h."""
-    cdef int s = b.stride
-    cdef const Cell* c = &b.cell[0]
-    return (c[p - s].head == h or c[p - 1].head == h or
-            c[p + 1].head == h or c[p + s].head == h)
 
 cdef inline int stones_next_to(const BoardState* b, int p, int h) noexcept nogil:
     """How many of p's orthogonal neighbours belong to the chain headed by h."""

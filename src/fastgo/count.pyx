@@ -30,7 +30,7 @@ from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
-from fastgo.core cimport clz64, ctz64, prefetch
+from fastgo.core cimport clz64, ctz64, prefetch, mix64
 
 cdef extern from *:
     """
@@ -116,13 +116,6 @@ cdef enum:
 
 cdef uint64_t NO_KEY = 0xFFFFFFFFFFFFFFFF   # never a state: no cell of a key is 15
 cdef uint64_t GOLDEN = 0x9E3779B97F4A7C15
-
-
-cdef inline uint64_t mix64(uint64_t z) noexcept nogil:
-    """The splitmix64 finaliser: a bijection that spreads every input bit over the output."""
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
-    return z ^ (z >> 31)
 
 
 # one fork guard for the package: fastgo.playout's (a forked child runs on one thread)

@@ -20,7 +20,7 @@ from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 
 from fastgo.board cimport Board
-from fastgo.core cimport LEGAL, ctz64, mix64
+from fastgo.core cimport LEGAL, ctz64
 
 
 import numpy as np

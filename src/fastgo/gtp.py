@@ -154,7 +154,7 @@ class Engine:
     line) or None for a line that holds no command; ``quit_requested`` is set by ``quit``.
 
     playouts, seconds, resign, seed, threads: the genmove player's settings (see
-    ``MonteCarloPlayer``); rules: a preset name or ``Rules`` (komi included); size: the board.
+    ``fastgo.player.Player``); rules: a preset name or ``Rules`` (komi included); size: the board.
     """
 
     def __init__(self, *, playouts=10000, seconds=None, resign=0.03, seed=0, threads=1,

@@ -341,7 +341,7 @@ cdef inline int heavy_pick(PlayoutScratch* s, const PlayoutSpec* g, uint64_t* rn
     more when that draw is a self_atari."""
     cdef BoardState* b = s.board
     cdef int cand[64]
-    cdef int n = 0, k, h, i, p, sd = b.stride
+    cdef int n = 0, k, h, i, p
     cdef int heads[4]
     if last:
         h = b.cell[last].head

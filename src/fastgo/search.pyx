@@ -77,7 +77,6 @@ search of a tree that has them returns at once, having run nothing.
 """
 
 import math
-import operator
 import threading
 import time
 
@@ -97,7 +96,7 @@ from cpython.exc cimport PyErr_CheckSignals
 
 from fastgo.core cimport *
 from fastgo.board cimport Board
-from fastgo.playout cimport (PlayoutSpec, PlayoutScratch, PlayoutOutcome, scratch_new,
+from fastgo.playout cimport (PlayoutScratch, PlayoutOutcome, scratch_new,
                              scratch_free, local_clear, local_add, is_own_eye,
                              playout_continue, playout_seed, spec_from_board,
                              empty_neighbours)
@@ -720,7 +719,7 @@ cdef class Search:
         cdef int k, j, m, p, h, s = w.scratch.board.stride, me = w.leaf_colour
         cdef const BoardState* b = w.scratch.board
         cdef Node* c
-        cdef double rate, t = self.prm.tactics
+        cdef double t = self.prm.tactics
         cdef int nb[4]
         cdef bint capture, escape
         for k in range(n):
@@ -1202,7 +1201,6 @@ cdef class Search:
         cdef Node* root = &self.pool.nodes[0]
         cdef Node* c
         cdef int k, n = root.nchildren if root.first >= 0 else 0
-        cdef int32_t ni
         moves = np.empty(n, dtype=np.int32)
         visits = np.empty(n, dtype=np.int64)
         values = np.full(n, np.nan)
