@@ -444,18 +444,16 @@ cdef class BoardBatch:
         cdef uint8_t colour[MAX_PAD]
         cdef int owned[3]
         cdef int territory[3]
+        cdef double black, white
         board_colours(b, colour)
         board_ownership(colour, 1, b, NULL, owned, territory)
-        if self.territory:
-            return (territory[BLACK] + b.captures[BLACK]) - (territory[WHITE] + b.captures[WHITE]) - self.komi
-        return owned[BLACK] - owned[WHITE] - self.komi
+        return score_points(b, owned, territory, self.territory, self.komi, 0, 0, &black, &white)
 
     # -- the parallel loop ----------------------------------------------------------------------
 
     cdef void _work(self, int job, int64_t i) noexcept nogil:
         """Game i's part of `job`."""
         cdef uint8_t** res
-        cdef double m
         cdef size_t per
         if job == JOB_APPLY:
             res = self.job_res                  # terminated, truncated, winners, reset
@@ -466,8 +464,7 @@ cdef class BoardBatch:
             self.commit(i, <int>self.job_actions[i])
             if self.over(i):
                 res[0][i] = 1
-                m = self.margin(i)
-                res[2][i] = BLACK if m > 0 else WHITE if m < 0 else EMPTY
+                res[2][i] = winner_of(self.margin(i))
             elif self.capped(i):
                 res[1][i] = 1
             if self.autoreset == AUTORESET_SAME_STEP and (res[0][i] or res[1][i]):

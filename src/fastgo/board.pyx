@@ -932,6 +932,7 @@ cdef class Board:
         cdef int owned[3]
         cdef int territory[3]
         cdef uint8_t colour[MAX_PAD]     # the colouring with the dead stones removed
+        cdef double black, white, margin
         if isinstance(dead, np.ndarray) and dead.dtype == np.bool_:
             if dead.shape not in ((h, w), (w * h,)):
                 raise ValueError(f"a dead-stone mask must have shape ({h}, {w}) or ({w * h},)")
@@ -961,16 +962,9 @@ cdef class Board:
                 if q == p:
                     break
         board_ownership(colour, 1, self.st, <int8_t*>cnp.PyArray_DATA(owner), owned, territory)
-        if scoring == "area":
-            black = float(owned[BLACK])
-            white = float(owned[WHITE])
-        else:
-            # territory = owned empty points: owned points minus the stones still standing
-            black = float(territory[BLACK] + self.st.captures[BLACK] + removed[WHITE])
-            white = float(territory[WHITE] + self.st.captures[WHITE] + removed[BLACK])
-        white += komi
-        winner = BLACK if black > white else WHITE if white > black else EMPTY
-        return Score(black, white, black - white, winner, owner)
+        margin = score_points(self.st, owned, territory, scoring == "territory", komi,
+                              removed[BLACK], removed[WHITE], &black, &white)
+        return Score(black, white, margin, winner_of(margin), owner)
 
     @property
     def winner(self):

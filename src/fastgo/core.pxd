@@ -795,6 +795,27 @@ cdef inline void board_ownership(uint8_t* colour, int step, const BoardState* b,
                     for i in range(n):
                         owner[from_pad(b, region[i])] = reach
 
+cdef inline double score_points(const BoardState* b, const int* owned, const int* territory,
+                                bint by_territory, double komi, int dead_black, int dead_white,
+                                double* black, double* white) noexcept nogil:
+    """The score of a counted position (owned and territory as board_ownership leaves them):
+    under area scoring (rule 9) each colour's points are the points it owns; under territory
+    scoring its empty points it owns plus its prisoners (b.captures) and the opponent's stones
+    marked dead (dead_white are White's dead stones: Black's prisoners). Komi joins White's
+    points last. Stores both and returns Black's minus White's (winner_of gives the winner)."""
+    if by_territory:
+        black[0] = territory[BLACK] + b.captures[BLACK] + dead_white
+        white[0] = territory[WHITE] + b.captures[WHITE] + dead_black
+    else:
+        black[0] = owned[BLACK]
+        white[0] = owned[WHITE]
+    white[0] += komi
+    return black[0] - white[0]
+
+cdef inline int winner_of(double margin) noexcept nogil:
+    """BLACK, WHITE, or EMPTY for a tie, from Black's points minus White's."""
+    return BLACK if margin > 0 else WHITE if margin < 0 else EMPTY
+
 cdef inline void board_area_counts(BoardState* b, int* owned, int* territory) noexcept nogil:
     """owned and territory as board_ownership leaves them, faster where a random game ends:
     stones are counted without branches, and the empty points are read from the empty list; one

@@ -412,14 +412,8 @@ cdef inline void playout_continue(PlayoutScratch* s, const PlayoutSpec* g, uint6
         board_area_counts(b, owned, territory)
     else:
         board_ownership(&b.cell[0].color, sizeof(Cell), b, owner, owned, territory)
-    if g.territory:
-        black = territory[BLACK] + b.captures[BLACK]
-        white = territory[WHITE] + b.captures[WHITE]
-    else:
-        black = owned[BLACK]
-        white = owned[WHITE]
-    out.score = black - (white + g.komi)      # as Board.score: komi joins White's points first
-    out.winner = BLACK if out.score > 0 else WHITE if out.score < 0 else EMPTY
+    out.score = score_points(b, owned, territory, g.territory, g.komi, 0, 0, &black, &white)
+    out.winner = winner_of(out.score)
 
 
 cdef inline void playout_run(PlayoutScratch* s, const BoardState* start, const PlayoutSpec* g,

@@ -860,13 +860,10 @@ cdef class Search:
         cdef BoardState* b = w.scratch.board
         cdef int owned[3]
         cdef int territory[3]
-        cdef double score
+        cdef double score, black, white
         board_area_counts(b, owned, territory)
-        if self.spec.territory:
-            score = territory[BLACK] + b.captures[BLACK] - territory[WHITE] - b.captures[WHITE]
-        else:
-            score = owned[BLACK] - owned[WHITE]
-        score -= self.spec.komi
+        score = score_points(b, owned, territory, self.spec.territory, self.spec.komi, 0, 0,
+                             &black, &white)
         if w.leaf_colour == WHITE:
             score = -score
         return 1.0 if score > 0 else (-1.0 if score < 0 else 0.0)
