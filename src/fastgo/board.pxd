@@ -91,6 +91,13 @@ cdef class Board:
     cdef inline int _colour_to_move(self) noexcept nogil:
         return self.first if self.nturns % 2 == 0 else 3 - self.first
 
+    cdef inline int64_t _trailing_passes(self, int64_t most) noexcept nogil:
+        """How many turns in a row, back from the last, were passes (at most `most`)."""
+        cdef int64_t n = 0
+        while n < most and n < self.nturns and self.turns[self.nturns - n].move == self.npoints:
+            n += 1
+        return n
+
     cdef inline bint _over(self) noexcept nogil:
         return (self.nturns >= 2 and self.turns[self.nturns].move == self.npoints
                 and self.turns[self.nturns - 1].move == self.npoints)

@@ -562,7 +562,8 @@ cdef class Board:
         """Room for `turns` more turns of any kind, for a caller that plays them without the
         GIL (where _reserve cannot raise): each as journal_bound's bound with every point a
         stone beside the play."""
-        return self._grow(self.journal.n + <int64_t>turns * (64 + 32 * self.npoints),
+        return self._grow(self.journal.n + <int64_t>turns * (JOURNAL_FIXED
+                                                              + JOURNAL_PER_STONE * self.npoints),
                           self.nturns + turns + 1)
 
     cdef int _grow(self, int64_t need, int64_t turns) except -1:
@@ -827,10 +828,7 @@ cdef class Board:
     @property
     def consecutive_passes(self):
         """How many turns in a row, counting back from the last, were passes (2 ends the game)."""
-        cdef int64_t n = 0
-        while n < self.nturns and self.turns[self.nturns - n].move == self.npoints:
-            n += 1
-        return n
+        return self._trailing_passes(self.nturns)
 
     def stones(self):
         """The colouring as int8 [height, width] (0 empty, 1 black, 2 white), row 0 at the bottom."""

@@ -199,6 +199,10 @@ ctypedef struct Journal:
     int64_t cap            # entries allocated; callers reserve journal_bound() before a play
 
 
+cdef enum:
+    JOURNAL_FIXED = 64          # journal_bound: the entries of a play whatever the chains
+    JOURNAL_PER_STONE = 32      # ... and per stone of the chains beside it and the new one
+
 cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
     """Upper bound of the journal entries a play at padded point p can write.
 
@@ -216,7 +220,7 @@ cdef inline int64_t journal_bound(const BoardState* b, int p) noexcept nogil:
     cdef int64_t stones = 1
     for k in range(n):
         stones += chain_sizes(b)[heads[k]]
-    return 64 + 32 * stones
+    return JOURNAL_FIXED + JOURNAL_PER_STONE * stones
 
 
 # ---------------------------------------------------------------------------------------------

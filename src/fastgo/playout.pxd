@@ -449,9 +449,7 @@ cdef inline int spec_from_board(PlayoutSpec* g, Board board, int ko_rule, int ma
     own.cap = 0
     own.used = 0
     g.to_move = board._colour_to_move()
-    g.passes = 0
-    while g.passes < 2 and g.passes < board.nturns and board.turns[board.nturns - g.passes].move == board.npoints:
-        g.passes += 1
+    g.passes = <int>board._trailing_passes(2)
     g.ko_rule = ko_rule
     g.suicide = board.suicide
     g.territory = board.rules.scoring == "territory"
