@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 
 from fastgo.board import Board
-from fastgo.playout import CORES, playouts, default_threads
+from fastgo.playout import CORES, playouts, default_threads, _MAX_THREADS
 from fastgo.rules import PRESETS, Rules
 
 
@@ -235,8 +235,8 @@ def _thread_counts(text):
             raise ValueError(f"--threads takes thread counts and 'all', separated by commas, "
                              f"not {text!r}")
         n = default_threads() if part == "all" else int(part)
-        if not 1 <= n <= 1024:
-            raise ValueError(f"--threads: thread counts must be 1..1024, got {n}")
+        if not 1 <= n <= _MAX_THREADS:
+            raise ValueError(f"--threads: thread counts must be 1..{_MAX_THREADS}, got {n}")
         if n not in out:
             out.append(n)
     return out

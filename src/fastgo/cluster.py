@@ -36,7 +36,7 @@ import time
 import uuid
 
 from fastgo.errors import ClusterError
-from fastgo.playout import default_threads, playouts
+from fastgo.playout import default_threads, playouts, _MAX_THREADS
 from fastgo.simulation import Simulation, Tally, play_chunk
 
 #: chunks in flight per task slot, and at least: enough queued on each worker that it never
@@ -234,8 +234,8 @@ def connect(cluster=None, threads=None, timeout=30.0):
     be reached, ImportError naming the extra when its package is missing. `timeout`: seconds
     to reach a cluster (a positive number)."""
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
-                                or not 1 <= threads <= 1024):
-        raise ValueError(f"threads must be an int in 1..1024, got {threads!r}")
+                                or not 1 <= threads <= _MAX_THREADS):
+        raise ValueError(f"threads must be an int in 1..{_MAX_THREADS}, got {threads!r}")
     _check_timeout(timeout)
     if cluster is None or cluster == "local":
         return LocalEngine(threads)

@@ -91,8 +91,8 @@ MAX_LENGTH = 1000
 MAX_BRUTE_POINTS = 20
 #: Most threads of the exact sweep (each round holds a buffer per pair of threads).
 MAX_SWEEP_THREADS = 64
-#: Most threads of the other kernels.
-MAX_THREADS = 1024
+#: Most threads of the other kernels (as every job's).
+from fastgo.playout import _MAX_THREADS as MAX_THREADS
 #: Most samples of one estimate: board i draws from its own block of 2^20 random words of a
 #: splitmix64 stream, so blocks stay disjoint up to 2^44 boards.
 MAX_SAMPLES = 10 ** 12
@@ -110,8 +110,6 @@ cdef enum:
     PARALLEL_STATES = 1 << 14   # fewer source states than this: one thread sweeps the point
     ROUND_SLICE = 1 << 18       # source slots a worker expands per round of a parallel point
     MIN_SLICE = 1 << 12         # ... at least, with many threads (see sweep_point)
-    SWEEP_THREADS_MAX = 64      # = MAX_SWEEP_THREADS
-    THREADS_MAX = 1024          # = MAX_THREADS
     EXPAND_BATCH = 16           # successors prefetched together (see expand)
 
 cdef uint64_t NO_KEY = 0xFFFFFFFFFFFFFFFF   # never a state: no cell of a key is 15
@@ -847,7 +845,7 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
     theorem; when not even one word a count fits, ``MemoryError`` names the estimate."""
     w, h = _sides(width, height, MAX_FRONTIER, MAX_LENGTH, "the exact count")
     f, length = min(w, h), max(w, h)
-    nt = _threads(threads, SWEEP_THREADS_MAX)
+    nt = _threads(threads, MAX_SWEEP_THREADS)
     if max_bytes is not None and _index(max_bytes, "max_bytes") < 0:
         raise ValueError(f"max_bytes must be at least 0, got {max_bytes}")
     if max_bytes is None:
@@ -1425,7 +1423,7 @@ def count_legal_positions_brute(width, height, *, threads=None):
     if w * h > MAX_BRUTE_POINTS:
         raise ValueError(f"board size {w}x{h} out of range for the brute force: at most "
                          f"{MAX_BRUTE_POINTS} points (3^{MAX_BRUTE_POINTS} colourings)")
-    cdef int nt = _threads(threads, THREADS_MAX), cw = w, n = w * h
+    cdef int nt = _threads(threads, MAX_THREADS), cw = w, n = w * h
     cdef uint64_t full = (<uint64_t>1 << n) - 1, not_left = 0, not_right = 0
     cdef int64_t black, total = 0, part, blacks = <int64_t>1 << n
     # about 64 blocks of black sets, with a check for Ctrl-C between them (3^20 colourings take
@@ -1539,7 +1537,7 @@ def legal_position_mask(boards, *, threads=None):
     n, h, w = a.shape
     if not (1 <= w <= MAX_SIDE and 1 <= h <= MAX_SIDE):
         raise ValueError(f"board size {w}x{h} out of range: width and height must be 1..{MAX_SIDE}")
-    cdef int nt = _threads(threads, THREADS_MAX)
+    cdef int nt = _threads(threads, MAX_THREADS)
     out = np.empty(n, dtype=np.uint8)
     if n == 0:
         return out.view(bool)
@@ -1689,7 +1687,7 @@ def estimate_legal_fraction(width, height, samples, *, seed=0, confidence=0.95, 
     if not 0 <= s < 2 ** 64:
         raise ValueError(f"seed must be 0 .. 2**64 - 1, got {s}")
     confidence = _confidence(confidence)        # validated before the long part
-    cdef int nt = _threads(threads, THREADS_MAX)
+    cdef int nt = _threads(threads, MAX_THREADS)
     cdef uint64_t key = mix64(<uint64_t>s)      # nearby seeds start far apart in the stream
     cdef int64_t start = 0, stop, got, legal = 0, total = n
     cdef int cw = w, ch = h

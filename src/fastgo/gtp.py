@@ -64,6 +64,7 @@ from fastgo.board import Board
 from fastgo.coords import check_size, point_to_vertex, star_points, vertex_to_point
 from fastgo.errors import IllegalMoveError
 from fastgo.player import Player, SearchTotals, _check_number
+from fastgo.playout import _MAX_THREADS
 from fastgo.rules import PRESETS, Rules
 from fastgo import sgf
 
@@ -170,7 +171,7 @@ class Engine:
         if seconds is not None:
             _check_number("seconds", seconds, 0, 86400, low_open=True)
         _check_number("resign", resign, 0, 1, high_open=True)
-        _check_number("threads", threads, 1, 1024, integer=True)
+        _check_number("threads", threads, 1, _MAX_THREADS, integer=True)
         _check_number("seed", seed, SEED_MIN, SEED_MAX, integer=True)
         if exploration is not None:
             _check_number("exploration", exploration, 0, 1e6)
