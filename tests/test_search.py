@@ -940,3 +940,32 @@ def test_search_memory_that_cannot_be_had_is_refused_with_its_size():
     with pytest.raises(MemoryError, match=r"no memory for a Search's node pool of \d+ nodes "
                                           r"\(memory=281474976710656 bytes\)"):
         Search(fastgo.Board(9), memory=2**48)
+
+
+WALLS = """
+    . X . O .
+    X X X O O
+    . X . O .
+    X X X O O
+    . X . O ."""
+
+
+@pytest.mark.parametrize("rave", [True, False])
+@pytest.mark.parametrize("komi, wins", [(0.5, True), (2.0, None), (2.5, False)])
+def test_the_pass_that_ends_the_game_starts_with_its_exact_result(rave, komi, wins):
+    """After White's pass, Black's pass ends the game; Black has 12 points to White's 10 (the
+    three shared points are nobody's): with komi 0.5 it wins, 2 ties, 2.5 loses. Its prior
+    win rate is that result, so RAVE (which never samples a pass) visits a winning pass and
+    chooses it: before, a RAVE search of 400 playouts never visited it."""
+    b = fastgo.Board.from_diagram(WALLS, to_move=fastgo.WHITE, rules="chinese", komi=komi)
+    b.play(b.pass_move)
+    score = b.score()
+    assert score.margin == 2 - komi
+    r = Search(b, threads=1, seed=1, rave=rave).search(playouts=400)
+    k = list(r.moves).index(b.pass_move)
+    if wins:
+        assert r.best_move == b.pass_move and r.visits[k] == r.visits.max() and r.values[k] == 1.0
+    elif wins is None:          # a tie: the pass is scored 1/2 whenever it is visited
+        assert r.visits[k] == 0 or r.values[k] == 0.5
+    else:
+        assert r.best_move != b.pass_move and (r.visits[k] == 0 or r.values[k] == 0.0)

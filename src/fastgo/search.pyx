@@ -25,7 +25,8 @@ the largest
 (b = 0 when na = 0) where n, w are the child's visits and wins (1 a win, 1/2 a tie) for the
 player who moves there, in-flight visits counted as losses (virtual loss); na, wa its
 all-moves-as-first (AMAF) statistics (RAVE; b = 0 with ``rave=False``); N the parent's visits;
-r the child's prior win rate (1/2; a pass 0.1 unless the opponent just passed); na and wa start
+r the child's prior win rate (1/2; a pass 0.1, or after the opponent's pass, when it ends the
+game, its exact result: 1, 1/2 or 0); na and wa start
 with ``tactics`` virtual samples won at 0.9 for a capture and 0.8 for an atari escape (see
 ``_init_children``); P
 ``prior_visits``; E ``rave_equiv``; c ``exploration``. Ties go to the first child. A leaf with
@@ -712,7 +713,10 @@ cdef class Search:
     cdef void _init_children(self, int32_t first, int n, Worker* w) noexcept nogil:
         """UCT children of w's replayed leaf, moves w.cand[0..n-1], with their prior knowledge:
         a prior win rate (1/2; a pass 0.1 unless the opponent just passed, so that a search on
-        few playouts does not hand the opponent a free move) and, with ``tactics``, virtual
+        few playouts does not hand the opponent a free move; after the opponent's pass, the pass
+        ends the game and its prior is its exact result for the mover, 1 a win, 1/2 a tie, 0 a
+        loss, so that RAVE, which never samples a pass, cannot leave a winning one unvisited,
+        nor value a losing one as a coin toss) and, with ``tactics``, virtual
         AMAF samples: a move that captures (takes the last liberty of an opponent chain) starts
         with `tactics` samples won at 0.9, one that saves a chain of the mover in atari (its
         liberty, with two or more empty neighbours) with `tactics` samples at 0.8."""
@@ -722,10 +726,22 @@ cdef class Search:
         cdef double t = self.prm.tactics
         cdef int nb[4]
         cdef bint capture, escape
+        cdef double pass_prior = 0.1
+        cdef uint8_t colour[MAX_PAD]
+        cdef int owned[3]
+        cdef int territory[3]
+        cdef double black, white, margin
+        if w.leaf_passes == 1:          # the pass ends the game: scored as the position stands
+            board_colours(b, colour)
+            board_ownership(colour, 1, b, NULL, owned, territory)
+            margin = score_points(b, owned, territory, self.spec.territory, self.spec.komi, 0, 0,
+                                  &black, &white)
+            margin = margin if me == BLACK else -margin     # (for the mover)
+            pass_prior = 1.0 if margin > 0 else 0.0 if margin < 0 else 0.5
         for k in range(n):
             c = &self.pool.nodes[first + k]
             m = w.cand[k]
-            _node_init(c, m, 0.1 if m == self.npoints and w.leaf_passes == 0 else 0.5)
+            _node_init(c, m, pass_prior if m == self.npoints else 0.5)
             self.pool.moves[first + k] = <int16_t>m
             if m == self.npoints or t <= 0:
                 continue
