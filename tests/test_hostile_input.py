@@ -366,7 +366,8 @@ def test_sgf_numbers_are_ascii_digits(size):
 
 
 def test_sgf_komi_and_handicap_are_ascii_numbers():
-    assert sgf.read_game("(;SZ[9]KM[ 6.5 ]HA[+2])").komi == 6.5
+    with pytest.warns(sgf.SgfWarning, match=r"HA\[2\] but 0 black stones set up"):
+        assert sgf.read_game("(;SZ[9]KM[ 6.5 ]HA[+2])").komi == 6.5
     for root in ("KM[6_5]", "KM[\u0666.5]", "KM[inf]", "KM[1e3]", "HA[\u0662]", "HA[2_0]"):
         # strict reading refuses the record; lenient reading (the default) warns and drops the
         # value, keeping the game

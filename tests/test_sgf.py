@@ -656,7 +656,8 @@ def test_a_record_whose_ha_its_set_up_contradicts_is_saved_by_printsgf_without_i
     path = tmp_path / "ha.sgf"
     path.write_text("(;SZ[9]HA[2]KM[0.5];B[gc];B[cg];W[ee])")
     e = Engine()
-    assert e.handle(f"loadsgf {path}").startswith("=")
+    with pytest.warns(sgf.SgfWarning, match=r"HA\[2\] but 0 black stones set up"):
+        assert e.handle(f"loadsgf {path}").startswith("=")
     answer = e.handle("printsgf")
     assert answer.startswith("=") and "HA[" not in answer and ";B[gc]" in answer
 
