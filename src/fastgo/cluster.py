@@ -570,10 +570,10 @@ def run_command(args):
     print(f"  (intervals: Wilson, {100 * s['confidence']:g}%)")
     if args.out:
         print(f"  shards and manifest in {result.out}")
-    if args.plot is not None and _save_plot(result, args.plot) == 0:
+    status = _save_plot(result, args.plot)
+    if args.plot is not None and status == 0:
         print(f"  plots in {args.plot}")
-        return 0
-    return 0 if args.plot is None else 1
+    return status
 
 
 def _save_plot(result, path):
