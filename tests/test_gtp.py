@@ -1355,6 +1355,30 @@ def test_genmove_judges_a_pass_with_the_prisoners_of_a_resumed_game():
     assert not e.board.is_over
 
 
+def test_the_search_counts_the_prisoners_of_a_resumed_game():
+    """The position above: Black's pass loses by 0.5 with the earlier part's prisoner and would
+    win by 0.5 without it. The search behind genmove and the analysis commands scored the
+    current part alone, so it valued that pass as a win (lz-genmove_analyze: "info move pass
+    ... winrate 10000"); now every line gives it 0, and the analysis reads the very tree that
+    genmove searched (one Search, its prisoners the engine's)."""
+    e = Engine(playouts=300, seed=1, threads=1)
+    for c in ["rectangular_boardsize 5 1", "fastgo-rules japanese", "komi -0.5", "play black A1",
+              "play white B1", "play black pass", "play white pass", "play black D1",
+              "play white pass"]:
+        assert e.handle(c).startswith("="), c
+    r = e.player.think(e.board, playouts=300, earlier=e.earlier)
+    k = list(r.moves).index(e.board.pass_move)
+    assert r.visits[k] == 0 or r.values[k] == 0.0
+    search = e.player.tree(e.board, e.earlier)
+    assert search.prisoners == (0, 1) and e.player.tree(e.board, e.earlier) is search
+    alone = e.player.think(e.board, playouts=300)      # the current part alone: the pass wins
+    assert alone.values[list(alone.moves).index(e.board.pass_move)] == 1.0
+    text = e.handle("lz-genmove_analyze b")
+    passes = [line for line in text.splitlines() if line.startswith("info move pass ")]
+    assert all(" winrate 0 " in line for line in passes), text
+    assert text.rstrip().splitlines()[-1] != "play pass"
+
+
 def test_a_preset_that_differs_only_in_komi_is_named_as_chosen():
     """ing and new-zealand differ only in komi: an Ing game was shown and written as New
     Zealand (the first preset with its options). The preset whose komi matches is named."""

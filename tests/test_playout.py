@@ -186,6 +186,27 @@ def test_both_scorers_agree_with_the_replayed_board(width, height, rules):
         assert plain.scores[i] == replay_board(b, moves.tolist()).score().margin
 
 
+@pytest.mark.parametrize("rules", ["japanese", "tromp-taylor"])
+def test_a_resumed_game_s_prisoners_count_under_territory_scoring(rules):
+    """prisoners=(black, white): the stones each colour took before this part of a resumed
+    game. Each playout's score is the replayed final board's ``fastgo.sgf.score`` with those
+    prisoners (here an earlier part in which they were taken): under territory scoring the
+    margin moves by black - white, under area scoring not at all."""
+    from fastgo import sgf
+    b = Board(5, rules=rules)
+    earlier = [Board(5, rules=rules), Board(5, rules=rules)]
+    for part, moves in zip(earlier, ["A1 B1 E5 A2", "A1 B1 E2 E1 D1 A2"]):
+        for m in moves.split():
+            part.play(m)
+    assert sgf.prisoners(earlier) == (1, 2)     # White took A1 twice, Black E1 once
+    res = playouts(b, 30, seed=7, record=30, prisoners=(1, 2))
+    for i, moves in zip(res.recorded, res.moves):
+        assert res.scores[i] == sgf.score(replay_board(b, moves.tolist()), earlier).margin
+    plain = playouts(b, 30, seed=7)
+    assert np.array_equal(res.scores - plain.scores,
+                          np.full(30, -1.0 if rules == "japanese" else 0.0))
+
+
 def test_a_pass_that_ended_the_history_counts():
     # Black's only empty points are its own eyes, and White's plays there are one-stone suicides
     eyes = """

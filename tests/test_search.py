@@ -969,3 +969,48 @@ def test_the_pass_that_ends_the_game_starts_with_its_exact_result(rave, komi, wi
         assert r.visits[k] == 0 or r.values[k] == 0.5
     else:
         assert r.best_move != b.pass_move and (r.visits[k] == 0 or r.values[k] == 0.0)
+
+
+@pytest.mark.parametrize("rave", [True, False])
+@pytest.mark.parametrize("prisoners, komi, wins", [((0, 0), -0.5, True), ((0, 1), -0.5, False),
+                                                    ((2, 1), 0.5, True), ((1, 1), 0.5, False)])
+def test_a_resumed_game_s_prisoners_count_in_the_search_under_territory(rave, prisoners, komi,
+                                                                         wins):
+    """Japanese rules (territory): after White's pass, Black's pass ends the game with 3 points
+    of territory each (the shared middle column is nobody's), so Black's margin is its earlier
+    prisoners minus White's minus komi (by hand). The search scored the current part alone:
+    with prisoners (0, 1) and komi -0.5 it took a losing pass (+0.5 without them) for a win."""
+    b = fastgo.Board.from_diagram(WALLS, to_move=fastgo.WHITE, rules="japanese", komi=komi)
+    b.play(b.pass_move)
+    pb, pw = prisoners
+    assert b.score().margin == -komi            # this part alone: 3 points each
+    s = Search(b, threads=1, seed=1, rave=rave, prisoners=prisoners)
+    assert s.prisoners == prisoners
+    r = s.search(playouts=400)
+    k = list(r.moves).index(b.pass_move)
+    assert (pb - pw - komi > 0) == wins
+    if wins:
+        assert r.best_move == b.pass_move and r.values[k] == 1.0
+    else:
+        assert r.best_move != b.pass_move and (r.visits[k] == 0 or r.values[k] == 0.0)
+
+
+def test_a_resumed_game_s_prisoners_leave_area_scoring_alone():
+    """Area scoring counts no prisoners: the same search with and without them is the same
+    search (one thread, one seed)."""
+    b = fastgo.Board.from_diagram(WALLS, to_move=fastgo.WHITE, rules="chinese", komi=0.5)
+    b.play(b.pass_move)
+    a = Search(b, threads=1, seed=3).search(playouts=300)
+    c = Search(b, threads=1, seed=3, prisoners=(0, 40)).search(playouts=300)
+    assert list(a.moves) == list(c.moves) and list(a.visits) == list(c.visits)
+    assert np.array_equal(a.values, c.values, equal_nan=True)
+
+
+@pytest.mark.parametrize("bad, error", [("ab", TypeError), (3, TypeError), ((1, 2, 3), TypeError),
+                                        ((1.0, 2), TypeError), ((-1, 0), ValueError),
+                                        ((0, 2**31), ValueError), ((True, 0), TypeError)])
+def test_search_prisoners_are_checked(bad, error):
+    with pytest.raises(error, match="prisoners"):
+        Search(fastgo.Board(5), threads=1, prisoners=bad)
+    with pytest.raises(error, match="prisoners"):
+        fastgo.playouts(fastgo.Board(5), 1, prisoners=bad)

@@ -805,8 +805,9 @@ cdef inline double score_points(const BoardState* b, const int* owned, const int
     """The score of a counted position (owned and territory as board_ownership leaves them):
     under area scoring (rule 9) each colour's points are the points it owns; under territory
     scoring its empty points it owns plus its prisoners (b.captures) and the opponent's stones
-    marked dead (dead_white are White's dead stones: Black's prisoners). Komi joins White's
-    points last. Stores both and returns Black's minus White's (winner_of gives the winner)."""
+    taken besides: dead_white are White's stones marked dead or taken before this board's part
+    of a resumed game (Black's prisoners), dead_black Black's. Komi joins White's points last.
+    Stores both and returns Black's minus White's (winner_of gives the winner)."""
     if by_territory:
         black[0] = territory[BLACK] + b.captures[BLACK] + dead_white
         white[0] = territory[WHITE] + b.captures[WHITE] + dead_black

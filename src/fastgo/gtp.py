@@ -1024,7 +1024,7 @@ class Engine:
         """One analysis line (see cmd_lz_analyze / cmd_kata_analyze) from a ``SearchResult``,
         or None when no move has a visit yet."""
         w, h = board.width, board.height
-        search = self.player.tree(board)
+        search = self.player.tree(board, self.earlier)
         # best_move's order: most visits, then the higher value, then the earlier move
         order = [i for i in sorted(range(len(result.moves)),
                                    key=lambda i: (-result.visits[i], -np.nan_to_num(result.values[i], nan=-1)))
@@ -1090,8 +1090,9 @@ class _Background:
                 # a slice at a time under the engine's lock: another thread's handle (a
                 # genmove in the one Search) waits for the slice, not the other way round
                 with self.engine._lock:
-                    r = totals.add(player.think(self.board, seconds=self.SLICE))
-                    full = player.tree(self.board).full
+                    earlier = self.engine.earlier
+                    r = totals.add(player.think(self.board, seconds=self.SLICE, earlier=earlier))
+                    full = player.tree(self.board, earlier).full
                 if full:                            # (MAX_VISITS: wait, do not spin)
                     self.done.wait(self.SLICE)
                 if self.stream is not None and time.monotonic() >= next_line and not self.done.is_set():

@@ -25,7 +25,7 @@ import numpy as np
 from fastgo.board import Board
 from fastgo.playout import playouts as _playouts, _int, _seed, _MAX_THREADS, policy_code
 from fastgo.search import Search, SearchResult
-from fastgo.sgf import score as game_score
+from fastgo.sgf import score as game_score, prisoners as game_prisoners
 
 BLACK, WHITE = 1, 2
 
@@ -139,11 +139,13 @@ class Player:
     def _current(self):
         return (self.rave, self.exploration, self.policy, self.seed, self.threads, self.memory)
 
-    def tree(self, board):
+    def tree(self, board, earlier=()):
         """The search over `board`'s position: the kept tree advanced through the turns played
-        since, or a new one."""
+        since, or a new one. `earlier`: as ``choose``'s (their prisoners count in the search's
+        results under territory scoring)."""
         s = self._search
-        if s is not None and self._settings == self._current():
+        prisoners = game_prisoners(earlier)
+        if s is not None and self._settings == self._current() and s.prisoners == prisoners:
             root = s.board
             done = root.history
             if board.history[:len(done)] == done and len(board.history) >= len(done):
@@ -156,11 +158,11 @@ class Player:
                     return s
         self._search = Search(board, threads=self.threads, seed=self.seed % 2**64,
                               rave=self.rave, exploration=self.exploration, policy=self.policy,
-                              memory=self.memory, ownership=True)
+                              memory=self.memory, ownership=True, prisoners=prisoners)
         self._settings = self._current()
         return self._search
 
-    def think(self, board, *, playouts=None, seconds=None, report=None):
+    def think(self, board, *, playouts=None, seconds=None, report=None, earlier=()):
         """Search `board`'s position (the kept tree grows) and return the ``SearchResult``.
 
         With `report`, the search runs as slices of at most ``SLICE`` seconds on the same tree
@@ -170,8 +172,8 @@ class Player:
         thread and a playout budget this is the very search one call would make (playout i of
         a tree's life draws from its own generator, seeded by (seed, i), whatever the calls),
         so the same tree, ownership and move; a time budget differs only as any two timed
-        searches do (and the reports' time counts against it)."""
-        tree = self.tree(board)
+        searches do (and the reports' time counts against it). `earlier`: as ``choose``'s."""
+        tree = self.tree(board, earlier)
         if report is None:
             return tree.search(playouts=playouts, seconds=seconds)
         if playouts is None and seconds is None:
@@ -255,11 +257,11 @@ class Player:
             if may_pass and self.estimated_score(board, earlier=earlier).winner == me:
                 return stop("pass wins", 1.0)
             may_pass = False
-        r = self.think(board, playouts=budget, seconds=seconds, report=report)
+        r = self.think(board, playouts=budget, seconds=seconds, report=report, earlier=earlier)
         if r.playouts == 0 and r.root_visits == 0:
             # a time budget too short for one playout (a clock nearly run out): a few playouts
             # still, for a move; a pass from a search that saw nothing could end a lost game
-            r = self.think(board, playouts=self.MIN_PLAYOUTS)
+            r = self.think(board, playouts=self.MIN_PLAYOUTS, earlier=earlier)
         order = sorted(range(len(r.moves)), key=lambda i: (-r.visits[i], -np.nan_to_num(r.values[i], nan=-1), i))
         arms = [(int(r.moves[i]), int(r.visits[i]), float(r.values[i])) for i in order]
         choices = [a for a in arms if a[0] != pass_move or may_pass]

@@ -79,6 +79,8 @@ ctypedef struct PlayoutSpec:
     int max_moves               # the cap of turns in one playout
     int policy                  # POLICY_UNIFORM or POLICY_HEAVY
     int last_play               # padded point of the last turn's play; 0 after a pass or none
+    int prisoners[3]            # prisoners[c]: stones colour c took before this part of the game
+                                # (a game resumed after two passes); territory scoring counts them
 
 ctypedef struct PlayoutScratch:
     BoardState* board           # room for a board of any size (board_bytes(MAX_SIDE, MAX_SIDE))
@@ -412,7 +414,8 @@ cdef inline void playout_continue(PlayoutScratch* s, const PlayoutSpec* g, uint6
         board_area_counts(b, owned, territory)
     else:
         board_ownership(&b.cell[0].color, sizeof(Cell), b, owner, owned, territory)
-    out.score = score_points(b, owned, territory, g.territory, g.komi, 0, 0, &black, &white)
+    out.score = score_points(b, owned, territory, g.territory, g.komi, g.prisoners[WHITE],
+                             g.prisoners[BLACK], &black, &white)
     out.winner = winner_of(out.score)
 
 
@@ -461,6 +464,9 @@ cdef inline int spec_from_board(PlayoutSpec* g, Board board, int ko_rule, int ma
     g.last_play = 0
     if board.nturns >= 1 and board.turns[board.nturns].move != board.npoints:
         g.last_play = to_pad(board.st, board.turns[board.nturns].move)
+    g.prisoners[EMPTY] = 0
+    g.prisoners[BLACK] = 0
+    g.prisoners[WHITE] = 0
     g.seen = NULL
     if ko_rule == KO_SIMPLE:
         return 0

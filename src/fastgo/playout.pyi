@@ -1,6 +1,6 @@
 """Type stubs for the compiled ``fastgo.playout`` module."""
 
-from typing import Dict, Iterable, List, Optional, Sequence, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -47,7 +47,7 @@ class Playouts:
 def playouts(board: Board, n: int = 1, *, seed: int = 0, threads: Optional[int] = None,
              ko: str = "rules", max_moves: Optional[int] = None, ownership: bool = False,
              record: Union[int, Iterable[int]] = 0, first: int = 0,
-             policy: str = "uniform") -> Playouts: ...
+             policy: str = "uniform", prisoners: Tuple[int, int] = (0, 0)) -> Playouts: ...
 def simulate(n: int, width: int = 9, height: Optional[int] = None, *,
              rules: Union[Rules, str, None] = None, komi: Optional[float] = None,
              handicap: Union[int, Sequence[Move]] = 0, seed: int = 0,

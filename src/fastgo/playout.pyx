@@ -210,6 +210,20 @@ def _int(value, name, lo, hi, bounds=None):
     return v
 
 
+def _prisoners(value):
+    """`prisoners=`: (black, white), the stones each colour took in the earlier parts of a game
+    resumed after two passes (``fastgo.sgf.prisoners``), each an int in 0..2**31 - 1."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError("prisoners must be a pair of ints (black, white), not a string")
+    try:
+        black, white = value
+    except (TypeError, ValueError):
+        raise TypeError("prisoners must be a pair of ints (black, white), "
+                        f"not {type(value).__name__}") from None
+    return (_int(black, "prisoners' black count", 0, 2**31 - 1),
+            _int(white, "prisoners' white count", 0, 2**31 - 1))
+
+
 #: the playout policies by name (see ``playouts``)
 POLICIES = {"uniform": POLICY_UNIFORM, "heavy": POLICY_HEAVY}
 
@@ -260,7 +274,7 @@ def _check_record_memory(nrec, cap, count):
 
 
 def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ownership=False,
-             record=0, first=0, policy="uniform"):
+             record=0, first=0, policy="uniform", prisoners=(0, 0)):
     """Play `n` random games to the end from `board`'s position (the board is not changed) and
     score them.
 
@@ -270,7 +284,10 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     ended the board's game so far counts). The eye: every on-board orthogonal neighbour is the
     mover's stone, and fewer than two diagonal points hold opponent stones (none on the edge or
     in a corner). Scoring: the rules' (area: stones + empty points reaching only that colour;
-    territory: those empty points + prisoners), komi to White.
+    territory: those empty points + prisoners), komi to White. prisoners: (black, white), the
+    stones each colour took in the earlier parts of a game resumed after two passes (a new
+    Board holds only its own part's, ``fastgo.sgf.prisoners`` counts the others'); territory
+    scoring adds them.
 
     seed: an int between -2**1000 and 2**1000, taken modulo 2**64; the same seed gives the same
     results whatever `threads`.
@@ -301,6 +318,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef uint64_t seed64 = _seed(seed) % 2**64
     cdef int64_t first64 = _int(first, "first", 0, 2**62)
     cdef int policy_id = policy_code(policy)
+    earlier_black, earlier_white = _prisoners(prisoners)
     cdef int nthreads = default_threads() if threads is None else _job_threads(
         _int(threads, "threads", 1, _MAX_THREADS), "fastgo.playouts")
     max_moves = None if max_moves is None else _int(max_moves, "max_moves", 0, _MAX_MOVES)
@@ -342,6 +360,8 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef Run run
     spec_from_board(&spec, bd, ko_rule, cap, &own_seen)
     spec.policy = policy_id
+    spec.prisoners[BLACK] = earlier_black
+    spec.prisoners[WHITE] = earlier_white
     try:
         # a private copy (spec's superko keys are one already): the GIL is released below, when
         # another Python thread may play on `board`

@@ -124,6 +124,7 @@ cdef class Search:
     cdef readonly object evaluator
     cdef readonly str encoding
     cdef readonly str policy
+    cdef readonly tuple prisoners   # (black, white): a resumed game's earlier prisoners
     cdef readonly int batch
     cdef object dirichlet           # (alpha, weight) or None
     cdef object rng                 # numpy Generator for Dirichlet noise

@@ -105,7 +105,8 @@ from fastgo.planes cimport (encode_planes, encoding_history, board_colouring, HI
                             LAST_MOVES)
 from fastgo.batch cimport BoardBatch
 from fastgo import playout as _playout
-from fastgo.playout import policy_code, default_threads, _int, _seed, _MAX_THREADS, _job_threads
+from fastgo.playout import (policy_code, default_threads, _int, _seed, _MAX_THREADS, _job_threads,
+                            _prisoners)
 from fastgo.board import Board as _Board
 from fastgo.batch import ENCODINGS as _FEATURE_ENCODINGS, _ENC_CODES
 
@@ -288,7 +289,7 @@ cdef class Search:
     ``Search(board, *, evaluator=None, threads=None, seed=0, memory=256 * 2**20,
     policy="uniform", rave=True, exploration=None, rave_equiv=2000.0, prior_visits=2.0,
     expand_after=2, tactics=20, batch=256, fpu=0.0, virtual_loss=1, dirichlet=None,
-    encoding="stones", ownership=False, max_moves=None)``.
+    encoding="stones", ownership=False, max_moves=None, prisoners=(0, 0))``.
     evaluator: None for UCT on playouts; else a callable ``planes -> (priors, values)`` for PUCT.
     threads: UCT workers (default: all cores; at most ``fastgo.playout.CORES``). seed: playouts' seed (an int between -2**1000 and 2**1000, taken modulo 2**64). memory: bytes for the node
     pool. policy: the playout policy ("uniform" or "heavy", as ``fastgo.playouts``). rave,
@@ -300,6 +301,9 @@ cdef class Search:
     ``features.encode`` of the leaf's Board; ``ENCODINGS``): PUCT. ownership: playouts record
     final owners.
     max_moves: cap of turns per playout (default 3 x points, at least 1000).
+    prisoners: (black, white), the stones each colour took in the earlier parts of a game
+    resumed after two passes (``fastgo.sgf.prisoners``): territory scoring counts them in every
+    result the search scores (playouts, a game-ending pass, finished leaves).
     """
 
     bytes_per_node = sizeof(Node) + sizeof(int16_t)
@@ -345,7 +349,8 @@ cdef class Search:
     def __init__(self, board, *, evaluator=None, threads=None, seed=0, memory=256 * 2**20,
                  policy="uniform", rave=True, exploration=None, rave_equiv=2000.0,
                  prior_visits=2.0, expand_after=2, tactics=20, batch=256, fpu=0.0, virtual_loss=1,
-                 dirichlet=None, encoding="stones", ownership=False, max_moves=None):
+                 dirichlet=None, encoding="stones", ownership=False, max_moves=None,
+                 prisoners=(0, 0)):
         if not isinstance(board, _Board):
             raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
         if self.root_state != NULL:
@@ -403,6 +408,7 @@ cdef class Search:
         self.prm.ownership = ownership and not self.prm.puct
         self.prm.max_moves = (max(3 * self.npoints, 1000) if max_moves is None
                               else _int(max_moves, "max_moves", 0, 1_000_000))
+        self.prisoners = _prisoners(prisoners)
         self.root_board = bd.copy()
 
         self.pool.nodes = <Node*>malloc(<size_t>cap * sizeof(Node))
@@ -459,6 +465,7 @@ cdef class Search:
         cdef int t
         hashset_free(&self.seen)
         spec_from_board(&self.spec, bd, bd.ko_rule, self.prm.max_moves, &own)
+        self.spec.prisoners[BLACK], self.spec.prisoners[WHITE] = self.prisoners
         self.seen = own                 # the game's superko keys (empty under simple ko)
         if self.spec.seen != NULL:
             self.spec.seen = &self.seen
@@ -734,7 +741,8 @@ cdef class Search:
         if w.leaf_passes == 1:          # the pass ends the game: scored as the position stands
             board_colours(b, colour)
             board_ownership(colour, 1, b, NULL, owned, territory)
-            margin = score_points(b, owned, territory, self.spec.territory, self.spec.komi, 0, 0,
+            margin = score_points(b, owned, territory, self.spec.territory, self.spec.komi,
+                                  self.spec.prisoners[WHITE], self.spec.prisoners[BLACK],
                                   &black, &white)
             margin = margin if me == BLACK else -margin     # (for the mover)
             pass_prior = 1.0 if margin > 0 else 0.0 if margin < 0 else 0.5
@@ -878,7 +886,8 @@ cdef class Search:
         cdef int territory[3]
         cdef double score, black, white
         board_area_counts(b, owned, territory)
-        score = score_points(b, owned, territory, self.spec.territory, self.spec.komi, 0, 0,
+        score = score_points(b, owned, territory, self.spec.territory, self.spec.komi,
+                             self.spec.prisoners[WHITE], self.spec.prisoners[BLACK],
                              &black, &white)
         if w.leaf_colour == WHITE:
             score = -score
