@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import fastgo
-from fastgo.cli import random_game
+from board_state import random_game
 
 pytest.importorskip("Cython")
 

@@ -650,7 +650,7 @@ def test_every_public_attribute_of_an_uninitialised_object_is_refused_in_a_subpr
                                         "board", "nodes", "capacity", "threads"}}[cls]
     assert methods <= set(outcome)
     assert {k for k, v in outcome.items() if v != "refused"} <= {
-        "rules", "bytes_per_node", "batch", "encoding", "evaluator", "policy"}, outcome
+        "rules", "bytes_per_node", "batch", "encoding", "evaluator", "policy", "prisoners"}, outcome
     assert got["setattr_refused"]
 
 

@@ -9,9 +9,7 @@ import pytest
 
 import fastgo
 import fastgo.coords
-from fastgo.cli import random_game
-
-from board_state import snapshot
+from board_state import random_game, snapshot
 
 
 @pytest.mark.parametrize("kw", [dict(), dict(handicap=4), dict(ko="situational", suicide=False),

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import fastgo
-from fastgo.cli import random_game
+from board_state import random_game
 
 # (size, turns played, bound in bytes per kept copy: history and superko table included)
 BOUNDS = [(9, 0, 3000), (9, 40, 3000), (19, 0, 6500), (19, 200, 12000)]

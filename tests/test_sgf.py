@@ -13,7 +13,7 @@ from hypothesis import given, strategies as st
 
 import fastgo
 from fastgo import sgf
-from fastgo.cli import random_game
+from board_state import random_game
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 # the directory holding the fastgo these tests import (src/ or site-packages): subprocesses get it

@@ -1,5 +1,5 @@
 """Command line (``fastgo COMMAND --help`` for each): ``bench`` measures playouts per second (the
-main job); ``demo`` plays and scores a random game through the Python API; ``count`` counts or
+main job); ``demo`` plays a random game and scores it through the Python API; ``count`` counts or
 estimates legal positions; ``perft`` counts move sequences; ``gtp`` speaks GTP v2; ``replay``
 replays SGF records under the rules; ``simulate`` plays a bulk run (locally, on Dask or Ray)."""
 
@@ -14,53 +14,32 @@ from fractions import Fraction
 import numpy as np
 
 from fastgo.board import Board
-from fastgo.playout import CORES, playouts, default_threads, _MAX_THREADS
+from fastgo.errors import os_error_text
+from fastgo.playout import CORES, KO_CHOICES, playouts, default_threads, _MAX_THREADS
 from fastgo.rules import PRESETS, Rules
 
 
-def own_eyes(board):
-    """Bool mask [points] of empty points whose on-board neighbours are all the mover's stones."""
-    g = board.stones()
-    me = board.to_move
-    h, w = g.shape
-    pad = np.full((h + 2, w + 2), me, dtype=np.int8)     # off-board counts as the mover's
-    pad[1:-1, 1:-1] = g
-    eye = (g == 0) & (pad[:-2, 1:-1] == me) & (pad[2:, 1:-1] == me) \
-        & (pad[1:-1, :-2] == me) & (pad[1:-1, 2:] == me)
-    return eye.ravel()
-
-
-def random_game(board, rng, max_turns=None):
-    """Play uniformly random legal moves that do not fill one of the mover's own one-point eyes,
-    passing when none is left, until two passes end the game or `max_turns` turns are played."""
-    max_turns = 3 * board.num_points if max_turns is None else max_turns
-    n = board.num_points
-    mask = np.empty(n + 1, dtype=bool)
-    turns = 0
-    while not board.is_over and turns < max_turns:
-        board.legal_mask(out=mask)
-        mask[:n] &= ~own_eyes(board)
-        candidates = np.flatnonzero(mask[:n])
-        board.play(int(rng.choice(candidates)) if len(candidates) else n)
-        turns += 1
-    return turns
-
-
 def cmd_demo(args):
+    """One random game: the playout kernel plays it (its policy: uniform over the allowed
+    moves, own eyes kept), then Board.play replays it through the Python API, which scores it."""
     if args.seed < 0:
         raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
     rules = args.rules.replace(komi=args.komi)
     board = Board(args.size, args.height, rules=rules)
-    rng = np.random.default_rng(args.seed)
     t0 = time.perf_counter()
-    turns = random_game(board, rng)
-    dt = time.perf_counter() - t0
+    game = playouts(board, 1, seed=args.seed, threads=1, record=1)
+    t1 = time.perf_counter()
+    for move in game.moves[0].tolist():
+        board.play(move)
+    t2 = time.perf_counter()
+    turns = int(game.lengths[0])
     score = board.score()
     print(board)
     print()
     print(f"{board.width}x{board.height}, {rules}, seed {args.seed}")
-    print(f"{turns} turns in {dt * 1e3:.1f} ms ({dt / max(turns, 1) * 1e6:.1f} us per turn of a "
-          f"Python loop whose numpy eye filter dominates); game over: {board.is_over}")
+    print(f"{turns} turns: played by the playout kernel in {(t1 - t0) * 1e3:.2f} ms, replayed "
+          f"through Board.play in {(t2 - t1) * 1e3:.2f} ms ({(t2 - t1) / max(turns, 1) * 1e6:.2f} "
+          f"us a turn); game over: {board.is_over}")
     print(f"captures: black {board.captures[0]}, white {board.captures[1]}")
     names = {0: "tie", 1: "black", 2: "white"}
     print(f"score: black {score.black:g}, white {score.white:g} -> {names[score.winner]}"
@@ -77,20 +56,6 @@ def _big_int(n):
 
 def cmd_count(args):
     """Exact count of legal positions (transfer-matrix sweep), or a Monte Carlo estimate."""
-    try:
-        return _count(args)
-    except (ValueError, TypeError) as e:
-        args.command_parser.error(str(e))   # usage and reason on stderr, exit status 2
-    except MemoryError as e:
-        print(f"fastgo count: {e or 'out of memory'}", file=sys.stderr)
-        return 1
-    except OSError as e:                # a full disk or a checkpoint directory gone mid-count
-        print(f"fastgo count: {e.strerror or e}"
-              f"{f' ({e.filename})' if getattr(e, 'filename', None) else ''}", file=sys.stderr)
-        return 1
-
-
-def _count(args):
     import resource
     from fastgo import count as fc
     w, h = args.width, args.height
@@ -330,7 +295,7 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     bench = sub.add_parser("bench", help="measure random playouts per second (the main job)")
     _board_options(bench)
-    bench.add_argument("--ko", default="rules", choices=["rules", "simple", "positional", "situational"],
+    bench.add_argument("--ko", default="rules", choices=KO_CHOICES,
                        help="ko rule inside the playouts (default: the rules' own)")
     bench.add_argument("--count", type=int, default=None,
                        help="playouts per run (default: about --seconds on one thread)")
@@ -407,8 +372,14 @@ def main(argv=None):
         code = args.func(args)
         _handle_pending_signals()
         return code
-    except ValueError as e:
+    except (ValueError, TypeError) as e:    # a bad option value: usage and reason, status 2
         args.command_parser.error(str(e))
+    except MemoryError as e:                # a count's tables, a run's records
+        print(f"fastgo {args.command}: {e or 'out of memory'}", file=sys.stderr)
+        return 1
+    except OSError as e:                    # a full disk, a checkpoint directory gone mid-count
+        print(f"fastgo {args.command}: {os_error_text(e)}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         # every long command (count, perft, bench, demo, replay) ends the same way on Ctrl-C;
         # simulate says first where its finished shards are

@@ -35,8 +35,8 @@ import sys
 import time
 import uuid
 
-from fastgo.errors import ClusterError
-from fastgo.playout import default_threads, playouts, _MAX_THREADS
+from fastgo.errors import ClusterError, os_error_text
+from fastgo.playout import KO_CHOICES, POLICIES, default_threads, playouts, _MAX_THREADS
 from fastgo.simulation import Simulation, Tally, play_chunk
 
 #: chunks in flight per task slot, and at least: enough queued on each worker that it never
@@ -378,10 +378,10 @@ def add_command(parser):
     p.add_argument("--games", type=int, required=True, help="number of games")
     p.add_argument("--handicap", type=int, default=0, help="fixed handicap stones (default 0)")
     p.add_argument("--seed", type=int, default=0, help="game i's randomness is (seed, i)")
-    p.add_argument("--ko", default="rules", choices=["rules", "simple", "positional", "situational"],
+    p.add_argument("--ko", default="rules", choices=KO_CHOICES,
                    help="ko rule inside the playouts (default: the rules' own)")
     p.add_argument("--max-moves", type=int, default=None, help="cap of turns per game")
-    p.add_argument("--policy", default="uniform", choices=["uniform", "heavy"],
+    p.add_argument("--policy", default="uniform", choices=list(POLICIES),
                    help="playout policy, as fastgo.playouts' (default uniform)")
     p.add_argument("--cluster", default="local",
                    help="local (default), dask://host:8786, ray, or ray://host:10001")
@@ -473,9 +473,9 @@ def _no_nan(value):
 
 
 def run_command(args):
+    """``fastgo simulate``: a bad option value or spec raises ValueError or TypeError, which
+    fastgo.cli.main reports with this subcommand's usage (status 2)."""
     import json
-    from fastgo.errors import RecordsError
-    p = args.command_parser          # (cli.main's parser of this subcommand)
     try:
         if not 1 <= args.games <= 2**62:     # (Simulation's bound, said in the option's words)
             raise ValueError(f"--games must lie in 1..2**62, got {args.games}")
@@ -500,8 +500,6 @@ def run_command(args):
             folder = os.path.dirname(os.path.abspath(args.plot))
             if not os.path.isdir(folder):      # (said after the run, the results were lost)
                 raise ValueError(f"--plot {args.plot}: no directory {folder}")
-    except (ValueError, TypeError) as e:
-        p.error(str(e))
     except ImportError as e:
         print(f"fastgo simulate: {e}", file=sys.stderr)
         return 1
@@ -516,16 +514,13 @@ def run_command(args):
                  f"finishes the run" if args.out else "")
         print(f"fastgo simulate: interrupted{where}", file=sys.stderr)
         return 130
-    except (RecordsError, ValueError, TypeError) as e:
-        p.error(str(e))
     except (ClusterError, ImportError) as e:
         print(f"fastgo simulate: {e}", file=sys.stderr)
         return 1
     except OSError as e:                # a full disk, a directory gone: no traceback
         where = (f"; the finished shards are in {args.out}: the same command with --resume "
                  f"finishes the run once the cause is mended" if args.out else "")
-        print(f"fastgo simulate: {e.strerror or e}"
-              f"{f' ({e.filename})' if getattr(e, 'filename', None) else ''}{where}", file=sys.stderr)
+        print(f"fastgo simulate: {os_error_text(e)}{where}", file=sys.stderr)
         return 1
     finally:
         if bar is not None:

@@ -1,4 +1,4 @@
-"""The exceptions fastgo raises of its own."""
+"""The exceptions fastgo raises of its own, and the one line a command prints for an OSError."""
 
 
 class IllegalMoveError(ValueError):
@@ -50,6 +50,11 @@ class IllegalActionError(ValueError):
 class RecordsError(ValueError):
     """An output directory that cannot take a simulation's shards: not writable, holding another
     run's shards, or a resume whose spec differs from the one the directory was started with."""
+
+
+def os_error_text(e):
+    """An OSError as one line for a command's message: its reason and the file it concerns."""
+    return f"{e.strerror or e}{f' ({e.filename})' if getattr(e, 'filename', None) else ''}"
 
 
 class ClusterError(ConnectionError):

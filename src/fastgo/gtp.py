@@ -64,7 +64,7 @@ from fastgo.board import Board
 from fastgo.coords import check_size, point_to_vertex, star_points, vertex_to_point
 from fastgo.errors import IllegalMoveError
 from fastgo.player import Player, SearchTotals, _check_number
-from fastgo.playout import _MAX_THREADS
+from fastgo.playout import POLICIES, _MAX_THREADS, policy_code
 from fastgo.rules import PRESETS, Rules
 from fastgo import sgf
 
@@ -175,8 +175,7 @@ class Engine:
         _check_number("seed", seed, SEED_MIN, SEED_MAX, integer=True)
         if exploration is not None:
             _check_number("exploration", exploration, 0, 1e6)
-        if policy not in ("uniform", "heavy"):
-            raise ValueError(f"policy must be 'uniform' or 'heavy', not {policy!r}")
+        policy_code(policy)                 # "uniform" or "heavy", else ValueError
         self.player = player or Player(playouts, seconds, rave=SEARCHES[search], policy=policy,
                                        resign_threshold=resign, seed=seed, threads=threads)
         if exploration is not None:
@@ -1146,7 +1145,7 @@ def main(argv=None):
 def add_command(parser):
     """Make `parser` (an ``argparse`` subcommand's) the ``fastgo gtp`` command."""
     add_arguments(parser)
-    parser.set_defaults(func=lambda args: sgf.report_usage_errors(parser, run_from_args, args))
+    parser.set_defaults(func=run_from_args)    # (fastgo.cli.main reports a bad option value)
 
 
 def add_arguments(parser):
@@ -1164,7 +1163,7 @@ def add_arguments(parser):
                         help="rave: tree search with RAVE (default); uct: plain UCT")
     parser.add_argument("--exploration", type=float, default=None,
                         help="UCB1 exploration constant c (default: the search's)")
-    parser.add_argument("--policy", default="uniform", choices=["uniform", "heavy"],
+    parser.add_argument("--policy", default="uniform", choices=list(POLICIES),
                         help="playout policy (fastgo.playouts; default uniform)")
     parser.add_argument("--ponder", action="store_true",
                         help="search on the opponent's time, between a genmove and the next command")

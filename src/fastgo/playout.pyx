@@ -35,11 +35,21 @@ from cpython.exc cimport PyErr_CheckSignals
 
 from fastgo.core cimport *
 from fastgo.board cimport Board
-from fastgo.board import Board as _Board
+from fastgo.board import Board as _Board, _KO_CODES
+from fastgo.rules import KO_RULES as _RULES_KO
 
 cnp.import_array()
 
-_KO_RULES = {"positional": KO_POSITIONAL, "situational": KO_SITUATIONAL, "simple": KO_SIMPLE}
+#: the playouts' ko= choices: the board's own rule, or one of fastgo.rules.KO_RULES
+KO_CHOICES = ("rules",) + _RULES_KO
+
+
+def ko_choice(ko):
+    """`ko` when it is one of KO_CHOICES, else ValueError."""
+    if type(ko) is not str or ko not in KO_CHOICES:
+        raise ValueError(f"ko must be one of {', '.join(map(repr, KO_CHOICES))}, not {ko!r}")
+    return ko
+
 _MAX_MOVES = 1_000_000
 _MAX_THREADS = 1024
 
@@ -322,8 +332,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef int nthreads = default_threads() if threads is None else _job_threads(
         _int(threads, "threads", 1, _MAX_THREADS), "fastgo.playouts")
     max_moves = None if max_moves is None else _int(max_moves, "max_moves", 0, _MAX_MOVES)
-    if type(ko) is not str or (ko != "rules" and ko not in _KO_RULES):
-        raise ValueError(f"ko must be 'rules', 'simple', 'positional' or 'situational', not {ko!r}")
+    ko_choice(ko)
     if not isinstance(ownership, (bool, np.bool_)):
         raise TypeError(f"ownership must be a bool, not {type(ownership).__name__}")
     cdef bint want_owner = ownership
@@ -334,7 +343,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     if nrec:
         _check_record_memory(nrec, cap, count)
     # from here to the private copy of the board below no Python code runs
-    cdef int ko_rule = bd.ko_rule if ko == "rules" else _KO_RULES[ko]
+    cdef int ko_rule = bd.ko_rule if ko == "rules" else _KO_CODES[ko]
     # threads take chunks of _CHUNK playouts: more threads than chunks would only wait
     nthreads = max(1, min(nthreads, <int>((count + _CHUNK - 1) // _CHUNK)))
 

@@ -1499,19 +1499,10 @@ def games_to_sgf(move_lists: Any, width: int = 9, height: int | None = None, *,
 
 # -- fastgo replay ------------------------------------------------------------------------------------
 
-def report_usage_errors(parser, run, args):
-    """``run(args)``, with a ``ValueError`` (a bad option value) reported by `parser` as a usage
-    error: the subcommand's usage line and the message on stderr, exit status 2."""
-    try:
-        return run(args)
-    except ValueError as e:
-        parser.error(str(e))
-
-
 def add_command(parser):
     """Make `parser` (an ``argparse`` subcommand's) the ``fastgo replay`` command."""
     add_arguments(parser)
-    parser.set_defaults(func=lambda args: report_usage_errors(parser, run_replay, args))
+    parser.set_defaults(func=run_replay)       # (fastgo.cli.main reports a bad option value)
 
 
 def add_arguments(parser):

@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from fastgo.board import Board
-from fastgo.playout import playouts, policy_code
+from fastgo.playout import ko_choice, playouts, policy_code
 from fastgo.rules import Rules
 
 #: the version of a spec's and a shard's layout; a directory written by another is refused
@@ -25,7 +25,6 @@ from fastgo.rules import Rules
 FORMAT = 2
 #: games per kernel call when every game's moves are kept (the call's move buffer is games x cap)
 _RECORD_BLOCK = 4096
-_KO = ("rules", "simple", "positional", "situational")
 
 
 def _count(value, name, lo, hi):
@@ -77,9 +76,7 @@ class Simulation:
         set_(self, "board", board.copy())
         set_(self, "games", _count(games, "games", 0, 2**62))
         set_(self, "seed", _count(seed, "seed", 0, 2**64 - 1))
-        if ko not in _KO:
-            raise ValueError(f"ko must be one of {', '.join(map(repr, _KO))}, not {ko!r}")
-        set_(self, "ko", ko)
+        set_(self, "ko", ko_choice(ko))
         set_(self, "max_moves", None if max_moves is None else _count(max_moves, "max_moves", 0, 1_000_000))
         policy_code(policy)                 # "uniform" or "heavy", else ValueError
         set_(self, "policy", policy)

@@ -38,6 +38,28 @@ def check_action(action, n):
     return a
 
 
+def _batch(n, size, height, rules, komi, max_moves, autoreset, threads):
+    """The envs' BoardBatch: n games of size x height (height None: square), the move cap
+    max_moves (None: 2 x points, as go_v5's)."""
+    from fastgo.batch import BoardBatch
+    from fastgo.coords import check_size
+    # Python ints first: numpy's small integers wrap in the cap's product (np.uint8(25) gave
+    # 226 turns, not 1,250)
+    size, h = check_size(size, size if height is None else height)
+    cap = 2 * size * h if max_moves is None else max_moves
+    return BoardBatch(n, size, h, rules=rules, komi=komi, max_moves=cap, autoreset=autoreset,
+                      threads=threads)
+
+
+def _rewards(movers, res):
+    """+1 / -1 / 0 to the player who moved (a colour, or one a game), where the step ended the
+    game."""
+    import numpy as np
+    won = res.winners == movers
+    lost = (res.winners != 0) & ~won
+    return np.where(res.terminated, won.astype(np.float64) - lost.astype(np.float64), 0.0)
+
+
 def __getattr__(name):
     if name in _HOMES:
         return getattr(importlib.import_module(_HOMES[name]), name)

@@ -16,8 +16,7 @@ Rewards go to the player who moved: at the turn that ends the game (the second p
 
 import numpy as np
 
-from fastgo.coords import check_size
-from fastgo.envs import check_action, require
+from fastgo.envs import _batch, _rewards, check_action, require
 
 require("gymnasium", "gym")         # a missing extra is said in fastgo's words
 import gymnasium as gym  # noqa: E402
@@ -25,7 +24,7 @@ from gymnasium import spaces  # noqa: E402
 from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
 from gymnasium.vector.utils import batch_space  # noqa: E402
 
-from fastgo.batch import BoardBatch, ENCODINGS, MAX_GAMES, _DTYPES  # noqa: E402
+from fastgo.batch import ENCODINGS, MAX_GAMES, _DTYPES  # noqa: E402
 
 __all__ = ["GoEnv", "GoVectorEnv"]
 
@@ -49,22 +48,6 @@ def _spaces(width, height, encoding, dtype):
         "action_mask": spaces.Box(0, 1, (width * height + 1,), dtype=np.int8),
     })
     return obs, spaces.Discrete(width * height + 1)
-
-
-def _batch(n, size, height, rules, komi, max_moves, autoreset, threads):
-    # Python ints first: numpy's small integers wrap in the cap's product (np.uint8(25) gave
-    # 226 turns, not 1,250)
-    size, h = check_size(size, size if height is None else height)
-    cap = 2 * size * h if max_moves is None else max_moves
-    return BoardBatch(n, size, h, rules=rules, komi=komi, max_moves=cap, autoreset=autoreset,
-                      threads=threads)
-
-
-def _rewards(movers, res):
-    """+1 / -1 / 0 to the player who moved, where the step ended the game."""
-    won = res.winners == movers
-    lost = (res.winners != 0) & ~won
-    return np.where(res.terminated, won.astype(np.float64) - lost.astype(np.float64), 0.0)
 
 
 class GoVectorEnv(VectorEnv):

@@ -25,15 +25,13 @@ Where it differs from ``go_v5``:
 
 import numpy as np
 
-from fastgo.coords import check_size
-from fastgo.envs import check_action, require
+from fastgo.envs import _batch, _rewards, check_action, require
 
 require("pettingzoo", "pettingzoo")
 from gymnasium import spaces  # noqa: E402
 from pettingzoo import AECEnv  # type: ignore[import-untyped]  # noqa: E402  (no type hints)
 from pettingzoo.utils import AgentSelector  # type: ignore[import-untyped]  # noqa: E402
 
-from fastgo.batch import BoardBatch  # noqa: E402
 
 __all__ = ["GoAECEnv", "env"]
 
@@ -48,11 +46,9 @@ class GoAECEnv(AECEnv):
         super().__init__()
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
-        n = check_size(board_size, board_size)[0]    # (a Python int: numpy's small ints wrap)
         self.render_mode = render_mode
-        self.batch = BoardBatch(1, n, rules=rules, komi=komi,
-                                max_moves=2 * n * n if max_moves is None else max_moves,
-                                autoreset="disabled", threads=1)
+        self.batch = _batch(1, board_size, None, rules, komi, max_moves, "disabled", 1)
+        n = self.batch.width
         self.possible_agents = ["black_0", "white_0"]
         self.agents = self.possible_agents[:]
         space = spaces.Dict({
@@ -101,10 +97,8 @@ class GoAECEnv(AECEnv):
         res = self.batch.step(np.array([action], dtype=np.int64))
         self.rewards = {a: 0.0 for a in self.agents}
         if res.terminated[0]:
-            winner = int(res.winners[0])
-            for a in self.agents:
-                c = self._colour[a]
-                self.rewards[a] = 0.0 if winner == 0 else 1.0 if winner == c else -1.0
+            for a in self.agents:           # each as if it had made the last move
+                self.rewards[a] = float(_rewards(self._colour[a], res)[0])
             self.terminations = {a: True for a in self.agents}
         elif res.truncated[0]:
             self.truncations = {a: True for a in self.agents}
