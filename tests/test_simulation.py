@@ -198,6 +198,38 @@ def test_records_read_back_as_the_kernels_games(tmp_path):
     assert [len(g.moves) for g in read] == [1 + len(m) for m in uncut.moves[100:200]]
 
 
+@pytest.mark.parametrize("ko", ["simple", "situational"])
+def test_records_of_a_run_under_another_ko_rule_replay_under_that_rule(tmp_path, ko):
+    """ko= other than "rules" is the rule the games are played by; the records and the SGF
+    shards replayed them under the board's (positional superko), where about 1 game in 80 on
+    9x9 repeats a colouring: `fastgo simulate --ko simple --sgf` stopped in its first chunk
+    (game 37 of this 3x3 run under simple ko), and records[i].board() raised. Now every game
+    replays on the board under that ko rule, and the SGF names it in RU."""
+    from fastgo import sgf
+    spec = Simulation.new(200, 3, seed=1, ko=ko, records=True, sgf=True, chunk=100)
+    assert spec.played_board().rules == spec.board.rules.replace(ko=ko)
+    cluster.run(spec, out=tmp_path, threads=1)
+    rec = records.read(tmp_path)
+    uncut = fastgo.playouts(spec.board, 200, seed=1, threads=1, ko=ko, record=200)
+    for g in rec:
+        final = g.board()
+        assert final.rules.ko == ko and final.score().margin == uncut.scores[g.index]
+    read = sgf.read_games(open(tmp_path / "chunk-0000000000000-0000000000100.sgf").read())
+    assert [g.board().score().margin for g in read] == uncut.scores[:100].tolist()
+    assert all(g.board().rules.ko == ko for g in read)
+
+
+def test_a_ko_rule_that_the_board_s_history_breaks_is_refused():
+    # 2x1 under simple ko: Black's B1, White's pass, Black's A1 clears the board (a suicide),
+    # which positional superko forbids: games could not be replayed under it
+    b = fastgo.Board(2, 1, ko="simple")
+    for m in (1, 2, 0):
+        b.play(m)
+    with pytest.raises(ValueError, match="turn 3 of the board's history breaks that rule"):
+        Simulation(b, 10, ko="positional")
+    assert Simulation(b, 10, ko="situational").played_board().history == [1, 2, 0]
+
+
 def test_records_index_and_slice_as_a_sequence_of_the_runs_games(tmp_path):
     # rec[-1] said "game -1 is not in ..." and rec[0:3] raised a TypeError from a comparison
     spec = Simulation.new(30, 5, seed=2, records=True, chunk=10)

@@ -106,7 +106,7 @@ def write_shard(out, spec, tally, games):
         from fastgo import sgf
         ends = np.cumsum(games["lengths"])
         lists = np.split(games["moves"].astype(np.int64), ends[:-1])
-        _write_atomic(path[:-4] + ".sgf", sgf.games_to_sgf(lists, start=spec.board, PB="random",
+        _write_atomic(path[:-4] + ".sgf", sgf.games_to_sgf(lists, start=spec.played_board(), PB="random",
                                                            PW="random").encode())
     if not (os.path.exists(path) and sha256_file(path) == digest):
         _write_atomic(path, data)
@@ -393,6 +393,7 @@ class Records:
                 self._shards.append((tally.chunks[0] if tally.chunks else (0, 0), n))
         self._starts = [a for (a, _), _ in self._shards]
         self._cache = (None, None)
+        self._start = self.spec.played_board()     # (the board the games are replayed on)
         self.complete = self.tally.games == self.spec.games
 
     def __len__(self):
@@ -433,7 +434,7 @@ class Records:
         j = index - self._shards[k][0][0]
         moves = g["moves"][g["offsets"][j]:g["offsets"][j + 1]].astype(np.int32)
         return Game(index, moves, float(g["scores"][j]), int(g["winners"][j]), int(g["lengths"][j]),
-                    bool(g["capped"][j]), self.spec.board)
+                    bool(g["capped"][j]), self._start)
 
     def __iter__(self):
         if not self.spec.records:

@@ -17,7 +17,8 @@ import time
 import numpy as np
 
 from fastgo.board import Board
-from fastgo.playout import ko_choice, playouts, policy_code
+from fastgo.errors import IllegalMoveError
+from fastgo.playout import _int, ko_choice, playouts, policy_code
 from fastgo.rules import Rules
 
 #: the version of a spec's and a shard's layout; a directory written by another is refused
@@ -25,14 +26,6 @@ from fastgo.rules import Rules
 FORMAT = 2
 #: games per kernel call when every game's moves are kept (the call's move buffer is games x cap)
 _RECORD_BLOCK = 4096
-
-
-def _count(value, name, lo, hi):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-    if not lo <= value <= hi:
-        raise ValueError(f"{name} must be between {lo} and {hi}, got {value}")
-    return int(value)
 
 
 def _flag(value, name):
@@ -54,9 +47,11 @@ class Simulation:
 
     board       the start position (a ``Board``, copied; ``Simulation.new`` makes an empty one)
     games       how many games: indices 0 .. games - 1
-    seed        game i is playout i of ``fastgo.playouts(board, seed=seed)``
+    seed        game i is playout i of ``fastgo.playouts(board, seed=seed)`` (0 .. 2**64 - 1:
+                a run's spec names one seed, not its residue)
     ko, max_moves, policy   as for ``fastgo.playouts`` (max_moves None: the kernel's default
-                cap; policy "uniform" or "heavy")
+                cap; policy "uniform" or "heavy"); a ko other than "rules" is the rule the
+                games are played and replayed under (``played_board``)
     ownership   sum who owns each point at the end (+1 Black, -1 White)
     first_moves count wins by the first move each game played
     records     keep every game (moves, score, winner, length, capped) in the shards
@@ -74,10 +69,12 @@ class Simulation:
             raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
         set_ = object.__setattr__
         set_(self, "board", board.copy())
-        set_(self, "games", _count(games, "games", 0, 2**62))
-        set_(self, "seed", _count(seed, "seed", 0, 2**64 - 1))
+        set_(self, "games", _int(games, "games", 0, 2**62))
+        set_(self, "seed", _int(seed, "seed", 0, 2**64 - 1))
         set_(self, "ko", ko_choice(ko))
-        set_(self, "max_moves", None if max_moves is None else _count(max_moves, "max_moves", 0, 1_000_000))
+        if ko != "rules":
+            self.played_board()             # (its history must stand under that ko rule)
+        set_(self, "max_moves", None if max_moves is None else _int(max_moves, "max_moves", 0, 1_000_000))
         policy_code(policy)                 # "uniform" or "heavy", else ValueError
         set_(self, "policy", policy)
         set_(self, "ownership", _flag(ownership, "ownership"))
@@ -86,7 +83,7 @@ class Simulation:
         set_(self, "sgf", _flag(sgf, "sgf"))
         if self.sgf and not self.records:
             raise ValueError("sgf=True writes the recorded games: it needs records=True")
-        set_(self, "chunk", None if chunk is None else _count(chunk, "chunk", 1, 2**31 - 1))
+        set_(self, "chunk", None if chunk is None else _int(chunk, "chunk", 1, 2**31 - 1))
 
     def __setattr__(self, name, value):
         raise AttributeError("a Simulation is immutable: make another with .replace()")
@@ -142,6 +139,24 @@ class Simulation:
             return cls(board, d["games"], **fields)
         except (KeyError, TypeError, AttributeError, IndexError, OverflowError) as e:
             raise ValueError(f"not a simulation spec: {type(e).__name__}: {e}") from None
+
+    def played_board(self):
+        """The start position under the rules the games are played by: `board` itself, or with
+        ko other than "rules" a copy under ``board.rules.replace(ko=ko)`` (set-up, first player
+        and history replayed), which records and SGF shards replay the games on. ValueError when
+        the history breaks that ko rule."""
+        b = self.board
+        if self.ko == "rules" or self.ko == b.rules.ko:
+            return b
+        played = Board.from_array(b.start_position(), to_move=b.first_player,
+                                  rules=b.rules.replace(ko=self.ko))
+        for k, m in enumerate(b.history):
+            try:
+                played.play(m)
+            except IllegalMoveError as e:
+                raise ValueError(f"ko={self.ko!r}: turn {k + 1} of the board's history breaks "
+                                 f"that rule ({e.reason})") from None
+        return played
 
     def fingerprint(self):
         """SHA-256 (hex) of the canonical JSON of ``to_dict``: equal for equal runs."""
