@@ -299,11 +299,22 @@ def test_results_and_errors_cross_process_boundaries():
         batch.step([12, 26])
     with pytest.raises(fastgo.IllegalMoveError) as move_error:
         b.play("C3")
-    for e in (batch_error.value, move_error.value):
+    # sgf's too (an API tester: a process pool replaying records broke on the first
+    # ReplayError, whose __init__ takes the move, not the message)
+    from fastgo import sgf
+    with pytest.raises(sgf.ReplayError) as replay_error:
+        sgf.read_game("(;SZ[9]\n;B[ee];W[ee])").board()
+    with pytest.raises(sgf.SgfError) as syntax_error:
+        sgf.read_game("(;SZ[9]\n;B[ee]")
+    with pytest.warns(sgf.SgfWarning) as warned:
+        sgf.read_game("(;SZ[9]KM[750];B[ee])")
+    assert replay_error.value.line == 2 and syntax_error.value.line is not None
+    for e in (batch_error.value, move_error.value, replay_error.value, syntax_error.value,
+              warned[0].message):
         e.add_note("seen in game 3")            # (kept, as a plain ValueError keeps it)
-        back = pickle.loads(pickle.dumps(e))
-        assert type(back) is type(e) and str(back) == str(e) and vars(back) == vars(e)
-        assert back.__notes__ == ["seen in game 3"]
+        for back in (pickle.loads(pickle.dumps(e)), copy.copy(e), copy.deepcopy(e)):
+            assert type(back) is type(e) and str(back) == str(e) and vars(back) == vars(e)
+            assert back.__notes__ == ["seen in game 3"] and back.args == e.args
     # a pool's worker raising one: the parent gets it (it hung)
     with mp.get_context("spawn").Pool(1) as pool:
         with pytest.raises(fastgo.IllegalMoveError, match="occupied") as got:

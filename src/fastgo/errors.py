@@ -1,7 +1,23 @@
 """The exceptions fastgo raises of its own, and the one line a command prints for an OSError."""
 
 
-class IllegalMoveError(ValueError):
+def _rebuild(cls, args, state):
+    e = cls.__new__(cls, *args)     # BaseException.__new__ keeps args; __init__ is not run
+    e.__dict__.update(state)
+    return e
+
+
+class Rebuilt:
+    """Pickled and copied as raised: its args (the message) and attributes, whatever its
+    __init__ takes (pickle rebuilds an exception by calling the class with its args, the
+    message alone, which such an __init__ refuses; a worker process's exception reaches its
+    parent by pickle)."""
+
+    def __reduce__(self):
+        return _rebuild, (type(self), self.args, self.__dict__)
+
+
+class IllegalMoveError(Rebuilt, ValueError):
     """A well-formed move that the rules refuse.
 
     ``reason`` is one of ``"occupied"``, ``"suicide"``, ``"ko"``, ``"superko"``, ``"game over"``;
@@ -14,18 +30,12 @@ class IllegalMoveError(ValueError):
         self.reason = reason
         super().__init__(f"illegal move {vertex} (point {move}): {reason}")
 
-    def __reduce__(self):
-        # pickle rebuilds an exception from its args, here the message alone: rebuild it from
-        # what made it (a worker process's exception reaches its parent by pickle)
-        # (and its __dict__: notes and attributes added after it was raised)
-        return type(self), (self.move, self.vertex, self.reason), self.__dict__
-
 
 class ConsistencyError(RuntimeError):
     """The incremental board state disagrees with a recomputation from scratch (a fastgo bug)."""
 
 
-class IllegalActionError(ValueError):
+class IllegalActionError(Rebuilt, ValueError):
     """Actions of a ``BoardBatch.step`` that the rules refuse; no game was changed.
 
     ``games``, ``actions`` and ``reasons`` are parallel lists: the refused games' indices, their
@@ -42,9 +52,6 @@ class IllegalActionError(ValueError):
                           for g, a, r in zip(self.games[:5], self.actions, self.reasons))
         more = f" (and {len(self.games) - 5} more)" if len(self.games) > 5 else ""
         super().__init__(f"illegal actions in {len(self.games)} game(s): {shown}{more}")
-
-    def __reduce__(self):
-        return type(self), (self.games, self.actions, self.reasons), self.__dict__  # (as above)
 
 
 class RecordsError(ValueError):

@@ -62,7 +62,7 @@ import numpy as np
 
 from fastgo.board import Board, Score, is_legal_position
 from fastgo.coords import MAX_SIDE, check_size, point_to_vertex, star_points
-from fastgo.errors import IllegalMoveError
+from fastgo.errors import IllegalMoveError, Rebuilt
 from fastgo.rules import PRESETS, Rules
 
 EMPTY, BLACK, WHITE = 0, 1, 2
@@ -109,7 +109,7 @@ def _locate(text, offset):
     return line + first_line - 1, column + (first_column - 1 if line == 1 else 0)
 
 
-class SgfError(ValueError):
+class SgfError(Rebuilt, ValueError):
     """A malformed SGF file or a record fastgo cannot represent. ``offset`` is the character
     position in the text (or None), ``line`` and ``column`` count from 1; ``message`` is the
     text without them."""
@@ -124,7 +124,7 @@ class SgfError(ValueError):
         super().__init__(message)
 
 
-class SgfWarning(UserWarning):
+class SgfWarning(Rebuilt, UserWarning):
     """Something in a record read leniently that FF[4] does not allow or that makes no sense,
     and what was done about it (see "Lenient reading" in the module docstring). ``line`` and
     ``column`` as ``SgfError``'s."""
