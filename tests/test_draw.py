@@ -82,6 +82,22 @@ def test_ownership_and_marks():
         draw.svg("board")
 
 
+def test_integer_ownership_as_signs_or_colours_draws_the_same_squares():
+    """Score.ownership holds colours 0/1/2, a rounded Playouts.ownership signs -1/0/1: both
+    are integer maps, and reading every integer map as colours drew no White square for the
+    signs (an API tester's finding). A 2 or a -1 tells which; other integers are refused."""
+    b = position()
+    colours = b.score().ownership.reshape(9, 9)
+    signs = np.where(colours == 1, 1, np.where(colours == 2, -1, 0)).astype(np.int8)
+    assert (colours == 2).any() and (colours == 1).any()
+    expected = draw.svg(b, ownership=signs.astype(np.float64))
+    assert draw.svg(b, ownership=signs) == expected == draw.svg(b, ownership=colours)
+    assert len(elements(expected, "ownership white")) == int((colours == 2).sum())
+    for bad in (np.full((9, 9), 3), signs * 2, np.where(colours == 0, -1, colours)):
+        with pytest.raises(ValueError, match="integer ownership map"):
+            draw.svg(b, ownership=bad)
+
+
 def test_one_move_as_marks_is_a_one_element_mark_set():
     # marks="A1" drew "A" and "1" (iterating the string): "1" is point 1, "A" a bad vertex
     b = position()

@@ -46,8 +46,9 @@ def svg(board, ownership=None, marks=None, coordinates=True, last_move=True):
 
     ownership
         None, or floats [height, width] (or [points], row 0 at the bottom) in -1..1: +1 Black
-        owns the point, -1 White (``Score.ownership`` as colours 0/1/2 is accepted too). A
-        square on each point, black or white, its side growing with the value's magnitude.
+        owns the point, -1 White; integers as colours 0/1/2 (``Score.ownership``) or signs
+        -1/0/1 are accepted too. A square on each point, black or white, its side growing with
+        the value's magnitude.
     marks
         None, a point or vertex, an iterable of them (each drawn as a red ring), or a dict of
         point or vertex -> short label text (drawn on the point, in red). One vertex is one
@@ -107,7 +108,14 @@ def svg(board, ownership=None, marks=None, coordinates=True, last_move=True):
             raise ValueError("ownership must be finite")
         own = own.reshape(-1)
         if np.issubdtype(np.asarray(ownership).dtype, np.integer):
-            own = np.where(own == 1, 1.0, np.where(own == 2, -1.0, 0.0))   # colours 0/1/2
+            # colours 0/1/2 (Score.ownership) or signs -1/0/1 (a rounded Playouts.ownership):
+            # they agree on 0 and 1, and a 2 or a -1 tells which
+            values = set(np.unique(own).tolist())
+            if not values <= {-1, 0, 1}:
+                if not values <= {0, 1, 2}:
+                    raise ValueError("an integer ownership map holds colours 0/1/2 (1 Black) or "
+                                     f"signs -1/0/1 (+1 Black), not {sorted(values)}")
+                own = np.where(own == 1, 1.0, np.where(own == 2, -1.0, 0.0))
         for p in np.flatnonzero(own):
             v = float(np.clip(own[p], -1, 1))
             side = CELL * 0.6 * math.sqrt(abs(v))
