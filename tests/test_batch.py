@@ -509,6 +509,23 @@ def test_random_actions_follow_the_documented_draw(points):
         assert all(raw[i, a] for i, a in enumerate(got) if raw[i].any())
 
 
+def test_random_actions_take_the_environments_integer_masks():
+    """The envs' action masks are int8 0/1; random_actions refused them ("mask must be a bool
+    array"), so the README's example cast them. 0/1 integers of any width draw as the same
+    bools; other values and other dtypes are refused, saying what came."""
+    rng = np.random.default_rng(3)
+    mask = rng.random((64, 26)) < 0.4
+    want = fastgo.random_actions(mask, 11).tolist()
+    for dtype in (np.int8, np.uint8, np.int32, np.int64):
+        assert fastgo.random_actions(mask.astype(dtype), 11).tolist() == want
+    for bad, err, msg in [(mask * 2, ValueError, "0 and 1 only"),
+                          (-mask.astype(np.int8), ValueError, "0 and 1 only"),
+                          (mask.astype(np.float32), TypeError, "got float32 \\(64, 26\\)"),
+                          (mask[0], ValueError, "got bool \\(26,\\)")]:
+        with pytest.raises(err, match=msg):
+            fastgo.random_actions(bad, 1)
+
+
 def test_random_actions_same_on_any_thread_count():
     # 12,000 rows of 82: enough work for the threaded path (rows * (P + 400) >= 2**22)
     rng = np.random.default_rng(7)

@@ -87,6 +87,23 @@ def test_vector_env_matches_sync_vector_env(mode, copy):
     assert ends > 10
 
 
+def test_the_vector_env_s_masks_are_the_batch_s():
+    """Its int8 action masks draw in fastgo.random_actions as they are (they were refused), and
+    reset_mask is what BoardBatch.reset takes: an index array was cast to bools, so [0, 1, 2]
+    restarted games 1 and 2 and kept game 0 (an API tester's finding); now it is refused."""
+    env = GoVectorEnv(3, 5, threads=1, autoreset_mode=AutoresetMode.DISABLED)
+    obs, _ = env.reset()
+    acts = fastgo.random_actions(obs["action_mask"], 5)
+    assert obs["action_mask"].dtype == np.int8
+    assert all(obs["action_mask"][i, a] for i, a in enumerate(acts))
+    env.step(np.array([1, 2, 3]))
+    with pytest.raises(ValueError, match="mask must be a bool array of shape"):
+        env.reset(options={"reset_mask": np.array([0, 1, 2])})
+    assert env.batch.move_numbers.tolist() == [1, 1, 1]        # nothing restarted
+    env.reset(options={"reset_mask": np.array([True, False, True])})
+    assert env.batch.move_numbers.tolist() == [0, 1, 0]
+
+
 def test_rewards_go_to_the_mover():
     env = GoEnv(3, komi=0.5)
     env.reset()

@@ -1326,12 +1326,21 @@ cdef int64_t random_action_long(const uint8_t* row, int64_t P, uint64_t s, int64
 def random_actions(mask, seed=0, out=None, threads=None):
     """For each row of a legal mask [n, points + 1], an action drawn uniformly among its legal
     entries (the pass included), or the pass where none is legal (a finished game's ignored
-    action). Deterministic in `seed` (an int) and the mask, whatever `threads` (the cores to
-    use; default all): draws for row i use the splitmix64 stream of (seed, i). Returns int64
-    [n], or fills `out`."""
+    action). The mask is bool, or integers 0/1 (the environments' int8 action masks).
+    Deterministic in `seed` (an int) and the mask, whatever `threads` (the cores to use;
+    default all): draws for row i use the splitmix64 stream of (seed, i). Returns int64 [n], or
+    fills `out`."""
     m = np.asarray(mask)
-    if m.dtype != np.bool_ or m.ndim != 2 or m.shape[1] < 1:
-        raise ValueError("mask must be a bool array [n, points + 1]")
+    if m.dtype != np.bool_ and not np.issubdtype(m.dtype, np.integer):
+        raise TypeError(f"mask must be a bool or 0/1 integer array [n, points + 1], got "
+                        f"{m.dtype} {m.shape}")
+    if m.ndim != 2 or m.shape[1] < 1:
+        raise ValueError(f"mask must be an array [n, points + 1], got {m.dtype} {m.shape}")
+    if m.dtype != np.bool_:
+        if m.size and (m.min() < 0 or m.max() > 1):
+            raise ValueError(f"an integer mask holds 0 and 1 only, got values from {m.min()} "
+                             f"to {m.max()}")
+        m = m.view(np.bool_) if m.dtype.itemsize == 1 else m.astype(np.bool_)
     m = np.ascontiguousarray(m)
     cdef int64_t n = m.shape[0], P = m.shape[1], i
     cdef uint64_t s = mix64(<uint64_t>(_index(seed, "seed") & 0xFFFFFFFFFFFFFFFF))

@@ -104,13 +104,14 @@ class GoVectorEnv(VectorEnv):
         return {"observation": self._planes.copy(), "action_mask": self._mask.astype(np.int8)}
 
     def reset(self, *, seed=None, options=None):
-        """Restart every game, or those where ``options["reset_mask"]`` is True. Go has no
-        randomness: `seed` only seeds the spaces' samplers."""
+        """Restart every game, or those where ``options["reset_mask"]`` (bool [num_envs], as
+        ``BoardBatch.reset`` takes) is True. Go has no randomness: `seed` only seeds the
+        spaces' samplers."""
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
         mask = None if options is None else options.get("reset_mask")
-        self.batch.reset(None if mask is None else np.asarray(mask, dtype=np.bool_))
+        self.batch.reset(mask)      # (an index array, made bools, reset other games)
         return self._obs(), {}
 
     def step(self, actions):
