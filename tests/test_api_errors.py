@@ -6,6 +6,7 @@ move the rules refuse -> fastgo.IllegalMoveError (a ValueError) with .reason and
 """
 
 import dataclasses
+import io
 import math
 
 import numpy as np
@@ -806,6 +807,23 @@ def test_player_settings_are_checked_when_it_is_made():
             Player(**kw)
     with pytest.raises(TypeError, match="board must be a fastgo.Board"):
         p.choose("x")
+
+
+def test_flags_are_bools_everywhere():
+    """playouts, Search and Simulation refused a flag that is no bool; sgf and the vector env
+    took any truthy value, so strict="false" read a record strictly and insert_passes="no"
+    inserted passes (an API tester's finding). numpy's bools are bools."""
+    from fastgo import sgf
+    text = "(;SZ[5];B[aa];B[bb])"
+    for bad in ("false", "no", 1, 0, None):
+        for call in (lambda v: sgf.read_game(text, strict=v), lambda v: sgf.read_games(text, strict=v),
+                     lambda v: sgf.decode(b"(;SZ[5])", strict=v),
+                     lambda v: list(sgf.iter_games(io.BytesIO(text.encode()), strict=v)),
+                     lambda v: sgf.read_game(text).board(insert_passes=v),
+                     lambda v: fastgo.Simulation.new(4, 5, records=v)):
+            with pytest.raises(TypeError, match="must be a bool"):
+                call(bad)
+    assert sgf.read_game(text).board(insert_passes=np.bool_(True)).history == [20, 25, 16]
 
 
 def test_earlier_parts_of_a_game_are_checked():

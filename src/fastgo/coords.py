@@ -14,6 +14,8 @@ import functools
 import operator
 import types
 
+import numpy as np
+
 #: GTP column letters: A..Z without I, enough for 25 columns.
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 MAX_SIDE = 25
@@ -27,6 +29,14 @@ def _index(value, what):
         return operator.index(value)
     except TypeError:
         raise TypeError(f"{what} must be an integer, not {type(value).__name__}") from None
+
+
+def _flag(value, what):
+    """A bool from a bool (numpy's included); anything else is refused, even a truthy string
+    such as "false" read from a configuration."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{what} must be a bool, not {type(value).__name__}")
+    return bool(value)
 
 
 def check_size(width, height):

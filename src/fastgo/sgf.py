@@ -61,7 +61,7 @@ from typing import Any, BinaryIO, Iterable, Iterator, cast
 import numpy as np
 
 from fastgo.board import Board, Score, is_legal_position
-from fastgo.coords import MAX_SIDE, check_size, point_to_vertex, star_points
+from fastgo.coords import MAX_SIDE, _flag, check_size, point_to_vertex, star_points
 from fastgo.errors import IllegalMoveError, Rebuilt
 from fastgo.rules import PRESETS, Rules
 
@@ -457,6 +457,7 @@ class Game:
         resumption (see ``board``): the finished parts as ``FinishedPart``s, the last, the part
         still being played, as a ``Board``. Without resumption the list holds one board. A game
         resumed more than ``MAX_RESUMPTIONS`` times raises ``SgfError``."""
+        insert_passes = _flag(insert_passes, "insert_passes")
         if upto is not None:
             if isinstance(upto, bool) or not isinstance(upto, (int, np.integer)):
                 raise TypeError(f"upto must be an int or None, not {type(upto).__name__}")
@@ -685,6 +686,7 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
     """The ``Game`` of a game tree's main line (see the module docstring for what is read and
     for lenient reading; `strict` refuses what lenient reading warns about, as fastgo did
     before it; `komi_convention` names a ``KOMI_CONVENTIONS`` reading of an implausible KM)."""
+    strict = _flag(strict, "strict")
     if komi_convention is not None and komi_convention not in KOMI_CONVENTIONS:
         raise ValueError(f"unknown komi convention {komi_convention!r}; expected one of "
                          f"{sorted(KOMI_CONVENTIONS)}")
@@ -955,6 +957,7 @@ def decode(data: bytes, strict: bool = False) -> str:
 
     `strict`: the whole file in CA's charset if it decodes, else UTF-8, else Latin-1 (which
     decodes anything)."""
+    strict = _flag(strict, "strict")
     enc = _charset(data)
     if strict:
         for e in ([enc] if enc else []) + ["utf-8"]:
@@ -1013,6 +1016,7 @@ def iter_games(source: str | bytes | os.PathLike[Any] | BinaryIO, *, strict: boo
     way the error (and each ``Game``) has a ``game_index`` attribute (0: the first tree).
     `strict` decodes the whole file at once, as ``decode(data, strict=True)`` (its Latin-1
     fallback needs every byte)."""
+    strict = _flag(strict, "strict")
     if errors not in ("raise", "yield"):
         raise ValueError(f"errors must be 'raise' or 'yield', not {errors!r}")
     if komi_convention is not None and komi_convention not in KOMI_CONVENTIONS:

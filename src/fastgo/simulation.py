@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 from fastgo.board import Board
+from fastgo.coords import _flag
 from fastgo.errors import IllegalMoveError
 from fastgo.playout import _int, ko_choice, playouts, policy_code
 from fastgo.rules import Rules
@@ -26,12 +27,6 @@ from fastgo.rules import Rules
 FORMAT = 2
 #: games per kernel call when every game's moves are kept (the call's move buffer is games x cap)
 _RECORD_BLOCK = 4096
-
-
-def _flag(value, name):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
-    return bool(value)
 
 
 def json_sha256(value):

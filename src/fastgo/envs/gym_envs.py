@@ -16,6 +16,7 @@ Rewards go to the player who moved: at the turn that ends the game (the second p
 
 import numpy as np
 
+from fastgo.coords import _flag
 from fastgo.envs import _batch, _rewards, check_action, require
 
 require("gymnasium", "gym")         # a missing extra is said in fastgo's words
@@ -91,7 +92,7 @@ class GoVectorEnv(VectorEnv):
         self.single_observation_space, self.single_action_space = _spaces(w, h, encoding, dtype)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self.copy = bool(copy)
+        self.copy = _flag(copy, "copy")
         self._planes = np.empty(self.observation_space["observation"].shape, dtype=dtype)
         self._mask = np.empty((num_envs, w * h + 1), dtype=np.bool_)
 
