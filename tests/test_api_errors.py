@@ -826,6 +826,20 @@ def test_flags_are_bools_everywhere():
     assert sgf.read_game(text).board(insert_passes=np.bool_(True)).history == [20, 25, 16]
 
 
+def test_none_means_the_default_and_a_board_is_asked_for_by_name():
+    """threads=None and rules=None mean the default wherever they are taken (Player and the GTP
+    Engine raised TypeError: "threads must be an int, not NoneType"); BoardBatch.set said
+    Cython's "Argument 'board' has incorrect type" where the others say what they want."""
+    from fastgo.gtp import Engine
+    from fastgo.player import Player
+    from fastgo.playout import default_threads
+    assert Player(10, threads=None).threads == default_threads()
+    e = Engine(threads=None, rules=None)
+    assert e.player.threads == default_threads() and e.rules == fastgo.Rules.preset("tromp-taylor")
+    with pytest.raises(TypeError, match="board must be a fastgo.Board, not str"):
+        fastgo.BoardBatch(1, 5).set(0, "x")
+
+
 def test_earlier_parts_of_a_game_are_checked():
     """sgf.score and Player.choose(earlier=): items that are no Board raised AttributeError, a
     board of another size was taken silently."""

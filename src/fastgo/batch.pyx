@@ -1031,20 +1031,23 @@ cdef class BoardBatch:
         finally:
             self.busy = False
 
-    def set(self, i, Board board not None):
+    def set(self, i, board):
         """Load game i from a ``Board`` of the batch's size and rules: its set-up (handicap or
         stones), then its turns replayed, so history planes, ko and superko carry over."""
+        if not isinstance(board, Board):
+            raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
+        cdef Board bd = board
         cdef int64_t k = self._check_index(i)
         cdef int point
         self._enter()
         try:
-            if (board.st.width, board.st.height) != (self.width, self.height):
-                raise ValueError(f"the board is {board.st.width}x{board.st.height}, the batch "
+            if (bd.st.width, bd.st.height) != (self.width, self.height):
+                raise ValueError(f"the board is {bd.st.width}x{bd.st.height}, the batch "
                                  f"{self.width}x{self.height}")
             if board.rules != self.rules:
                 raise ValueError(f"the board's rules {board.rules} differ from the batch's {self.rules}")
-            if self.max_moves and board.nturns > self.max_moves:
-                raise ValueError(f"the board has {board.nturns} turns, over the batch's max_moves")
+            if self.max_moves and bd.nturns > self.max_moves:
+                raise ValueError(f"the board has {bd.nturns} turns, over the batch's max_moves")
             start = Board.from_array(board.start_position(), to_move=board.first_player,
                                      rules=self.rules)
             history = board.history

@@ -64,7 +64,7 @@ from fastgo.board import Board
 from fastgo.coords import check_size, point_to_vertex, star_points, vertex_to_point
 from fastgo.errors import IllegalMoveError
 from fastgo.player import Player, SearchTotals, _check_number
-from fastgo.playout import POLICIES, _MAX_THREADS, policy_code
+from fastgo.playout import POLICIES, _MAX_THREADS, default_threads, policy_code
 from fastgo.rules import PRESETS, Rules
 from fastgo import sgf
 
@@ -155,12 +155,14 @@ class Engine:
     line) or None for a line that holds no command; ``quit_requested`` is set by ``quit``.
 
     playouts, seconds, resign, seed, threads: the genmove player's settings (see
-    ``fastgo.player.Player``); rules: a preset name or ``Rules`` (komi included); size: the board.
+    ``fastgo.player.Player``; threads None: every core); rules: a preset name or ``Rules``
+    (komi included; None: tromp-taylor); size: the board.
     """
 
     def __init__(self, *, playouts=10000, seconds=None, resign=0.03, seed=0, threads=1,
                  rules="tromp-taylor", size=9, exploration=None, search="rave", player=None,
                  policy="uniform", ponder=False):
+        rules = "tromp-taylor" if rules is None else rules
         self.rules = Rules.preset(rules) if isinstance(rules, str) else rules
         if not isinstance(self.rules, Rules):
             raise TypeError(f"rules must be a preset name or a Rules, not {type(rules).__name__}")
@@ -171,6 +173,7 @@ class Engine:
         if seconds is not None:
             _check_number("seconds", seconds, 0, 86400, low_open=True)
         _check_number("resign", resign, 0, 1, high_open=True)
+        threads = default_threads() if threads is None else threads
         _check_number("threads", threads, 1, _MAX_THREADS, integer=True)
         _check_number("seed", seed, SEED_MIN, SEED_MAX, integer=True)
         if exploration is not None:

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fastgo.board import Board
-from fastgo.playout import playouts as _playouts, _int, _seed, _MAX_THREADS, policy_code
+from fastgo.playout import (playouts as _playouts, _int, _seed, _MAX_THREADS, default_threads,
+                            policy_code)
 from fastgo.search import Search, SearchResult
 from fastgo.sgf import score as game_score, prisoners as game_prisoners
 
@@ -128,7 +129,8 @@ class Player:
         self.resign_threshold = float(resign_threshold)
         self.resign_min_playouts = _int(resign_min_playouts, "resign_min_playouts", 0, 2**62)
         self.seed = _seed(seed)
-        self.threads = _int(threads, "threads", 1, _MAX_THREADS)
+        # (None: every core, as Search and playouts take it)
+        self.threads = default_threads() if threads is None else _int(threads, "threads", 1, _MAX_THREADS)
         self.memory = _int(memory, "memory", 0, 2**48)
         self.last = None
         self._search = None
