@@ -36,7 +36,7 @@ import time
 import uuid
 
 from fastgo.errors import ClusterError, os_error_text
-from fastgo.playout import KO_CHOICES, POLICIES, default_threads, playouts, _MAX_THREADS
+from fastgo.playout import KO_CHOICES, POLICIES, default_threads, playouts, _int, _MAX_THREADS
 from fastgo.simulation import Simulation, Tally, play_chunk
 
 #: chunks in flight per task slot, and at least: enough queued on each worker that it never
@@ -233,9 +233,8 @@ def connect(cluster=None, threads=None, timeout=30.0):
     """The engine for `cluster` (see the module docstring); raises ClusterError when it cannot
     be reached, ImportError naming the extra when its package is missing. `timeout`: seconds
     to reach a cluster (a positive number)."""
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
-                                or not 1 <= threads <= _MAX_THREADS):
-        raise ValueError(f"threads must be an int in 1..{_MAX_THREADS}, got {threads!r}")
+    if threads is not None:
+        threads = _int(threads, "threads", 1, _MAX_THREADS)      # (as playouts takes it)
     _check_timeout(timeout)
     if cluster is None or cluster == "local":
         return LocalEngine(threads)

@@ -36,6 +36,7 @@ from cpython.exc cimport PyErr_CheckSignals
 from fastgo.core cimport *
 from fastgo.board cimport Board
 from fastgo.board import Board as _Board, _KO_CODES
+from fastgo.coords import _index
 from fastgo.rules import KO_RULES as _RULES_KO
 
 cnp.import_array()
@@ -205,14 +206,10 @@ def _seed(value):
 
 
 def _int(value, name, lo, hi, bounds=None):
-    """`value` as a Python int in lo..hi: TypeError for a bool or a non-integer, ValueError
-    out of range (saying `bounds`, when given, instead of the two numbers)."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be an int, not a bool")
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
+    """`value` as a Python int in lo..hi: TypeError for a bool or a non-integer (as
+    ``coords._index``), ValueError out of range (saying `bounds`, when given, instead of the
+    two numbers)."""
+    v = _index(value, name)
     if not lo <= v <= hi:
         if bounds is not None:
             raise ValueError(f"{name} must be {bounds}")

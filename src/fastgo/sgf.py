@@ -61,7 +61,7 @@ from typing import Any, BinaryIO, Iterable, Iterator, cast
 import numpy as np
 
 from fastgo.board import Board, Score, is_legal_position
-from fastgo.coords import MAX_SIDE, _flag, check_size, point_to_vertex, star_points
+from fastgo.coords import MAX_SIDE, _flag, _index, check_size, point_to_vertex, star_points
 from fastgo.errors import IllegalMoveError, Rebuilt
 from fastgo.rules import PRESETS, Rules
 
@@ -459,8 +459,7 @@ class Game:
         resumed more than ``MAX_RESUMPTIONS`` times raises ``SgfError``."""
         insert_passes = _flag(insert_passes, "insert_passes")
         if upto is not None:
-            if isinstance(upto, bool) or not isinstance(upto, (int, np.integer)):
-                raise TypeError(f"upto must be an int or None, not {type(upto).__name__}")
+            upto = _index(upto, "upto")
             if upto < 1:
                 raise ValueError(f"upto must be at least 1 (1: the set-up only), not {upto}")
         try:
@@ -900,8 +899,7 @@ def read_game(text: str, index: int = 0, *, strict: bool = False,
               komi_convention: str | None = None) -> Game:
     """The ``Game`` of the main line of game tree `index` of an SGF text; lenient reading's
     ``SgfWarning``s are issued as Python warnings (and kept in ``Game.warnings``)."""
-    if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
-        raise TypeError(f"index must be an int, not {type(index).__name__}")
+    index = _index(index, "index")
     trees = parse(text)
     if not -len(trees) <= index < len(trees):
         raise SgfError(f"the collection has {len(trees)} game tree(s); no game {index}")
