@@ -52,7 +52,11 @@ def ref_planes(board, encoding):
     elif encoding == "openspiel4":
         s = board.stones()
         p = np.stack([s == 1, s == 2, s == 0, np.full((h, w), me == fastgo.WHITE)]).astype(float)
+    elif encoding == "stones":
+        s = board.stones()
+        p = np.stack([s == me, s == op, np.full((h, w), me == fastgo.BLACK)]).astype(float)
     else:
+        assert encoding == "katago"
         s = board.stones()
         p = np.zeros((12, h, w))
         p[0] = 1

@@ -22,7 +22,8 @@ from cpython.exc cimport PyErr_CheckSignals
 from fastgo.core cimport *
 from fastgo.board cimport Board
 from fastgo.planes cimport (plane_t, encode_planes, encoding_planes, encoding_history,
-                            board_colouring, ENC_AGZ17, ENC_LZ18, ENC_OPENSPIEL4, ENC_KATAGO)
+                            board_colouring, ENC_AGZ17, ENC_LZ18, ENC_OPENSPIEL4, ENC_KATAGO,
+                            ENC_STONES)
 from fastgo.board import _make_rules, REASONS
 from fastgo.coords import check_size, _index
 from fastgo.errors import IllegalActionError
@@ -61,7 +62,7 @@ cdef enum:
 #: the most games a BoardBatch holds
 MAX_GAMES = 1 << 26
 _ENC_CODES = {"agz17": ENC_AGZ17, "lz18": ENC_LZ18, "openspiel4": ENC_OPENSPIEL4,
-              "katago": ENC_KATAGO}
+              "katago": ENC_KATAGO, "stones": ENC_STONES}
 #: encoding name -> number of planes
 ENCODINGS = {name: encoding_planes(code) for name, code in _ENC_CODES.items()}
 # output dtypes: 0 one byte (bool, uint8, int8), 1 float32, 2 float64
@@ -829,8 +830,8 @@ cdef class BoardBatch:
 
     def encode(self, encoding, out=None, dtype=None):
         """Feature planes of every game, [n, C, height, width] (row 0 at the bottom), in
-        `encoding` ("agz17", "lz18", "openspiel4", "katago"; see fastgo.features for the
-        planes). `out`: a C-contiguous array of that shape, dtype bool, uint8, int8, float32 or
+        `encoding` ("agz17", "lz18", "openspiel4", "katago", "stones"; see fastgo.features for
+        the planes). `out`: a C-contiguous array of that shape, dtype bool, uint8, int8, float32 or
         float64, to fill instead of allocating one of `dtype` (default float32). With `out`,
         the planes take its dtype: a `dtype` that differs is refused (ValueError)."""
         self._enter()

@@ -22,6 +22,7 @@ cdef enum:
     ENC_LZ18 = 1
     ENC_OPENSPIEL4 = 2
     ENC_KATAGO = 3
+    ENC_STONES = 4
 
 
 cdef inline int encoding_planes(int enc) noexcept nogil:
@@ -32,6 +33,8 @@ cdef inline int encoding_planes(int enc) noexcept nogil:
         return 18
     if enc == ENC_OPENSPIEL4:
         return 4
+    if enc == ENC_STONES:
+        return 3
     return 12
 
 
@@ -150,6 +153,11 @@ cdef inline void encode_planes(int enc, const BoardState* b, int mover, bint ove
         plane_pair(colouring, hw, BLACK, out, out + hw)     # 0, 1: black, white stones
         plane_eq(colouring, hw, EMPTY, out + 2 * hw)        # 2: empty points
         fill_plane(out + 3 * hw, hw, mover == WHITE)        # 3: White to move
+        return
+    if enc == ENC_STONES:
+        board_colouring(b, colouring)
+        plane_pair(colouring, hw, mover, out, out + hw)     # 0, 1: the mover's, the opponent's
+        fill_plane(out + 2 * hw, hw, mover == BLACK)        # 2: Black to move
         return
     memset(out, 0, <size_t>12 * hw * sizeof(plane_t))
     memset(libcache, -1, npad)

@@ -131,7 +131,7 @@ cdef class Search:
     cdef object guard               # a threading.Lock: one search() or advance() at a time
     cdef float* planes              # PUCT: batch x nplanes x points input buffer
     cdef object planes_array        # the numpy view of `planes` handed to the evaluator
-    cdef int enc                    # the encoding: planes.ENC_*, or ENC_STONES
+    cdef int enc                    # the encoding: planes.ENC_*
     cdef int nplanes                # its planes
     # the root's past for the history planes (agz17, lz18): HISTORY colourings by public point,
     # slot t % HISTORY the one after the root game's turn t (t = root_turns: the root's own),
@@ -161,7 +161,6 @@ cdef class Search:
     cdef double _terminal_value(self, Worker* w) noexcept nogil
     cdef void _backup_puct(self, const int32_t* path, int depth, double v, int colour) noexcept nogil
     cdef void _encode(self, Worker* w, float* out) noexcept nogil
-    cdef void _encode_stones(self, Worker* w, float* out) noexcept nogil
     cdef int _collect(self) noexcept nogil
     cdef void _apply(self, int k, const double* priors, const double* values) noexcept nogil
     cdef void _abandon(self, int k) noexcept nogil

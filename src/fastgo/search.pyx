@@ -108,17 +108,12 @@ from fastgo import playout as _playout
 from fastgo.playout import (policy_code, default_threads, _int, _seed, _MAX_THREADS, _job_threads,
                             _prisoners)
 from fastgo.board import Board as _Board
-from fastgo.batch import ENCODINGS as _FEATURE_ENCODINGS, _ENC_CODES
+# PUCT's input encodings, name -> number of planes: BoardBatch's (and so fastgo.features'),
+# whose planes are exactly features.encode's
+from fastgo.batch import ENCODINGS, _ENC_CODES as _CODES
 
 cnp.import_array()
 
-cdef enum:
-    ENC_STONES = -1     # Search's own 3 planes (the other codes are planes.ENC_*)
-
-#: PUCT's input encodings, name -> number of planes: "stones" (the search's own, the default)
-#: and every encoding of ``fastgo.features``, whose planes are exactly ``features.encode``'s
-ENCODINGS = {"stones": 3, **_FEATURE_ENCODINGS}
-_CODES = {"stones": ENC_STONES, **_ENC_CODES}
 _SLICE = 0.1            # seconds the workers run between two looks for Ctrl-C and stop()
 cdef enum:
     # the most visits a tree's root takes (Node's counts are int32_t: a node's visits and
@@ -424,7 +419,7 @@ cdef class Search:
         self.pool.cap = cap
         self.nthreads = nthreads
         self.shared = nthreads > 1
-        history = self.prm.puct and self.enc != ENC_STONES and encoding_history(self.enc)
+        history = self.prm.puct and encoding_history(self.enc)
         for t in range(nthreads):
             self.workers[t] = _worker_new(self.npoints, self.prm.max_moves)
             if self.workers[t] == NULL:
@@ -914,9 +909,6 @@ cdef class Search:
         cdef int16_t last[LAST_MOVES]
         cdef int k, known = 0, nlast, depth = w.depth
         cdef int64_t dd
-        if self.enc == ENC_STONES:
-            self._encode_stones(w, out)
-            return
         if w.ring != NULL:
             known = depth + self.root_known
             known = known if known < HISTORY else HISTORY
@@ -937,20 +929,6 @@ cdef class Search:
         encode_planes(self.enc, w.scratch.board, w.leaf_colour, w.leaf_passes >= 2, cols, known,
                       last, nlast, self.spec.ko_rule, self.spec.suicide,
                       &w.leaf_ko_hash if w.leaf_has_ko else NULL, hashset_seen, &w.seen, out)
-
-    cdef void _encode_stones(self, Worker* w, float* out) noexcept nogil:
-        """The "stones" planes: the mover's stones, the opponent's, all ones when Black is to
-        move."""
-        cdef BoardState* b = w.scratch.board
-        cdef int r, c, i, v, me = w.leaf_colour, P = self.npoints
-        cdef float black_to_move = 1.0 if me == BLACK else 0.0
-        for r in range(self.height):
-            for c in range(self.width):
-                v = b.cell[(r + 1) * b.stride + c].color
-                i = r * self.width + c
-                out[i] = v == me
-                out[P + i] = v == 3 - me
-                out[2 * P + i] = black_to_move
 
     cdef int _collect(self) noexcept nogil:
         """Descend until `batch` leaves wait for the evaluator (or a limit or a collision);
