@@ -17,6 +17,7 @@ final name: a reader (or a resume) sees a whole shard or none.
 """
 
 import bisect
+import collections
 import hashlib
 import io
 import json
@@ -39,6 +40,9 @@ LOCK = ".driver.lock"       # the driving process's claim on a directory (its pi
 _SHARD = re.compile(r"^chunk-(\d{13})-(\d{13})\.npz$")
 _TEMP = re.compile(r"^\.(chunk-\d{13}-\d{13}\.(npz|sgf)|manifest\.json)\.\d+\.[0-9a-f]{32}\.tmp$")
 _EPOCH = (1980, 1, 1, 0, 0, 0)
+#: decoded shards a Records keeps, in bytes (the least recently used go first): random access
+#: to a run whose games fit decodes each shard once (a shard of 100,000 9x9 games: about 25 MB)
+CACHE_BYTES = 512 * 2**20
 
 
 def shard_name(start, stop):
@@ -376,7 +380,12 @@ class Records:
     the directory holds), indexing by the run's game index as a sequence of ``spec.games``
     games (``records[i]``, ``records[-1]`` the run's last; a slice ``records[a:b:k]`` lists the
     games it selects that the directory holds), iteration in index order. `complete`: every
-    chunk is there; in a run that is not, a game of a missing chunk raises IndexError."""
+    chunk is there; in a run that is not, a game of a missing chunk raises IndexError.
+
+    A shard's games are decoded when one of them is first asked for and kept (up to
+    ``CACHE_BYTES`` of decoded shards, the least recently used dropped first), so games read
+    in any order (a shuffled epoch) cost what reading them in order does while the run's games
+    fit."""
 
     def __init__(self, path):
         self.path = os.fspath(path)
@@ -392,7 +401,8 @@ class Records:
                 self.tally.merge(tally)
                 self._shards.append((tally.chunks[0] if tally.chunks else (0, 0), n))
         self._starts = [a for (a, _), _ in self._shards]
-        self._cache = (None, None)
+        self._cache = collections.OrderedDict()    # shard k -> its decoded games, last used last
+        self._cached_bytes = 0
         self._start = self.spec.played_board()     # (the board the games are replayed on)
         self.complete = self.tally.games == self.spec.games
 
@@ -400,11 +410,19 @@ class Records:
         return self.tally.games if self.spec.records else 0
 
     def _games_of(self, k):
-        if self._cache[0] != k:
-            _, _, _, g = read_shard(os.path.join(self.path, self._shards[k][1]), games=True)
-            g["offsets"] = np.concatenate([[0], np.cumsum(g["lengths"], dtype=np.int64)])
-            self._cache = (k, g)
-        return self._cache[1]
+        g = self._cache.get(k)
+        if g is not None:
+            self._cache.move_to_end(k)
+            return g
+        _, _, _, g = read_shard(os.path.join(self.path, self._shards[k][1]), games=True)
+        g["offsets"] = np.concatenate([[0], np.cumsum(g["lengths"], dtype=np.int64)])
+        size = sum(a.nbytes for a in g.values())
+        while self._cache and self._cached_bytes + size > CACHE_BYTES:
+            _, old = self._cache.popitem(last=False)
+            self._cached_bytes -= sum(a.nbytes for a in old.values())
+        self._cache[k] = g
+        self._cached_bytes += size
+        return g
 
     def _shard_of(self, index):
         """The shard holding game `index` (0 <= index < spec.games), or None (a missing chunk)."""
