@@ -942,9 +942,13 @@ def _codec(name):
         # LookupError for "hex", "zlib" and unknown names; UnicodeError for codecs that cannot
         # replace a bad byte (punycode)
         codecs.getincrementaldecoder(name)("replace").decode(b"\xff\x80(;", final=True)
-        return codecs.lookup(name).name
+        name = codecs.lookup(name).name
     except (LookupError, ValueError, UnicodeError, TypeError):
         return None
+    # files labelled GB2312 or GBK are written in GBK, and readers (browsers, after the WHATWG
+    # Encoding Standard) decode both labels with GB18030, their superset: Python's gb2312
+    # loses the characters GB2312 lacks (a name such as Shin Jinseo's)
+    return "gb18030" if name in ("gb2312", "gbk") else name
 
 
 def decode(data: bytes, strict: bool = False) -> str:
