@@ -58,6 +58,19 @@ def test_setup_in_the_node_after_the_root_is_merged_with_a_warning():
         sgf.read_game("(;SZ[9];B[aa];AW[bb])")
 
 
+def test_simple_text_game_information_has_no_line_breaks():
+    """FF[4], SimpleText: line breaks and other white space become spaces (a soft line break,
+    escaped, goes); Text (GC) keeps them. PB[Lee<newline>Sedol] was read, and written, with
+    its newline (a data-pipeline tester's finding)."""
+    g = sgf.read_game("(;GM[1]FF[4]SZ[9]PB[Lee\nSedol]PW[a\tb\r\nc]EV[x\\\ny]"
+                      "GC[line\none];B[ee])")
+    assert g.info == {"PB": "Lee Sedol", "PW": "a b c", "EV": "xy", "GC": "line\none"}
+    g.info["RO"] = "round\n2"
+    text = sgf.to_sgf(g)
+    assert "RO[round 2]" in text and "GC[line\none]" in text
+    assert sgf.read_game(text).info == dict(g.info, RO="round 2")
+
+
 def test_one_malformed_game_info_value_is_ignored_and_the_game_kept():
     g, warned = lenient(sgf.load, data("bad_handicap.sgf"))
     assert warned == ["bad handicap HA[7.5]: ignored (line 1, column 20)"]

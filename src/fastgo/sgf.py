@@ -781,7 +781,7 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
     charset = root.get("CA", "UTF-8").strip()
     for ident in GAME_INFO:
         if ident in root.props:
-            game.info[ident] = root.props[ident][0]
+            game.info[ident] = _simple_text(ident, root.props[ident][0])
             if "\ufffd" in game.info[ident] and not strict:
                 warn(f"{ident} holds bytes that are not valid {charset}: shown as U+FFFD",
                      where(root, ident))
@@ -843,6 +843,17 @@ def _is_fastgo(ap):
 #: Game information kept in ``Game.info`` (and written back by ``to_sgf``).
 GAME_INFO = ("PB", "PW", "BR", "WR", "BT", "WT", "DT", "EV", "RO", "PC", "GN", "GC", "TM", "OT",
              "SO", "US", "AN", "CP", "ON")
+#: FF[4]'s line breaks and other white space of a SimpleText value (every GAME_INFO entry but
+#: GC, a Text, and TM, a number), which become one space each
+_SIMPLE_SPACE = re.compile(r"\r\n|\n\r|[\t\n\r\f\v]")
+
+
+_SIMPLE_TEXT = frozenset(GAME_INFO) - {"GC", "TM"}
+
+
+def _simple_text(ident, value):
+    """`value` of property `ident` as FF[4] reads it: a SimpleText one without line breaks."""
+    return _SIMPLE_SPACE.sub(" ", value) if ident in _SIMPLE_TEXT else value
 
 
 def _add_setup(node, setup, text):
@@ -1323,7 +1334,7 @@ def to_sgf(game: Game, application: str = "fastgo") -> str:
     if game.handicap:
         root.append(f"HA[{game.handicap}]")
     for ident, value in game.info.items():
-        root.append(f"{ident}[{_escape(value)}]")
+        root.append(f"{ident}[{_escape(_simple_text(ident, str(value)))}]")
     if game.result is not None:
         root.append(f"RE[{_escape(game.result)}]")
     flat = np.asarray(game.setup).reshape(-1)
