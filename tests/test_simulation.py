@@ -262,6 +262,26 @@ def test_records_read_in_any_order_decode_each_shard_once(tmp_path, monkeypatch)
     assert len(decoded) > 10 and len(rec._cache) == 1
 
 
+def test_a_chunk_with_sgf_shards_counts_the_writing(monkeypatch):
+    """Chunks were sized from a probe of the kernel alone, so one meant to take 2 s took 15-40
+    s with SGF shards (writing a game took about 20 times playing it: a data-pipeline
+    tester's finding). The probe now times the writing of 64 games too; here a writer that
+    takes at least 1 ms a game makes a 2-second chunk at most 2,000 games, where the kernel
+    alone fills the 100,000 a chunk with records holds."""
+    from fastgo import sgf
+    spec = Simulation.new(10**6, 9, seed=1, records=True, sgf=True)
+    plain = cluster.choose_chunk(spec.replace(sgf=False), 1, 1, 2.0)
+    write = sgf.games_to_sgf
+
+    def slow(moves, **kw):
+        time.sleep(0.001 * len(moves))
+        return write(moves, **kw)
+
+    monkeypatch.setattr(sgf, "games_to_sgf", slow)
+    with_sgf = cluster.choose_chunk(spec, 1, 1, 2.0)
+    assert with_sgf <= 2000 < plain == 100_000
+
+
 def test_records_index_and_slice_as_a_sequence_of_the_runs_games(tmp_path):
     # rec[-1] said "game -1 is not in ..." and rec[0:3] raised a TypeError from a comparison
     spec = Simulation.new(30, 5, seed=2, records=True, chunk=10)

@@ -49,7 +49,9 @@ comments, markup, time, game information other than the above.
 from __future__ import annotations  # `int | None` fields on Python 3.9
 
 import codecs
+import functools
 import glob
+import itertools
 import os
 import re
 import sys
@@ -1250,6 +1252,13 @@ def _sgf_point(point, width, height):
     return LETTERS[col] + LETTERS[height - 1 - row]
 
 
+@functools.lru_cache(maxsize=64)
+def _sgf_points(width, height):
+    """_sgf_point of every point of a width x height board, the pass last: a record's moves
+    are written by look-up."""
+    return tuple(_sgf_point(p, width, height) for p in range(width * height + 1))
+
+
 def number_text(x):
     """A float as SGF and GTP numbers are written: "7", "6.5", "-0.25", "0.00001", the shortest
     plain decimal that reads back as the same float. SGF's Real has no exponent (FF[4]: Number
@@ -1316,8 +1325,13 @@ def to_sgf(game: Game, application: str = "fastgo") -> str:
     """An FF[4] record of `game` (one game tree, moves one node each). ``game.info`` may not
     hold the properties the writer writes itself (``WRITER_PROPERTIES``: ValueError)."""
     _check_info(game.info)
-    w, h = game.width, game.height
     _check_game_fields(game)
+    return _write(game, application)
+
+
+def _write(game, application="fastgo"):
+    """to_sgf of a `game` whose fields were checked (or made from a Board: valid as made)."""
+    w, h = game.width, game.height
     root = ["FF[4]", "GM[1]", "CA[UTF-8]", f"AP[{_escape(application)}]",
             f"SZ[{w}]" if w == h else f"SZ[{w}:{h}]"]
     rules = game.rules
@@ -1348,14 +1362,9 @@ def to_sgf(game: Game, application: str = "fastgo") -> str:
     if game.to_move != first:
         root.append(f"PL[{'B' if game.to_move == BLACK else 'W'}]")
     lines = ["(;" + "".join(root)]
-    line = []
-    for colour, point in game.moves:
-        line.append(f";{'B' if colour == BLACK else 'W'}[{_sgf_point(int(point), w, h)}]")
-        if len(line) == 12:
-            lines.append("".join(line))
-            line = []
-    if line:
-        lines.append("".join(line))
+    at = _sgf_points(w, h)
+    nodes = [f";{'B' if colour == BLACK else 'W'}[{at[point]}]" for colour, point in game.moves]
+    lines.extend("".join(nodes[k:k + 12]) for k in range(0, len(nodes), 12))    # 12 a line
     return "\n".join(lines) + ")\n"
 
 
@@ -1418,10 +1427,8 @@ def game_of_board(board, result=None, *, earlier=(), handicap=None, **info):
     setup, first = board_setup(parts[0])
     moves = []
     for part in parts:
-        colour = board_setup(part)[1]
-        for p in part.history:
-            moves.append((colour, int(p)))
-            colour = 3 - colour
+        first_colour = board_setup(part)[1]         # (turns alternate from it)
+        moves.extend(zip(itertools.cycle((first_colour, 3 - first_colour)), part.history))
     if result is None and board.is_over:
         result = result_text(score(board, earlier))
     n = setup_handicap(setup, first)
@@ -1450,7 +1457,7 @@ def board_to_sgf(board: Board, result: str | None = None, *,
                  earlier: Iterable[Board | FinishedPart] = (),
                  handicap: int | None = None, **info: Any) -> str:
     """An FF[4] record of a ``Board``'s game (see ``game_of_board``)."""
-    return to_sgf(game_of_board(board, result, earlier=earlier, handicap=handicap, **info))
+    return _write(game_of_board(board, result, earlier=earlier, handicap=handicap, **info))
 
 
 def games_to_sgf(move_lists: Any, width: int = 9, height: int | None = None, *,
@@ -1489,18 +1496,22 @@ def games_to_sgf(move_lists: Any, width: int = 9, height: int | None = None, *,
     trees = []
     for k, moves in enumerate(move_lists):
         b = start.copy()
+        # an integer array (what playouts record) is checked at once, anything else a point
+        # at a time
+        checked = (isinstance(moves, np.ndarray) and moves.dtype.kind in "iu"
+                   and (moves.size == 0 or (moves.min() >= 0 and moves.max() <= b.pass_move)))
         if isinstance(moves, np.ndarray):
             points = moves.reshape(-1).tolist()
         elif isinstance(moves, (str, bytes)) or not hasattr(moves, "__iter__"):
             points = None
         else:
             points = list(moves)
-        if points is None or any(isinstance(p, (str, bytes)) for p in points):
+        if points is None or (not checked and any(isinstance(p, (str, bytes)) for p in points)):
             raise TypeError(f"game {k}: a move list must hold int points (pass = width * height), "
                             f"not {moves!r:.60}")
         for j, p in enumerate(points):
-            if (isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer))
-                    or not 0 <= p <= b.pass_move):
+            if not checked and (isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer))
+                                or not 0 <= p <= b.pass_move):
                 raise ValueError(f"game {k}, turn {j + 1}: {p!r:.40} is not a point of a "
                                  f"{b.width}x{b.height} board (moves are ints 0..{b.pass_move}, "
                                  f"pass = width * height)")
