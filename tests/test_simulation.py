@@ -5,6 +5,7 @@ the directory errors, ``fastgo simulate`` and the plots."""
 import hashlib
 import json
 import io
+import warnings
 import os
 import pickle
 import signal
@@ -463,6 +464,34 @@ def test_a_killed_writers_temporary_is_removed_when_the_run_completes(tmp_path):
     names = os.listdir(tmp_path)
     assert left not in names and "notes.tmp" in names
     assert json.load(open(tmp_path / "manifest.json"))["complete"]
+
+
+def test_resume_writes_a_missing_or_damaged_sgf_again(tmp_path):
+    """The SGF beside a shard was in no manifest and no resume looked at it: deleted or cut
+    short, it stayed so (a data-pipeline tester's finding). The manifest now holds its
+    checksum, and a resume writes a missing or damaged one again from the shard's games (the
+    same bytes), warning; one the manifest has no checksum of is written again silently."""
+    spec = Simulation.new(300, 5, seed=2, chunk=100, records=True, sgf=True)
+    cluster.run(spec, out=tmp_path, threads=1)
+    names = [f"chunk-{a:013d}-{b:013d}.sgf" for a, b in ((0, 100), (100, 200), (200, 300))]
+    whole = {n: (tmp_path / n).read_bytes() for n in names}
+    m = json.load(open(tmp_path / "manifest.json"))
+    assert {e["sgf_sha256"] for e in m["shards"].values()} == {
+        hashlib.sha256(b).hexdigest() for b in whole.values()}
+    (tmp_path / names[0]).unlink()
+    (tmp_path / names[1]).write_bytes(whole[names[1]][:50])
+    with pytest.warns(RuntimeWarning) as warned:
+        cluster.run(spec, out=tmp_path, threads=1, resume=True)
+    said = " ".join(str(w.message) for w in warned)
+    assert f"{names[0]} is missing" in said and f"{names[1]} is damaged" in said
+    assert {n: (tmp_path / n).read_bytes() for n in names} == whole
+    m["shards"][names[2][:-4] + ".npz"].pop("sgf_sha256")       # (as from an older fastgo)
+    (tmp_path / "manifest.json").write_text(json.dumps(m))
+    (tmp_path / names[2]).write_bytes(b"")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cluster.run(spec, out=tmp_path, threads=1, resume=True)
+    assert {n: (tmp_path / n).read_bytes() for n in names} == whole
 
 
 def test_resume_replays_a_damaged_shard(tmp_path):

@@ -94,10 +94,21 @@ def _spec_bytes(spec):
     return np.frombuffer(json.dumps(spec.to_dict(), sort_keys=True).encode(), np.uint8)
 
 
+def _write_sgf(path, spec, games):
+    """Write the SGF collection of a chunk's `games` (a shard's game arrays) at `path`; returns
+    its SHA-256. The same games give the same bytes."""
+    from fastgo import sgf
+    ends = np.cumsum(games["lengths"])
+    lists = np.split(games["moves"].astype(np.int64), ends[:-1])
+    data = sgf.games_to_sgf(lists, start=spec.played_board(), PB="random", PW="random").encode()
+    _write_atomic(path, data)
+    return hashlib.sha256(data).hexdigest()
+
+
 def write_shard(out, spec, tally, games):
     """Write the shard of one played chunk (and its SGF when the spec asks) into directory `out`;
-    returns its manifest entry {start, stop, sha256, bytes}. A shard already there with the
-    same bytes is left alone."""
+    returns its manifest entry {start, stop, sha256, bytes, and sgf_sha256 with an SGF}. A
+    shard already there with the same bytes is left alone."""
     (start, stop), = tally.chunks or [(0, 0)]
     arrays = {"spec": _spec_bytes(spec), "fingerprint": np.frombuffer(spec.fingerprint().encode(), np.uint8)}
     arrays.update(tally.to_arrays())
@@ -106,15 +117,12 @@ def write_shard(out, spec, tally, games):
     data = npz_bytes(arrays)
     digest = hashlib.sha256(data).hexdigest()
     path = os.path.join(out, shard_name(start, stop))
+    entry = {"start": start, "stop": stop, "sha256": digest, "bytes": len(data)}
     if spec.sgf and games is not None and stop > start:
-        from fastgo import sgf
-        ends = np.cumsum(games["lengths"])
-        lists = np.split(games["moves"].astype(np.int64), ends[:-1])
-        _write_atomic(path[:-4] + ".sgf", sgf.games_to_sgf(lists, start=spec.played_board(), PB="random",
-                                                           PW="random").encode())
+        entry["sgf_sha256"] = _write_sgf(path[:-4] + ".sgf", spec, games)
     if not (os.path.exists(path) and sha256_file(path) == digest):
         _write_atomic(path, data)
-    return {"start": start, "stop": stop, "sha256": digest, "bytes": len(data)}
+    return entry
 
 
 def make_directory(path, what, error):
@@ -300,8 +308,24 @@ class RunDirectory:
                 raise RecordsError(f"{path} belongs to another run (its spec fingerprint differs)")
             done[(a, b)] = tally
             self.entries[n] = {"start": a, "stop": b, "sha256": digest, "bytes": os.path.getsize(path)}
+            if spec.sgf and b > a:
+                self.entries[n]["sgf_sha256"] = self._check_sgf(path, entry)
         self.save(force=True)
         return spec, done
+
+    def _check_sgf(self, path, entry):
+        """The SHA-256 of a finished shard's SGF collection, written again from the shard's
+        games when it is missing, or differs from the manifest's checksum, or has none there
+        (a shard the manifest did not list yet): the same games give the same bytes."""
+        sgf_path = path[:-4] + ".sgf"
+        want = (entry or {}).get("sgf_sha256")
+        if want is not None and os.path.exists(sgf_path) and sha256_file(sgf_path) == want:
+            return want
+        if want is not None:
+            warnings.warn(f"{sgf_path} is {'damaged' if os.path.exists(sgf_path) else 'missing'}; "
+                          f"written again from {os.path.basename(path)}", RuntimeWarning)
+        _, _, _, games = read_shard(path, games=True)
+        return _write_sgf(sgf_path, self.spec, games)
 
     def record(self, entry):
         """Note a finished shard; the manifest is rewritten at most once a second, and at most
