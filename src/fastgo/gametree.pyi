@@ -1,6 +1,6 @@
 """Type stubs for the compiled ``fastgo.gametree`` module."""
 
-from typing import Dict, Optional, Union
+from typing import Dict, Optional, SupportsIndex, Union
 
 from fastgo.board import Board
 from fastgo.rules import Rules
@@ -10,7 +10,8 @@ MAX_GAME_COLOURINGS: int
 # root nodes count_games expands before walking
 ROOT_NODES: int
 
-def perft(board: Board, depth: int) -> int: ...
-def perft_divide(board: Board, depth: int) -> Dict[str, int]: ...
-def count_games(width: int, height: Optional[int] = None,
-                rules: Union[Rules, str, None] = None, *, threads: Optional[int] = None) -> int: ...
+def perft(board: Board, depth: SupportsIndex) -> int: ...
+def perft_divide(board: Board, depth: SupportsIndex) -> Dict[str, int]: ...
+def count_games(width: SupportsIndex, height: Optional[SupportsIndex] = None,
+                rules: Union[Rules, str, None] = None, *,
+                threads: Optional[SupportsIndex] = None) -> int: ...

@@ -1,6 +1,6 @@
 """Type stubs for the compiled ``fastgo.playout`` module."""
 
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Sequence, SupportsIndex, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -48,13 +48,16 @@ class Playouts:
     @property
     def mean_length(self) -> float: ...
 
-def playouts(board: Board, n: int = 1, *, seed: int = 0, threads: Optional[int] = None,
-             ko: str = "rules", max_moves: Optional[int] = None, ownership: bool = False,
-             record: Union[int, Iterable[int]] = 0, first: int = 0,
-             policy: str = "uniform", prisoners: Tuple[int, int] = (0, 0)) -> Playouts: ...
-def simulate(n: int, width: int = 9, height: Optional[int] = None, *,
+def playouts(board: Board, n: SupportsIndex = 1, *, seed: SupportsIndex = 0,
+             threads: Optional[SupportsIndex] = None, ko: str = "rules",
+             max_moves: Optional[SupportsIndex] = None, ownership: bool = False,
+             record: Union[SupportsIndex, Iterable[SupportsIndex]] = 0, first: SupportsIndex = 0,
+             policy: str = "uniform",
+             prisoners: Tuple[SupportsIndex, SupportsIndex] = (0, 0)) -> Playouts: ...
+def simulate(n: SupportsIndex, width: SupportsIndex = 9, height: Optional[SupportsIndex] = None, *,
              rules: Union[Rules, str, None] = None, komi: Optional[float] = None,
-             handicap: Union[int, Sequence[Move]] = 0, seed: int = 0,
-             threads: Optional[int] = None, ko: str = "rules", max_moves: Optional[int] = None,
-             ownership: bool = False, record: Union[int, Iterable[int]] = 0,
+             handicap: Union[SupportsIndex, Sequence[Move]] = 0, seed: SupportsIndex = 0,
+             threads: Optional[SupportsIndex] = None, ko: str = "rules",
+             max_moves: Optional[SupportsIndex] = None, ownership: bool = False,
+             record: Union[SupportsIndex, Iterable[SupportsIndex]] = 0,
              policy: str = "uniform") -> Playouts: ...

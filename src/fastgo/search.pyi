@@ -1,6 +1,6 @@
 """Type stubs for the compiled ``fastgo.search`` module."""
 
-from typing import Any, Callable, ClassVar, Dict, List, NoReturn, Optional, Tuple
+from typing import Any, Callable, ClassVar, Dict, List, NoReturn, Optional, SupportsIndex, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -37,19 +37,22 @@ class SearchResult:
 class Search:
     bytes_per_node: ClassVar[int]
     def __init__(self, board: Board, *, evaluator: Optional[_Evaluator] = None,
-                 threads: Optional[int] = None, seed: int = 0, memory: int = 268435456,
-                 policy: str = "uniform", rave: bool = True, exploration: Optional[float] = None,
-                 rave_equiv: float = 2000.0, prior_visits: float = 2.0, expand_after: int = 2,
-                 tactics: int = 20, batch: int = 256, fpu: float = 0.0, virtual_loss: int = 1,
-                 dirichlet: Optional[Tuple[float, float]] = None, encoding: str = "stones",
-                 ownership: bool = False, max_moves: Optional[int] = None,
-                 prisoners: Tuple[int, int] = (0, 0)) -> None: ...
-    def search(self, *, visits: Optional[int] = None, playouts: Optional[int] = None,
+                 threads: Optional[SupportsIndex] = None, seed: SupportsIndex = 0,
+                 memory: SupportsIndex = 268435456, policy: str = "uniform", rave: bool = True,
+                 exploration: Optional[float] = None, rave_equiv: float = 2000.0,
+                 prior_visits: float = 2.0, expand_after: SupportsIndex = 2,
+                 tactics: SupportsIndex = 20, batch: SupportsIndex = 256, fpu: float = 0.0,
+                 virtual_loss: SupportsIndex = 1, dirichlet: Optional[Tuple[float, float]] = None,
+                 encoding: str = "stones", ownership: bool = False,
+                 max_moves: Optional[SupportsIndex] = None,
+                 prisoners: Tuple[SupportsIndex, SupportsIndex] = (0, 0)) -> None: ...
+    def search(self, *, visits: Optional[SupportsIndex] = None,
+               playouts: Optional[SupportsIndex] = None,
                seconds: Optional[float] = None) -> SearchResult: ...
     def stop(self) -> None: ...
     @property
     def full(self) -> bool: ...
-    def _limit_visits(self, n: int) -> None: ...
+    def _limit_visits(self, n: SupportsIndex) -> None: ...
     def advance(self, move: Move) -> None: ...
     def variation(self, move: Move) -> List[int]: ...
     def result(self) -> SearchResult: ...
