@@ -10,18 +10,24 @@ pass           ``width * height``                      ``"pass"``
 =============  ======================================  =========================
 """
 
+from __future__ import annotations  # `int | None` on Python 3.9
+
 import functools
 import operator
 import types
+from typing import TYPE_CHECKING, Any, Mapping, SupportsIndex
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from fastgo.board import Move
 
 #: GTP column letters: A..Z without I, enough for 25 columns.
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 MAX_SIDE = 25
 
 
-def _index(value, what):
+def _index(value: Any, what: str) -> int:
     """An int from an int-like value (numpy integers included); bools and floats are refused."""
     if isinstance(value, bool):
         raise TypeError(f"{what} must be an integer, not bool")
@@ -31,7 +37,7 @@ def _index(value, what):
         raise TypeError(f"{what} must be an integer, not {type(value).__name__}") from None
 
 
-def _flag(value, what):
+def _flag(value: object, what: str) -> bool:
     """A bool from a bool (numpy's included); anything else is refused, even a truthy string
     such as "false" read from a configuration."""
     if not isinstance(value, (bool, np.bool_)):
@@ -39,7 +45,7 @@ def _flag(value, what):
     return bool(value)
 
 
-def check_size(width, height):
+def check_size(width: SupportsIndex, height: SupportsIndex) -> tuple[int, int]:
     """Validate a board size; return (width, height) as ints."""
     width = _index(width, "width")
     height = _index(height, "height")
@@ -48,12 +54,13 @@ def check_size(width, height):
     return width, height
 
 
-def _size(width, height):
+def _size(width: SupportsIndex, height: SupportsIndex | None) -> tuple[int, int]:
     """check_size with the helpers' default: no height is a square board."""
     return check_size(width, width if height is None else height)
 
 
-def rowcol_to_point(row, col, width, height=None):
+def rowcol_to_point(row: SupportsIndex, col: SupportsIndex, width: SupportsIndex,
+                    height: SupportsIndex | None = None) -> int:
     """The point ``row * width + col`` of (row, col); row 0 is the bottom row. Here and in the
     other helpers, `height` defaults to `width` (a square board)."""
     row, col, (width, height) = _index(row, "row"), _index(col, "col"), _size(width, height)
@@ -62,7 +69,8 @@ def rowcol_to_point(row, col, width, height=None):
     return row * width + col
 
 
-def point_to_rowcol(point, width, height=None):
+def point_to_rowcol(point: SupportsIndex, width: SupportsIndex,
+                    height: SupportsIndex | None = None) -> tuple[int, int]:
     """(row, col) of an on-board point."""
     point, (width, height) = _index(point, "point"), _size(width, height)
     if not 0 <= point < width * height:
@@ -70,7 +78,8 @@ def point_to_rowcol(point, width, height=None):
     return divmod(point, width)
 
 
-def point_to_vertex(point, width, height=None):
+def point_to_vertex(point: SupportsIndex, width: SupportsIndex,
+                    height: SupportsIndex | None = None) -> str:
     """GTP vertex of a point: ``"A1"`` is point 0; ``width * height`` is ``"pass"``."""
     point, (width, height) = _index(point, "point"), _size(width, height)
     if point == width * height:
@@ -79,7 +88,7 @@ def point_to_vertex(point, width, height=None):
     return f"{COLUMNS[col]}{row + 1}"
 
 
-def vertex_to_point(vertex, width, height=None):
+def vertex_to_point(vertex: str, width: SupportsIndex, height: SupportsIndex | None = None) -> int:
     """Point of a GTP vertex (case-insensitive; ``"pass"`` gives ``width * height``)."""
     width, height = _size(width, height)
     if not isinstance(vertex, str):
@@ -98,10 +107,10 @@ def vertex_to_point(vertex, width, height=None):
 
 
 @functools.lru_cache(maxsize=64)
-def vertex_table(width, height):
+def vertex_table(width: int, height: int) -> Mapping[str, int]:
     """Every GTP vertex of a width x height board, upper and lower case, and "pass" in its usual
     spellings, mapped to its point (a read-only mapping); used for fast parsing."""
-    table = {}
+    table: dict[str, int] = {}
     for row in range(height):
         for col in range(width):
             v = f"{COLUMNS[col]}{row + 1}"
@@ -111,7 +120,7 @@ def vertex_table(width, height):
     return types.MappingProxyType(table)
 
 
-def parse_move(move, width, height):
+def parse_move(move: Move, width: int, height: int) -> int:
     """A move given as point, (row, col), GTP vertex or "pass" -> point (pass = width * height)."""
     if type(move) is int:
         if 0 <= move <= width * height:
@@ -129,7 +138,7 @@ def parse_move(move, width, height):
     raise ValueError(f"point {move} is off a {width}x{height} board (pass is {width * height})")
 
 
-def star_points(width, height, stones):
+def star_points(width: SupportsIndex, height: SupportsIndex, stones: SupportsIndex) -> list[int]:
     """Fixed handicap placement on the star points (9x9, 13x13, 19x19; 2..9 stones).
 
     The GTP ``fixed_handicap`` layout: 2: lower left and upper right; 3: adds upper left; 4: all
@@ -145,7 +154,7 @@ def star_points(width, height, stones):
     lo = 2 if width == 9 else 3
     hi, mid = width - 1 - lo, width // 2
 
-    def pt(r, c):
+    def pt(r: int, c: int) -> int:
         return r * width + c
 
     corners = [pt(lo, lo), pt(hi, hi), pt(hi, lo), pt(lo, hi)]

@@ -27,18 +27,41 @@ point played k + 1 turns ago, k = 0..4 (7: the opponent's last move, 8: the move
 pass or a turn before the set-up marks nothing).
 """
 
+from __future__ import annotations  # `X | None` on Python 3.9
+
+from typing import TYPE_CHECKING, Any, TypeVar, overload
+
 import numpy as np
+import numpy.typing as npt
 
 from fastgo.batch import BoardBatch, ENCODINGS
+
+if TYPE_CHECKING:
+    from fastgo.board import Board
+
+_ArrayT = TypeVar("_ArrayT", bound="npt.NDArray[Any]")
 
 __all__ = ["ENCODINGS", "encode"]
 
 
-def encode(game, encoding, out=None, dtype=None):
+# as BoardBatch.encode: the planes take out's dtype; without out, dtype's (default float32)
+@overload
+def encode(game: Board | BoardBatch, encoding: str, out: _ArrayT,
+           dtype: npt.DTypeLike | None = None) -> _ArrayT: ...
+@overload
+def encode(game: Board | BoardBatch, encoding: str, out: None = None,
+           dtype: None = None) -> npt.NDArray[np.float32]: ...
+@overload
+def encode(game: Board | BoardBatch, encoding: str, out: None = None,
+           dtype: npt.DTypeLike | None = None) -> npt.NDArray[Any]: ...
+def encode(game: Board | BoardBatch, encoding: str, out: npt.NDArray[Any] | None = None,
+           dtype: npt.DTypeLike | None = None) -> npt.NDArray[Any]:
     """The planes of a ``Board`` ([C, height, width]) or of every game of a ``BoardBatch``
     ([n, C, height, width]) in `encoding`; `out` and `dtype` (default float32) as for
     ``BoardBatch.encode``."""
     if isinstance(game, BoardBatch):
+        if out is None:
+            return game.encode(encoding, dtype=dtype)
         return game.encode(encoding, out=out, dtype=dtype)
     from fastgo.board import Board
     if not isinstance(game, Board):

@@ -16,6 +16,8 @@ Every file is written to a temporary name in the same directory, flushed, and re
 final name: a reader (or a resume) sees a whole shard or none.
 """
 
+from __future__ import annotations  # `X | None` on Python 3.9
+
 import bisect
 import collections
 import hashlib
@@ -28,12 +30,17 @@ import uuid
 import warnings
 import zipfile
 import zlib
+from typing import Any, Callable, Iterator, Mapping, SupportsIndex, Union, overload
 
 import numpy as np
+import numpy.typing as npt
 
 from fastgo.coords import _index
 from fastgo.errors import RecordsError
+from fastgo.board import Board
 from fastgo.simulation import FORMAT, Simulation, Tally
+
+_Path = Union[str, "os.PathLike[str]"]
 
 MANIFEST = "manifest.json"
 LOCK = ".driver.lock"       # the driving process's claim on a directory (its pid and host)
@@ -45,11 +52,11 @@ _EPOCH = (1980, 1, 1, 0, 0, 0)
 CACHE_BYTES = 512 * 2**20
 
 
-def shard_name(start, stop):
+def shard_name(start: int, stop: int) -> str:
     return f"chunk-{start:013d}-{stop:013d}.npz"
 
 
-def _write_atomic(path, data):
+def _write_atomic(path: str, data: bytes) -> None:
     """Write bytes to `path` through a temporary file in its directory and a rename."""
     folder, base = os.path.split(path)
     tmp = os.path.join(folder, f".{base}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
@@ -67,7 +74,7 @@ def _write_atomic(path, data):
         raise
 
 
-def npz_bytes(arrays):
+def npz_bytes(arrays: Mapping[str, npt.ArrayLike]) -> bytes:
     """A deflated .npz of `arrays` whose bytes depend on the arrays alone."""
     buf = io.BytesIO()
     z = zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED)
@@ -90,11 +97,11 @@ def npz_bytes(arrays):
     return buf.getvalue()
 
 
-def _spec_bytes(spec):
+def _spec_bytes(spec: Simulation) -> npt.NDArray[np.uint8]:
     return np.frombuffer(json.dumps(spec.to_dict(), sort_keys=True).encode(), np.uint8)
 
 
-def _write_sgf(path, spec, games):
+def _write_sgf(path: str, spec: Simulation, games: Mapping[str, npt.NDArray[Any]]) -> str:
     """Write the SGF collection of a chunk's `games` (a shard's game arrays) at `path`; returns
     its SHA-256. The same games give the same bytes."""
     from fastgo import sgf
@@ -105,12 +112,15 @@ def _write_sgf(path, spec, games):
     return hashlib.sha256(data).hexdigest()
 
 
-def write_shard(out, spec, tally, games):
+def write_shard(out: _Path, spec: Simulation, tally: Tally,
+                games: Mapping[str, npt.NDArray[Any]] | None) -> dict[str, Any]:
     """Write the shard of one played chunk (and its SGF when the spec asks) into directory `out`;
     returns its manifest entry {start, stop, sha256, bytes, and sgf_sha256 with an SGF}. A
     shard already there with the same bytes is left alone."""
     (start, stop), = tally.chunks or [(0, 0)]
-    arrays = {"spec": _spec_bytes(spec), "fingerprint": np.frombuffer(spec.fingerprint().encode(), np.uint8)}
+    arrays: dict[str, npt.ArrayLike] = {
+        "spec": _spec_bytes(spec),
+        "fingerprint": np.frombuffer(spec.fingerprint().encode(), np.uint8)}
     arrays.update(tally.to_arrays())
     if games is not None:
         arrays.update({"game_" + k: v for k, v in games.items()})
@@ -125,7 +135,7 @@ def write_shard(out, spec, tally, games):
     return entry
 
 
-def make_directory(path, what, error):
+def make_directory(path: _Path, what: str, error: Callable[[str], BaseException]) -> None:
     """Create directory `path` (parents included) unless it is there, and check that a file can
     be written in it; `error` (an exception class), naming `what` and the path, when the path is
     a file or the directory cannot be created or written. Shared by the simulation's output
@@ -142,7 +152,7 @@ def make_directory(path, what, error):
         raise error(f"{what} {path!r} is not writable: {e.strerror or e}") from None
 
 
-def sha256_file(path):
+def sha256_file(path: _Path) -> str:
     """SHA-256 (hex) of a file's bytes: the checksum of a shard in the manifest and of a count
     checkpoint's states file (``fastgo.count``)."""
     h = hashlib.sha256()
@@ -152,7 +162,8 @@ def sha256_file(path):
     return h.hexdigest()
 
 
-def read_shard(path, games=False):
+def read_shard(path: _Path, games: bool = False
+               ) -> tuple[dict[str, Any], str, Tally, dict[str, npt.NDArray[Any]] | None]:
     """(spec dict, fingerprint, Tally, games dict or None) of one shard; RecordsError, naming
     the file, for one that is not a whole shard (truncated, damaged, another program's)."""
     try:
@@ -167,7 +178,7 @@ def read_shard(path, games=False):
     return spec, fingerprint, tally, g
 
 
-def read_manifest(directory):
+def read_manifest(directory: _Path) -> tuple[dict[str, Any], Simulation]:
     """(manifest dict, Simulation) of the run in `directory`; RecordsError when it holds no
     manifest or one that is not a fastgo run's (damaged, another format)."""
     manifest = os.path.join(directory, MANIFEST)
@@ -177,7 +188,8 @@ def read_manifest(directory):
         if not isinstance(m, dict) or not isinstance(m.get("shards", {}), dict) or not all(
                 isinstance(e, dict) for e in m.get("shards", {}).values()):
             raise ValueError("not a JSON object with a \"shards\" object of objects")
-        return m, Simulation.from_dict(m.get("spec"))
+        # (a spec that is not a dict: ValueError)
+        return m, Simulation.from_dict(m.get("spec"))  # type: ignore[arg-type]
     except FileNotFoundError:
         raise RecordsError(f"{directory!r} holds no fastgo run ({MANIFEST} is missing)") from None
     except (OSError, ValueError) as e:
@@ -188,16 +200,17 @@ class RunDirectory:
     """The driver's side of an output directory: checks it before any work, knows the finished
     shards, keeps the manifest."""
 
-    def __init__(self, out, spec, resume=False):
+    def __init__(self, out: _Path, spec: Simulation, resume: bool = False) -> None:
         self.out = os.fspath(out)
         self.spec = spec
         self.resume = resume
         self.locked = False
-        self.entries = {}
+        self.entries: dict[str, dict[str, Any]] = {}
         self._saved = 0.0
         self._took = 0.0            # seconds the last manifest rewrite took
 
-    def prepare(self, choose_chunk):
+    def prepare(self, choose_chunk: Callable[[], int]
+                ) -> tuple[Simulation, dict[tuple[int, int], Tally]]:
         """Create or check the directory. Returns (spec, {chunk: Tally}) for the chunks already
         finished (resume); a spec without a chunk size takes the manifest's, or choose_chunk()'s
         in a new directory. Raises RecordsError when the directory cannot take this run."""
@@ -242,7 +255,7 @@ class RunDirectory:
             return
         raise RecordsError(f"output directory {self.out!r}: {LOCK} could not be taken")
 
-    def release(self):
+    def release(self) -> None:
         """Give up the claim (the run is over, finished or not)."""
         if self.locked:
             self.locked = False
@@ -313,7 +326,7 @@ class RunDirectory:
         self.save(force=True)
         return spec, done
 
-    def _check_sgf(self, path, entry):
+    def _check_sgf(self, path: str, entry: dict[str, Any] | None) -> str:
         """The SHA-256 of a finished shard's SGF collection, written again from the shard's
         games when it is missing, or differs from the manifest's checksum, or has none there
         (a shard the manifest did not list yet): the same games give the same bytes."""
@@ -327,14 +340,14 @@ class RunDirectory:
         _, _, _, games = read_shard(path, games=True)
         return _write_sgf(sgf_path, self.spec, games)
 
-    def record(self, entry):
+    def record(self, entry: dict[str, Any]) -> None:
         """Note a finished shard; the manifest is rewritten at most once a second, and at most
         2% of the time (a rewrite grows with the shards): a resume finds the shards the
         manifest has not listed yet by reading them."""
         self.entries[shard_name(entry["start"], entry["stop"])] = entry
         self.save()
 
-    def save(self, force=False, complete=False):
+    def save(self, force: bool = False, complete: bool = False) -> None:
         now = time.monotonic()
         if not force and now - self._saved < max(1.0, 50 * self._took):
             return
@@ -348,7 +361,7 @@ class RunDirectory:
         if complete:
             self.sweep()
 
-    def sweep(self):
+    def sweep(self) -> None:
         """Remove the temporary files of writers that were killed mid-write (a worker lost to
         SIGKILL leaves its `.chunk-….tmp`); called before a resume and when a run completes,
         when no writer of this run is left."""
@@ -360,7 +373,7 @@ class RunDirectory:
                     pass
 
 
-def _alive(pid):
+def _alive(pid: int) -> bool:
     """Whether a process `pid` runs on this host (one of another user's counts as running)."""
     try:
         os.kill(pid, 0)
@@ -371,7 +384,7 @@ def _alive(pid):
     return True
 
 
-def _short(value):
+def _short(value: Any) -> str:
     text = json.dumps(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -382,18 +395,19 @@ class Game:
 
     __slots__ = ("index", "moves", "score", "winner", "length", "capped", "_start")
 
-    def __init__(self, index, moves, score, winner, length, capped, start):
+    def __init__(self, index: int, moves: npt.NDArray[np.int32], score: float, winner: int,
+                 length: int, capped: bool, start: Board) -> None:
         self.index, self.moves, self.score, self.winner = index, moves, score, winner
         self.length, self.capped, self._start = length, capped, start
 
-    def board(self):
+    def board(self) -> Board:
         """The final position: a copy of the run's start with every move played (and checked)."""
         b = self._start.copy()
         for p in self.moves.tolist():
             b.play(p)
         return b
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"<Game {self.index}: {self.length} turns, score {self.score:+g}"
                 f"{', capped' if self.capped else ''}>")
 
@@ -411,7 +425,7 @@ class Records:
     in any order (a shuffled epoch) cost what reading them in order does while the run's games
     fit."""
 
-    def __init__(self, path):
+    def __init__(self, path: _Path) -> None:
         self.path = os.fspath(path)
         self.manifest, self.spec = read_manifest(self.path)
         fp = self.spec.fingerprint()
@@ -425,12 +439,13 @@ class Records:
                 self.tally.merge(tally)
                 self._shards.append((tally.chunks[0] if tally.chunks else (0, 0), n))
         self._starts = [a for (a, _), _ in self._shards]
-        self._cache = collections.OrderedDict()    # shard k -> its decoded games, last used last
+        self._cache: collections.OrderedDict[int, dict[str, Any]] = collections.OrderedDict()
+        # (shard k -> its decoded games, the last used last)
         self._cached_bytes = 0
         self._start = self.spec.played_board()     # (the board the games are replayed on)
         self.complete = self.tally.games == self.spec.games
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.tally.games if self.spec.records else 0
 
     def _games_of(self, k):
@@ -453,7 +468,11 @@ class Records:
         k = bisect.bisect_right(self._starts, index) - 1
         return k if k >= 0 and index < self._shards[k][0][1] else None
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> Game: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Game]: ...
+    def __getitem__(self, index: SupportsIndex | slice) -> Game | list[Game]:
         if not self.spec.records:
             raise RecordsError("this run kept statistics only (records=False): no games to read")
         n = self.spec.games
@@ -478,7 +497,7 @@ class Records:
         return Game(index, moves, float(g["scores"][j]), int(g["winners"][j]), int(g["lengths"][j]),
                     bool(g["capped"][j]), self._start)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Game]:
         if not self.spec.records:
             return
         for k, ((a, b), _) in enumerate(self._shards):
@@ -486,6 +505,6 @@ class Records:
                 yield self._game(i, k)
 
 
-def read(path):
+def read(path: _Path) -> Records:
     """The run in directory `path` as ``Records``."""
     return Records(path)

@@ -5,6 +5,7 @@ The default is the Tromp-Taylor logical rules: positional superko, suicide allow
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any, Dict, Optional
 
 import numpy as np
 
@@ -38,7 +39,7 @@ class Rules:
     scoring: str = "area"
     komi: float = 7.5
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.ko not in KO_RULES:
             raise ValueError(f"unknown ko rule {self.ko!r}; expected one of {KO_RULES}")
         if isinstance(self.suicide, np.bool_):
@@ -64,8 +65,12 @@ class Rules:
             raise ValueError(f"komi must be finite, not {komi}")
         object.__setattr__(self, "komi", komi)
 
-    def replace(self, **changes):
+    # (no `from __future__ import annotations` here: the dataclass's fields keep their types as
+    # classes, not strings)
+    def replace(self, *, ko: Optional[str] = None, suicide: Optional[bool] = None,
+                scoring: Optional[str] = None, komi: Optional[float] = None) -> "Rules":
         """A copy with some options changed; ``None`` values are ignored."""
+        changes: Dict[str, Any] = {"ko": ko, "suicide": suicide, "scoring": scoring, "komi": komi}
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     @property
@@ -78,7 +83,7 @@ class Rules:
         return next((k for k in same if PRESETS[k].komi == self.komi), same[0] if same else None)
 
     @staticmethod
-    def preset(name):
+    def preset(name: str) -> "Rules":
         """The named preset (case and spaces/underscores ignored); see ``PRESETS``."""
         key = str(name).strip().lower().replace("_", "-").replace(" ", "-")
         key = _ALIASES.get(key, key)

@@ -8,19 +8,26 @@ any number of threads, any number of times, gives the same games, and the statis
 the sum of its chunks' whatever the partition, the machines or the order they finish in.
 """
 
+from __future__ import annotations  # `X | None` on Python 3.9
+
 import bisect
 import hashlib
 import json
 import math
 import time
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NoReturn, Sequence, SupportsIndex
 
 import numpy as np
+import numpy.typing as npt
 
 from fastgo.board import Board
 from fastgo.coords import _flag
 from fastgo.errors import IllegalMoveError
 from fastgo.playout import _int, ko_choice, playouts, policy_code
 from fastgo.rules import Rules
+
+if TYPE_CHECKING:
+    from fastgo.board import Move
 
 #: the version of a spec's and a shard's layout; a directory written by another is refused
 #: (2: the spec names its playout policy)
@@ -29,7 +36,7 @@ FORMAT = 2
 _RECORD_BLOCK = 4096
 
 
-def json_sha256(value):
+def json_sha256(value: Any) -> str:
     """SHA-256 (hex) of `value`'s canonical JSON (sorted keys, no spaces): a run's fingerprint,
     and the checksum a count checkpoint's JSON files carry of their other fields
     (``fastgo.count``)."""
@@ -57,9 +64,23 @@ class Simulation:
 
     __slots__ = ("board", "games", "seed", "ko", "max_moves", "policy", "ownership",
                  "first_moves", "records", "sgf", "chunk")
+    board: Board
+    games: int
+    seed: int
+    ko: str
+    max_moves: int | None
+    policy: str
+    ownership: bool
+    first_moves: bool
+    records: bool
+    sgf: bool
+    chunk: int | None
 
-    def __init__(self, board, games, *, seed=0, ko="rules", max_moves=None, policy="uniform",
-                 ownership=True, first_moves=False, records=False, sgf=False, chunk=None):
+    def __init__(self, board: Board, games: SupportsIndex, *, seed: SupportsIndex = 0,
+                 ko: str = "rules", max_moves: SupportsIndex | None = None,
+                 policy: str = "uniform", ownership: bool = True, first_moves: bool = False,
+                 records: bool = False, sgf: bool = False,
+                 chunk: SupportsIndex | None = None) -> None:
         if not isinstance(board, Board):
             raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
         set_ = object.__setattr__
@@ -80,31 +101,34 @@ class Simulation:
             raise ValueError("sgf=True writes the recorded games: it needs records=True")
         set_(self, "chunk", None if chunk is None else _int(chunk, "chunk", 1, 2**31 - 1))
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError("a Simulation is immutable: make another with .replace()")
 
     @classmethod
-    def new(cls, games, width=9, height=None, *, rules=None, komi=None, handicap=0, **options):
+    def new(cls, games: SupportsIndex, width: SupportsIndex = 9,
+            height: SupportsIndex | None = None, *, rules: Rules | str | None = None,
+            komi: float | None = None, handicap: SupportsIndex | Sequence[Move] = 0,
+            **options: Any) -> Simulation:
         """A run from the empty board of the given size and rules (a ``Rules`` or a preset name;
         komi and handicap as for ``Board``); options as for ``Simulation``."""
         return cls(Board(width, height, rules=rules, komi=komi, handicap=handicap), games, **options)
 
-    def replace(self, **changes):
+    def replace(self, **changes: Any) -> Simulation:
         """A copy with some fields changed."""
         fields = {k: getattr(self, k) for k in self.__slots__ if k not in ("board", "games")}
         fields.update(changes)
         return Simulation(fields.pop("board", self.board), fields.pop("games", self.games), **fields)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[dict[str, Any]], Simulation], tuple[dict[str, Any]]]:
         return (_from_dict, (self.to_dict(),))
 
     @property
-    def cap(self):
+    def cap(self) -> int:
         """The cap of turns per game the kernel applies."""
         n = self.board.num_points
         return max(3 * n, 1000) if self.max_moves is None else self.max_moves
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description from which ``from_dict`` rebuilds the same run."""
         b = self.board
         r = b.rules
@@ -117,7 +141,7 @@ class Simulation:
         return d
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d: dict[str, Any]) -> Simulation:
         """The run ``to_dict`` described; anything else (another format, a missing or
         malformed field, an illegal history) raises ValueError."""
         if not isinstance(d, dict):
@@ -135,7 +159,7 @@ class Simulation:
         except (KeyError, TypeError, AttributeError, IndexError, OverflowError) as e:
             raise ValueError(f"not a simulation spec: {type(e).__name__}: {e}") from None
 
-    def played_board(self):
+    def played_board(self) -> Board:
         """The start position under the rules the games are played by: `board` itself, or with
         ko other than "rules" a copy under ``board.rules.replace(ko=ko)`` (set-up, first player
         and history replayed), which records and SGF shards replay the games on. ValueError when
@@ -153,47 +177,47 @@ class Simulation:
                                  f"that rule ({e.reason})") from None
         return played
 
-    def fingerprint(self):
+    def fingerprint(self) -> str:
         """SHA-256 (hex) of the canonical JSON of ``to_dict``: equal for equal runs."""
         return json_sha256(self.to_dict())
 
-    def differences(self, other):
+    def differences(self, other: Simulation) -> dict[str, tuple[Any, Any]]:
         """{field: (this run's value, other's)} for each field in which this run differs from
         `other`, the board's by their own names (e.g. "board.rules.komi")."""
         a, b = _flat(self.to_dict()), _flat(other.to_dict())
         return {k: (a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Simulation):
             return NotImplemented
         return self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]
 
-    def chunks(self):
+    def chunks(self) -> list[tuple[int, int]]:
         """The chunks [start, stop) of game indices, in order; every one `chunk` games but the
         last."""
         if self.chunk is None:
             raise ValueError("this Simulation has no chunk size yet: set chunk=")
         return [(a, min(a + self.chunk, self.games)) for a in range(0, self.games, self.chunk)]
 
-    def chunk_count(self):
+    def chunk_count(self) -> int:
         """How many chunks `chunks()` lists, without listing them."""
         if self.chunk is None:
             raise ValueError("this Simulation has no chunk size yet: set chunk=")
         return -(-self.games // self.chunk)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         b = self.board
         return (f"<Simulation {self.games:,} games on {b.width}x{b.height} ({b.rules}), seed "
                 f"{self.seed}, ko {self.ko}, policy {self.policy}, chunk {self.chunk}>")
 
 
-def _from_dict(d):
+def _from_dict(d: dict[str, Any]) -> Simulation:
     return Simulation.from_dict(d)
 
 
-def _flat(d, prefix=""):
+def _flat(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """A nested dict as one level, its keys joined by dots."""
     out = {}
     for k, v in d.items():
@@ -204,7 +228,7 @@ def _flat(d, prefix=""):
     return out
 
 
-def _wilson(k, n, confidence):
+def _wilson(k: int, n: int, confidence: float) -> tuple[float, float]:
     """fastgo.count's Wilson score interval for k successes in n trials (NaN for none)."""
     from fastgo.count import wilson_interval
     return wilson_interval(k, n, confidence) if n else (float("nan"), float("nan"))
@@ -227,7 +251,10 @@ class Tally:
 
     __slots__ = ("games", "wins", "capped", "scores", "lengths", "ownership", "first_moves", "chunks")
 
-    def __init__(self, games, wins, capped, scores, lengths, ownership, first_moves, chunks):
+    def __init__(self, games: int, wins: npt.NDArray[np.int64], capped: int,
+                 scores: dict[float, int], lengths: npt.NDArray[np.int64],
+                 ownership: npt.NDArray[np.int64] | None, first_moves: npt.NDArray[np.int64] | None,
+                 chunks: list[tuple[int, int]]) -> None:
         self.games = games
         self.wins = wins
         self.capped = capped
@@ -238,13 +265,13 @@ class Tally:
         self.chunks = chunks
 
     @classmethod
-    def empty(cls, spec):
+    def empty(cls, spec: Simulation) -> Tally:
         b = spec.board
         return cls(0, np.zeros(3, np.int64), 0, {}, np.zeros(spec.cap + 1, np.int64),
                    np.zeros((b.height, b.width), np.int64) if spec.ownership else None,
                    np.zeros((b.num_points + 1, 3), np.int64) if spec.first_moves else None, [])
 
-    def merge(self, other):
+    def merge(self, other: Tally) -> Tally:
         """Add `other`'s counts to this tally (in place) and return it. Raises ValueError if a
         chunk would be counted twice."""
         # checked first and then inserted in place: a copy of the list at every merge made a run
@@ -268,14 +295,15 @@ class Tally:
             scores[s] = scores.get(s, 0) + k
         self.lengths = self.lengths + other.lengths
         if self.ownership is not None:
-            self.ownership = self.ownership + other.ownership
+            # (one run's tallies: both count ownership, or neither)
+            self.ownership = self.ownership + other.ownership  # type: ignore[operator]
         if self.first_moves is not None:
-            self.first_moves = self.first_moves + other.first_moves
+            self.first_moves = self.first_moves + other.first_moves  # type: ignore[operator]
         for c in new:
             bisect.insort(mine, c)
         return self
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Tally):
             return NotImplemented
         same = lambda a, b: (a is None and b is None) or (a is not None and b is not None
@@ -287,10 +315,11 @@ class Tally:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def to_arrays(self):
+    def to_arrays(self) -> dict[str, npt.NDArray[Any] | np.int64]:
         """The tally as named numpy arrays (what a shard stores); ``from_arrays`` reads them."""
         scores = sorted(self.scores.items())
-        out = {"games": np.int64(self.games), "wins": self.wins, "capped": np.int64(self.capped),
+        out: dict[str, npt.NDArray[Any] | np.int64] = {
+               "games": np.int64(self.games), "wins": self.wins, "capped": np.int64(self.capped),
                "score_values": np.array([s for s, _ in scores], np.float64).reshape(-1),
                "score_counts": np.array([k for _, k in scores], np.int64).reshape(-1),
                "lengths": self.lengths, "chunks": np.array(self.chunks, np.int64).reshape(-1, 2)}
@@ -301,15 +330,16 @@ class Tally:
         return out
 
     @classmethod
-    def from_arrays(cls, a):
+    def from_arrays(cls, a: Mapping[str, Any]) -> Tally:
         return cls(int(a["games"]), np.asarray(a["wins"], np.int64), int(a["capped"]),
                    {float(s): int(k) for s, k in zip(a["score_values"], a["score_counts"])},
                    np.asarray(a["lengths"], np.int64),
                    np.asarray(a["ownership"], np.int64) if "ownership" in a else None,
                    np.asarray(a["first_moves"], np.int64) if "first_moves" in a else None,
-                   [tuple(int(x) for x in c) for c in np.asarray(a["chunks"]).reshape(-1, 2)])
+                   [tuple(int(x) for x in c)  # type: ignore[misc]  # (pairs: reshape(-1, 2))
+                    for c in np.asarray(a["chunks"]).reshape(-1, 2)])
 
-    def summary(self, confidence=0.95):
+    def summary(self, confidence: float = 0.95) -> dict[str, Any]:
         """Win rates with Wilson score intervals at `confidence`, score and length moments and
         histograms, ownership as a mean per point; a JSON-ready dict."""
         if not 0 < confidence < 1:
@@ -331,7 +361,8 @@ class Tally:
             "white_win_interval": _wilson(white, n, confidence),
             "tie_rate": ties / n if n else float("nan"),
             "mean_score": mean_score,
-            "score_stdev": float(math.sqrt(max(0.0, (values - mean_score) ** 2 @ counts / (n - 1))))
+            "score_stdev": float(math.sqrt(max(  # type: ignore[arg-type]
+                0.0, (values - mean_score) ** 2 @ counts / (n - 1))))
                            if n > 1 else float("nan"),
             "mean_length": mean_len,
             "score_histogram": {f"{s:g}": k for s, k in scores},
@@ -345,7 +376,8 @@ class Tally:
         return out
 
 
-def play_chunk(spec, start, stop, threads=None):
+def play_chunk(spec: Simulation, start: int, stop: int, threads: SupportsIndex | None = None
+               ) -> tuple[Tally, dict[str, npt.NDArray[Any]] | None, float]:
     """Play games [start, stop) of `spec` on `threads` kernel threads (None: all cores).
     Returns (Tally, games, seconds): games is None unless spec.records, else a dict of the
     games' arrays (scores, winners, lengths, capped, moves: every turn, concatenated)."""
@@ -368,7 +400,8 @@ def play_chunk(spec, start, stop, threads=None):
         if own is not None:
             # the kernel's integer sums, back from their mean: |sum| <= k < 2**31, so the
             # float64 product is within 2**-21 of the integer
-            own += np.rint(r.ownership * k).astype(np.int64)
+            # (r.ownership: asked for, so not None)
+            own += np.rint(r.ownership * k).astype(np.int64)  # type: ignore[operator]
         if keep_moves:
             firsts.append(np.array([m[0] if len(m) else -1 for m in r.moves], np.int64))
         parts.append((r.scores, r.winners, r.lengths, r.capped,

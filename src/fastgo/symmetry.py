@@ -24,9 +24,24 @@ Feature planes commute with symmetries: ``transform_planes(encode(b), k) ==
 encode(transform_board(b, k))`` for every encoding (the tests check it).
 """
 
+from __future__ import annotations  # `X | None` on Python 3.9
+
+from typing import TYPE_CHECKING, Any, Sequence, SupportsIndex, TypeVar, Union, overload
+
 import numpy as np
+import numpy.typing as npt
 
 from fastgo.coords import _index, check_size
+
+if TYPE_CHECKING:
+    from fastgo.board import Board
+
+_ScalarT = TypeVar("_ScalarT", bound=np.generic)
+#: a symmetry: an int 0..7 (a Python or numpy integer)
+_Symmetry = Union[int, "np.integer[Any]"]
+#: what ``random_transform``'s rng takes: what ``numpy.random.default_rng`` takes
+_RngLike = Union[int, "np.integer[Any]", Sequence[int], np.random.SeedSequence,
+                np.random.BitGenerator, np.random.Generator, None]
 
 __all__ = ["INVERSE", "symmetries", "inverse", "transform_planes", "transform_policy",
            "transform_move", "transform_board", "random_transform"]
@@ -35,18 +50,18 @@ __all__ = ["INVERSE", "symmetries", "inverse", "transform_planes", "transform_po
 INVERSE = (0, 1, 2, 3, 4, 6, 5, 7)
 
 
-def symmetries(width, height):
+def symmetries(width: SupportsIndex, height: SupportsIndex) -> range:
     """The symmetries of a width x height board: range(8) when square, else range(4)."""
     width, height = check_size(width, height)
     return range(8) if width == height else range(4)
 
 
-def inverse(k):
+def inverse(k: _Symmetry) -> int:
     """The symmetry that undoes k."""
     return INVERSE[_check_k(k)]
 
 
-def _check_k(k, height=None, width=None):
+def _check_k(k: object, height: int | None = None, width: int | None = None) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < 8:
         raise ValueError(f"a symmetry is an int 0..7, not {k!r}")
     if k >= 4 and height is not None and height != width:
@@ -54,7 +69,12 @@ def _check_k(k, height=None, width=None):
     return int(k)
 
 
-def transform_planes(x, k):
+@overload
+def transform_planes(x: np.ndarray[Any, np.dtype[_ScalarT]],
+                     k: _Symmetry) -> npt.NDArray[_ScalarT]: ...
+@overload
+def transform_planes(x: npt.ArrayLike, k: _Symmetry) -> npt.NDArray[Any]: ...
+def transform_planes(x: npt.ArrayLike, k: _Symmetry) -> npt.NDArray[Any]:
     """x [..., height, width] under symmetry k (a view where numpy can make one)."""
     x = np.asarray(x)
     if x.ndim < 2:
@@ -69,7 +89,14 @@ def transform_planes(x, k):
     return x
 
 
-def transform_policy(p, k, width, height):
+@overload
+def transform_policy(p: np.ndarray[Any, np.dtype[_ScalarT]], k: _Symmetry, width: SupportsIndex,
+                     height: SupportsIndex) -> npt.NDArray[_ScalarT]: ...
+@overload
+def transform_policy(p: npt.ArrayLike, k: _Symmetry, width: SupportsIndex,
+                     height: SupportsIndex) -> npt.NDArray[Any]: ...
+def transform_policy(p: npt.ArrayLike, k: _Symmetry, width: SupportsIndex,
+                     height: SupportsIndex) -> npt.NDArray[Any]:
     """A legal mask or policy [..., width * height + 1] (or [..., width * height], no pass)
     under symmetry k: the value for point q moves to transform_move(q, k); the pass stays."""
     width, height = check_size(width, height)
@@ -86,7 +113,8 @@ def transform_policy(p, k, width, height):
     return out
 
 
-def transform_move(point, k, width, height):
+def transform_move(point: SupportsIndex, k: _Symmetry, width: SupportsIndex,
+                   height: SupportsIndex) -> int:
     """The point `point` moves to under symmetry k (the pass, width * height, stays)."""
     width, height = check_size(width, height)
     point = _index(point, "point")      # (1.5 and True were taken as point 1)
@@ -106,7 +134,7 @@ def transform_move(point, k, width, height):
     return r * w + c
 
 
-def transform_board(board, k):
+def transform_board(board: Board, k: _Symmetry) -> Board:
     """A new Board: `board`'s set-up and turns under symmetry k (same rules). Legality, captures
     and scores are invariant, so the turns replay legally."""
     from fastgo.board import Board
@@ -123,7 +151,23 @@ def transform_board(board, k):
     return out
 
 
-def random_transform(planes, policy=None, *, rng=None):
+@overload
+def random_transform(planes: np.ndarray[Any, np.dtype[_ScalarT]], policy: None = None, *,
+                     rng: _RngLike = None
+                     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[_ScalarT], None]: ...
+@overload
+def random_transform(planes: np.ndarray[Any, np.dtype[_ScalarT]], policy: npt.ArrayLike, *,
+                     rng: _RngLike = None
+                     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[_ScalarT], npt.NDArray[Any]]: ...
+@overload
+def random_transform(planes: npt.ArrayLike, policy: npt.ArrayLike | None = None, *,
+                     rng: _RngLike = None
+                     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any],
+                                npt.NDArray[Any] | None]: ...
+def random_transform(planes: npt.ArrayLike, policy: npt.ArrayLike | None = None, *,
+                     rng: _RngLike = None
+                     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any],
+                                npt.NDArray[Any] | None]:
     """Data augmentation: each sample i of planes [n, C, height, width] (and of policy
     [n, points + 1], if given) under its own uniformly drawn symmetry ks[i] of the board.
     Returns (ks, planes', policy'), policy' None when no policy was given; undo with
@@ -138,12 +182,12 @@ def random_transform(planes, policy=None, *, rng=None):
             raise ValueError(f"policy must be [n, points + 1] = [{n}, {w * h + 1}], a row for each "
                              f"of the planes' {n} samples, got {list(policy.shape)}")
     rng = np.random.default_rng(rng)
-    ks = rng.integers(0, len(symmetries(w, h)), size=n)
+    ks = rng.integers(0, len(symmetries(w, h)), size=(n,))
     out = np.empty_like(planes)
     pol = None if policy is None else np.empty_like(policy)
     for k in np.unique(ks):
         idx = np.flatnonzero(ks == k)
         out[idx] = transform_planes(planes[idx], int(k))
-        if pol is not None:
+        if pol is not None and policy is not None:     # (both or neither)
             pol[idx] = transform_policy(policy[idx], int(k), w, h)
     return ks, out, pol

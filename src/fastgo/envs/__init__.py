@@ -11,7 +11,20 @@ imports it for you.
 - ``GoAECEnv``: PettingZoo AEC env with ``go_v5``'s spaces and correct planes
 """
 
+from __future__ import annotations  # `X | None` on Python 3.9
+
 import importlib
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, SupportsIndex
+
+if TYPE_CHECKING:       # (at runtime each class is imported from its module on first use)
+    import numpy as np
+    import numpy.typing as npt
+
+    from fastgo.batch import BoardBatch, StepResult
+    from fastgo.envs.gym_envs import GoEnv as GoEnv, GoVectorEnv as GoVectorEnv
+    from fastgo.envs.pettingzoo_env import GoAECEnv as GoAECEnv
+    from fastgo.rules import Rules
 
 __all__ = ["GoEnv", "GoVectorEnv", "GoAECEnv", "register_envs", "require"]
 
@@ -19,7 +32,7 @@ _HOMES = {"GoEnv": "fastgo.envs.gym_envs", "GoVectorEnv": "fastgo.envs.gym_envs"
           "GoAECEnv": "fastgo.envs.pettingzoo_env"}
 
 
-def require(module, extra):
+def require(module: str, extra: str) -> ModuleType:
     """Import an optional dependency, or say which extra installs it."""
     try:
         return importlib.import_module(module)
@@ -27,7 +40,7 @@ def require(module, extra):
         raise ImportError(f"{module} is needed here: pip install \"fastgo[{extra}]\"") from exc
 
 
-def check_action(action, n):
+def check_action(action: object, n: int) -> int:
     """`action` as an int, if Gymnasium's ``Discrete(n)`` holds it: a Python or numpy integer,
     or a 0-d integer array, in 0..n - 1. Bools, floats and strings are refused (TypeError), as
     are values out of range (ValueError); nothing is truncated into a move."""
@@ -38,7 +51,9 @@ def check_action(action, n):
     return a
 
 
-def _batch(n, size, height, rules, komi, max_moves, autoreset, threads):
+def _batch(n: SupportsIndex, size: SupportsIndex, height: SupportsIndex | None,
+           rules: Rules | str | None, komi: float | None, max_moves: SupportsIndex | None,
+           autoreset: str, threads: SupportsIndex | None) -> BoardBatch:
     """The envs' BoardBatch: n games of size x height (height None: square), the move cap
     max_moves (None: 2 x points, as go_v5's)."""
     from fastgo.batch import BoardBatch
@@ -51,7 +66,7 @@ def _batch(n, size, height, rules, komi, max_moves, autoreset, threads):
                       threads=threads)
 
 
-def _rewards(movers, res):
+def _rewards(movers: int | npt.NDArray[np.int8], res: StepResult) -> npt.NDArray[np.float64]:
     """+1 / -1 / 0 to the player who moved (a colour, or one a game), where the step ended the
     game."""
     import numpy as np
@@ -60,13 +75,13 @@ def _rewards(movers, res):
     return np.where(res.terminated, won.astype(np.float64) - lost.astype(np.float64), 0.0)
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name in _HOMES:
         return getattr(importlib.import_module(_HOMES[name]), name)
     raise AttributeError(f"module 'fastgo.envs' has no attribute {name!r}")
 
 
-def register_envs():
+def register_envs() -> None:
     """Register fastgo/Go9x9-v0, fastgo/Go13x13-v0 and fastgo/Go19x19-v0 with Gymnasium (single
     and vector entry points). Idempotent."""
     gym = require("gymnasium", "gym")

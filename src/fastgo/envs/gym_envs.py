@@ -1,7 +1,7 @@
 """Gymnasium environments: self-play Go over ``BoardBatch``.
 
 Both environments play both colours (self-play): each step is one turn of the player to move,
-and the observation is from the point of view of the player to move next. Observations are
+and the observation is from the point of view of the player to move next. _Observations are
 dicts: ``"observation"``, the feature planes [C, height, width] of ``encoding`` (default
 ``agz17``, see ``fastgo.features``), and ``"action_mask"``, int8 [points + 1] (1 = legal, the
 pass last). Actions are fastgo points (``row * width + col``, row 0 at the bottom, pass =
@@ -14,7 +14,12 @@ Rewards go to the player who moved: at the turn that ends the game (the second p
 (``max_moves`` turns, default ``2 * width * height``).
 """
 
+from __future__ import annotations  # `X | None` on Python 3.9
+
+from typing import TYPE_CHECKING, Any, Dict, SupportsIndex, Tuple, Union
+
 import numpy as np
+import numpy.typing as npt
 
 from fastgo.coords import _flag
 from fastgo.envs import _batch, _rewards, check_action, require
@@ -27,13 +32,20 @@ from gymnasium.vector.utils import batch_space  # noqa: E402
 
 from fastgo.batch import ENCODINGS, MAX_GAMES, _DTYPES  # noqa: E402
 
+if TYPE_CHECKING:
+    from fastgo.rules import Rules
+
+#: an observation: "observation" (the planes) and "action_mask" (int8), of one game or of each
+_Observation = Dict[str, npt.NDArray[Any]]
+
 __all__ = ["GoEnv", "GoVectorEnv"]
 
 _MODES = {AutoresetMode.NEXT_STEP: "next-step", AutoresetMode.SAME_STEP: "same-step",
           AutoresetMode.DISABLED: "disabled"}
 
 
-def _spaces(width, height, encoding, dtype):
+def _spaces(width: int, height: int, encoding: str,
+            dtype: Any) -> Tuple[spaces.Space[Any], spaces.Discrete]:
     if encoding not in ENCODINGS:
         raise ValueError(f"unknown encoding {encoding!r}; expected one of {sorted(ENCODINGS)}")
     # the dtypes BoardBatch.encode fills, checked here rather than at the first reset
@@ -51,7 +63,7 @@ def _spaces(width, height, encoding, dtype):
     return obs, spaces.Discrete(width * height + 1)
 
 
-class GoVectorEnv(VectorEnv):
+class GoVectorEnv(VectorEnv[_Observation, npt.NDArray[np.int64], npt.NDArray[Any]]):
     """``num_envs`` self-play games in one ``BoardBatch``, stepped in C on all cores.
 
     ``GoVectorEnv(num_envs=16, size=9, height=None, *, rules=None, komi=None, encoding="agz17",
@@ -67,10 +79,13 @@ class GoVectorEnv(VectorEnv):
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
 
-    def __init__(self, num_envs=16, size=9, height=None, *, rules=None, komi=None,
-                 encoding="agz17", dtype=np.float32, max_moves=None,
-                 autoreset_mode=AutoresetMode.NEXT_STEP, threads=None, copy=True,
-                 render_mode=None):
+    def __init__(self, num_envs: Union[int, np.integer[Any]] = 16, size: SupportsIndex = 9,
+                 height: SupportsIndex | None = None, *, rules: Rules | str | None = None,
+                 komi: float | None = None, encoding: str = "agz17",
+                 dtype: npt.DTypeLike = np.float32, max_moves: SupportsIndex | None = None,
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+                 threads: SupportsIndex | None = None, copy: bool = True,
+                 render_mode: str | None = None) -> None:
         mode = AutoresetMode(autoreset_mode) if isinstance(autoreset_mode, str) else autoreset_mode
         if mode not in _MODES:
             raise ValueError(f"autoreset_mode must be an AutoresetMode, not {autoreset_mode!r}")
@@ -90,13 +105,14 @@ class GoVectorEnv(VectorEnv):
         self.encoding = encoding
         w, h = self.batch.width, self.batch.height
         self.single_observation_space, self.single_action_space = _spaces(w, h, encoding, dtype)
-        self.observation_space = batch_space(self.single_observation_space, num_envs)
-        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.copy = _flag(copy, "copy")
-        self._planes = np.empty(self.observation_space["observation"].shape, dtype=dtype)
+        self._planes = np.empty(self.observation_space["observation"].shape,  # type: ignore[index]
+                                dtype=dtype)          # (a Dict space)
         self._mask = np.empty((num_envs, w * h + 1), dtype=np.bool_)
 
-    def _obs(self, copy=None):
+    def _obs(self, copy: bool | None = None) -> _Observation:
         self.batch.encode(self.encoding, out=self._planes)
         self.batch.legal_mask(out=self._mask)
         if not (self.copy if copy is None else copy):
@@ -104,7 +120,8 @@ class GoVectorEnv(VectorEnv):
             return {"observation": self._planes, "action_mask": self._mask.view(np.int8)}
         return {"observation": self._planes.copy(), "action_mask": self._mask.astype(np.int8)}
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[_Observation, dict[str, Any]]:
         """Restart every game, or those where ``options["reset_mask"]`` (bool [num_envs], as
         ``BoardBatch.reset`` takes) is True. Go has no randomness: `seed` only seeds the
         spaces' samplers."""
@@ -115,13 +132,15 @@ class GoVectorEnv(VectorEnv):
         self.batch.reset(mask)      # (an index array, made bools, reset other games)
         return self._obs(), {}
 
-    def step(self, actions):
+    def step(self, actions: npt.ArrayLike
+             ) -> tuple[_Observation, npt.NDArray[np.float64], npt.NDArray[np.bool_],
+                        npt.NDArray[np.bool_], dict[str, Any]]:
         movers = self.batch.to_move
         res = self.batch.step(actions)
         rewards = _rewards(movers, res)
         terminated = res.terminated.copy()
         truncated = res.truncated.copy()
-        info = {}
+        info: dict[str, Any] = {}
         if self._same_step and (terminated.any() or truncated.any()):
             ended = terminated | truncated
             final = self._obs(copy=True)       # the new games' observations overwrite ours
@@ -135,15 +154,17 @@ class GoVectorEnv(VectorEnv):
         return self._obs(), rewards, terminated, truncated, info
 
 
-class GoEnv(gym.Env):
+class GoEnv(gym.Env[_Observation, SupportsIndex]):
     """One self-play game (a ``BoardBatch`` of one). ``GoEnv(size=9, height=None, *, rules=None,
     komi=None, encoding="agz17", dtype=np.float32, max_moves=None, render_mode=None)``;
     ``render_mode="ansi"`` renders the board as text."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 2}
 
-    def __init__(self, size=9, height=None, *, rules=None, komi=None, encoding="agz17",
-                 dtype=np.float32, max_moves=None, render_mode=None):
+    def __init__(self, size: SupportsIndex = 9, height: SupportsIndex | None = None, *,
+                 rules: Rules | str | None = None, komi: float | None = None,
+                 encoding: str = "agz17", dtype: npt.DTypeLike = np.float32,
+                 max_moves: SupportsIndex | None = None, render_mode: str | None = None) -> None:
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
         self.render_mode = render_mode
@@ -153,25 +174,27 @@ class GoEnv(gym.Env):
             self.batch.width, self.batch.height, encoding, dtype)
         self._dtype = dtype
 
-    def _obs(self):
+    def _obs(self) -> _Observation:
         return {"observation": self.batch.encode(self.encoding, dtype=self._dtype)[0],
                 "action_mask": self.batch.legal_mask()[0].astype(np.int8)}
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[_Observation, dict[str, Any]]:
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
         self.batch.reset()
         return self._obs(), {}
 
-    def step(self, action):
+    def step(self, action: SupportsIndex
+             ) -> tuple[_Observation, float, bool, bool, dict[str, Any]]:
         action = check_action(action, self.batch.num_points + 1)
         movers = self.batch.to_move
         res = self.batch.step(np.array([action], dtype=np.int64))
         reward = float(_rewards(movers, res)[0])
         return self._obs(), reward, bool(res.terminated[0]), bool(res.truncated[0]), {}
 
-    def render(self):
+    def render(self) -> str | None:  # type: ignore[override]  # (str frames: 'ansi')
         if self.render_mode == "ansi":
             return str(self.batch.board(0))
         return None

@@ -23,7 +23,12 @@ Where it differs from ``go_v5``:
 - a move cap (``max_moves``, default ``2 * N * N``) truncates the game, reward 0.
 """
 
+from __future__ import annotations  # `X | None` on Python 3.9
+
+from typing import TYPE_CHECKING, Any, SupportsIndex
+
 import numpy as np
+import numpy.typing as npt
 
 from fastgo.envs import _batch, _rewards, check_action, require
 
@@ -32,6 +37,9 @@ from gymnasium import spaces  # noqa: E402
 from pettingzoo import AECEnv  # type: ignore[import-untyped]  # noqa: E402  (no type hints)
 from pettingzoo.utils import AgentSelector  # type: ignore[import-untyped]  # noqa: E402
 
+
+if TYPE_CHECKING:
+    from fastgo.rules import Rules
 
 __all__ = ["GoAECEnv", "env"]
 
@@ -42,7 +50,9 @@ class GoAECEnv(AECEnv):
     metadata = {"name": "fastgo_go_v0", "render_modes": ["ansi"], "is_parallelizable": False,
                 "render_fps": 2}
 
-    def __init__(self, board_size=19, komi=None, *, rules=None, max_moves=None, render_mode=None):
+    def __init__(self, board_size: SupportsIndex = 19, komi: float | None = None, *,
+                 rules: Rules | str | None = None, max_moves: SupportsIndex | None = None,
+                 render_mode: str | None = None) -> None:
         super().__init__()
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
@@ -59,13 +69,13 @@ class GoAECEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(n * n + 1) for a in self.possible_agents}
         self._colour = {"black_0": 1, "white_0": 2}
 
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent):
+    def action_space(self, agent: str) -> spaces.Discrete:
         return self.action_spaces[agent]
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
         planes = self.batch.encode("agz17", dtype=np.bool_)[0]      # the mover's view
         if self._colour[agent] != self.batch.to_move[0]:
             planes = planes[[k ^ 1 for k in range(16)] + [16]]      # swap own / opponent
@@ -77,7 +87,7 @@ class GoAECEnv(AECEnv):
         return {"observation": np.ascontiguousarray(planes.transpose(1, 2, 0)),
                 "action_mask": mask}
 
-    def reset(self, seed=None, options=None):
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self.batch.reset()
         self.agents = self.possible_agents[:]
         self._selector = AgentSelector(self.agents)
@@ -86,9 +96,9 @@ class GoAECEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
 
-    def step(self, action):
+    def step(self, action: SupportsIndex | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
@@ -105,15 +115,15 @@ class GoAECEnv(AECEnv):
         self.agent_selection = self._selector.next()
         self._accumulate_rewards()
 
-    def render(self):
+    def render(self) -> str | None:
         if self.render_mode is None:
             return None
         return str(self.batch.board(0))
 
-    def close(self):
+    def close(self) -> None:
         pass
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> GoAECEnv:
     """A ``GoAECEnv`` (``go_v5``-style constructor name)."""
     return GoAECEnv(**kwargs)
