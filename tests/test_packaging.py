@@ -14,13 +14,15 @@ import numpy as np
 import pytest
 
 import fastgo
-from fastgo import playout, sgf
+from fastgo import playout, records, sgf
 from fastgo.batch import BoardBatch, StepResult
 from fastgo.board import Board, Chain, Score
 from fastgo.count import CountStats, LegalFractionEstimate
 from fastgo.playout import Playouts
+from fastgo.rules import Rules
 from fastgo.search import SearchResult
-from require_extras import importorskip
+from fastgo.simulation import Simulation, Tally
+from require_extras import importorskip, installed
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -187,10 +189,13 @@ def test_mypy_checks_the_installed_package_without_an_error(tmp_path):
 #: A typed user's script: what each expression is for mypy (assert_type: exactly that type) and
 #: at runtime (a numpy scalar type: an array of that dtype; else an instance of that class).
 TYPED_SETUP = """\
-from typing import TYPE_CHECKING, List, Optional
+import tempfile
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
+
+import fastgo
 
 from fastgo.batch import BoardBatch, StepResult, random_actions
 from fastgo.board import Board, Chain, Score
@@ -200,7 +205,9 @@ from fastgo.count import (CountStats, LegalFractionEstimate, count_legal_positio
 from fastgo.gametree import count_games, perft
 from fastgo.playout import Playouts, playouts, simulate
 from fastgo.search import Search, SearchResult
-from fastgo import sgf
+from fastgo import features, records, sgf, symmetry
+from fastgo.rules import Rules
+from fastgo.simulation import Simulation, Tally, play_chunk
 
 if TYPE_CHECKING:
     from fastgo.board import Move       # (a type alias of the stub only)
@@ -219,6 +226,50 @@ found = search.search(visits=64)
 stats = count_legal_positions_stats(2, 2)
 estimate = estimate_legal_fraction(3, 3, 100, seed=5)
 record = sgf.board_to_sgf(board, PB="a")
+# numpy integers where numpy code makes them (moves, seeds, counts, sizes, threads, indices):
+# the stubs take what has __index__, as the runtime does
+np_board = Board(np.int64(5), komi=0.5)
+np_mask = np_board.legal_mask()
+np_board.play(np.argmax(np_mask))
+np_board.play((np.int64(2), np.int32(2)))
+np_board.undo(np.int64(1))
+np_batch = BoardBatch(np.int64(4), np.int64(5), max_moves=np.int64(50), threads=np.int64(1))
+np_step = np_batch.step(random_actions(np_batch.legal_mask(), seed=np.uint64(5),
+                                       threads=np.int32(1)))
+np_search = Search(np_board, seed=np.uint64(3), threads=np.int64(1), batch=np.int64(16))
+np_found = np_search.search(visits=np.int64(32))
+np_runs = playouts(np_board, np.int64(8), seed=np.uint64(2), threads=np.int64(1),
+                   record=[np.int64(1)])
+# the pure-Python modules: annotated (py.typed covers them too)
+rules = Rules.preset("japanese").replace(komi=6.5)
+planes = features.encode(np_board, "agz17")
+spec = Simulation.new(np.int64(40), np.int64(5), seed=np.uint64(7), chunk=np.int64(20),
+                      records=True)
+tally, games, seconds = play_chunk(spec, 0, 20, threads=np.int64(1))
+with tempfile.TemporaryDirectory() as run_dir:
+    run = records.RunDirectory(run_dir, spec)
+    spec, done = run.prepare(lambda: 20)
+    for start, stop in spec.chunks():
+        t, g, took = play_chunk(spec, start, stop, threads=1)
+        run.record(records.write_shard(run_dir, spec, t, g))
+    run.save(force=True, complete=True)
+    run.release()
+    recs = records.read(run_dir)
+    last_game = recs[np.int64(-1)]
+    some_games = recs[np.int64(0):np.int64(3)]
+"""
+
+#: With Gymnasium installed (the gym extra): the environments, with numpy integers.
+TYPED_SETUP_GYM = """\
+from fastgo.envs import GoEnv, GoVectorEnv, register_envs
+
+register_envs()
+venv = GoVectorEnv(np.int64(2), size=np.int64(5), max_moves=np.int64(30), threads=np.int64(1))
+obs, info = venv.reset(seed=1)
+v_step = venv.step(np.argmax(obs["action_mask"], axis=1))
+env = GoEnv(np.int64(5), max_moves=np.int64(30))
+first_obs, _ = env.reset(seed=2)
+e_step = env.step(np.argmax(first_obs["action_mask"]))
 """
 
 TYPED_EXPRESSIONS = [
@@ -293,7 +344,68 @@ TYPED_EXPRESSIONS = [
     ("sgf.score(board)", "Score", Score),
     ("sgf.to_sgf(sgf.read_game(record))", "str", str),
     ("sgf.games_to_sgf([[0, 1]], 5)", "str", str),
+    # numpy integers
+    ("np_board.history", "List[int]", list),
+    ("np_board.is_legal(np.argmax(np_mask))", "bool", bool),
+    ("np_step", "StepResult", StepResult),
+    ("np_found", "SearchResult", SearchResult),
+    ("np_runs", "Playouts", Playouts),
+    ("np_batch.board(np.int64(1))", "Board", Board),
+    ("count_legal_positions(np.int64(2), np.int64(2), threads=np.int64(1))", "int", int),
+    ("estimate_legal_fraction(3, 3, np.int64(50), seed=np.uint64(9))", "LegalFractionEstimate",
+     LegalFractionEstimate),
+    ("perft(np_board, np.int64(1))", "int", int),
+    # coordinates
+    ("fastgo.point_to_vertex(np.argmax(np_mask), np.int64(5))", "str", str),
+    ("fastgo.vertex_to_point('C3', np.int64(5))", "int", int),
+    ("fastgo.point_to_rowcol(np.int64(7), 5)", "Tuple[int, int]", tuple),
+    ("fastgo.rowcol_to_point(np.int64(1), np.int64(2), 5)", "int", int),
+    ("fastgo.star_points(np.int64(9), 9, np.int64(4))", "List[int]", list),
+    # rules
+    ("rules", "Rules", Rules),
+    ("rules.komi", "float", float),
+    ("rules.preset_name", "Optional[str]", str),
+    # features, symmetry
+    ("planes", "npt.NDArray[np.float32]", np.float32),
+    ("features.encode(np_batch, 'lz18', out=buffer)", "npt.NDArray[np.uint8]", np.uint8),
+    ("symmetry.transform_move(np.argmax(np_mask), np.int64(5), 5, 5)", "int", int),
+    ("symmetry.inverse(np.int64(5))", "int", int),
+    ("symmetry.transform_planes(planes, 3)", "npt.NDArray[np.float32]", np.float32),
+    ("symmetry.transform_policy(np_mask, np.int64(6), 5, 5)", "npt.NDArray[np.bool_]", np.bool_),
+    ("symmetry.transform_board(np_board, np.int64(1))", "Board", Board),
+    ("symmetry.random_transform(planes[None], rng=np.int64(7))[0]", "npt.NDArray[np.int64]",
+     np.int64),
+    # simulation, records
+    ("spec", "Simulation", Simulation),
+    ("spec.replace(seed=np.uint64(8))", "Simulation", Simulation),
+    ("spec.played_board()", "Board", Board),
+    ("spec.chunks()", "List[Tuple[int, int]]", list),
+    ("spec.games", "int", int),
+    ("tally", "Tally", Tally),
+    ("tally.wins", "npt.NDArray[np.int64]", np.int64),
+    ("tally.summary()", "Dict[str, Any]", dict),
+    ("recs", "records.Records", records.Records),
+    ("len(recs)", "int", int),
+    ("last_game", "records.Game", records.Game),
+    ("last_game.board()", "Board", Board),
+    ("some_games", "List[records.Game]", list),
 ]
+
+TYPED_EXPRESSIONS_GYM = [
+    ("obs", "Dict[str, npt.NDArray[Any]]", dict),
+    ("v_step[1]", "npt.NDArray[np.float64]", np.float64),
+    ("v_step[2]", "npt.NDArray[np.bool_]", np.bool_),
+    ("e_step[1]", "float", float),
+    ("e_step[2]", "bool", bool),
+    ("env.render()", "Optional[str]", type(None)),
+]
+
+
+def _typed_script():
+    """(setup, expressions): the environments' part too where Gymnasium is installed."""
+    if installed("gymnasium", "gym"):
+        return TYPED_SETUP + TYPED_SETUP_GYM, TYPED_EXPRESSIONS + TYPED_EXPRESSIONS_GYM
+    return TYPED_SETUP, TYPED_EXPRESSIONS
 
 
 def test_a_typed_users_script_passes_mypy_strict_with_precise_types(tmp_path):
@@ -303,10 +415,11 @@ def test_a_typed_users_script_passes_mypy_strict_with_precise_types(tmp_path):
     outside the checkout, on the installed package (a developer's editable install must be one
     mypy can follow: a path in a .pth file, as pip's editable install of this src layout is)."""
     importorskip("mypy", "test")
-    lines = TYPED_SETUP.splitlines()
+    setup, expressions = _typed_script()
+    lines = setup.splitlines()
     lines += ["", "if TYPE_CHECKING:", "    from typing_extensions import assert_type, reveal_type", ""]
     revealed_at = {}
-    for expr, annotation, _ in TYPED_EXPRESSIONS:
+    for expr, annotation, _ in expressions:
         lines.append(f"    reveal_type({expr})")
         revealed_at[len(lines)] = expr
         lines.append(f"    assert_type({expr}, {annotation})")
@@ -332,10 +445,11 @@ def test_a_typed_users_script_passes_mypy_strict_with_precise_types(tmp_path):
 def test_the_typed_users_script_gets_at_runtime_what_the_stubs_say():
     """The same expressions evaluated: the dtypes and classes the stubs promise (stubtest
     checks names and signatures, not what a call returns)."""
+    setup, expressions = _typed_script()
     namespace = {}
-    exec(TYPED_SETUP, namespace)
+    exec(setup, namespace)
     wrong = {}
-    for expr, annotation, expected in TYPED_EXPRESSIONS:
+    for expr, annotation, expected in expressions:
         value = eval(expr, namespace)
         if isinstance(expected, type) and issubclass(expected, np.generic):
             ok = isinstance(value, np.ndarray) and value.dtype == expected
