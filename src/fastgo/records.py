@@ -338,6 +338,8 @@ class RunDirectory:
             warnings.warn(f"{sgf_path} is {'damaged' if os.path.exists(sgf_path) else 'missing'}; "
                           f"written again from {os.path.basename(path)}", RuntimeWarning)
         _, _, _, games = read_shard(path, games=True)
+        if games is None:
+            raise RecordsError(f"{path} holds no games to write {sgf_path} from")
         return _write_sgf(sgf_path, self.spec, games)
 
     def record(self, entry: dict[str, Any]) -> None:
