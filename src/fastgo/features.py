@@ -1,5 +1,5 @@
 """Feature planes for neural networks: the input encodings of AlphaGo Zero, Leela Zero, OpenSpiel
-and KataGo, computed in C by ``BoardBatch.encode`` (and for one ``Board`` by ``encode`` here);
+and KataGo (and the search's own three planes), computed in C by ``BoardBatch.encode`` (and for one ``Board`` by ``encode`` here);
 ``Search(board, evaluator=net, encoding=name)`` hands its evaluator the same planes of each leaf
 (one C encoder, ``planes.encode_planes``, serves both).
 
@@ -25,6 +25,9 @@ points where the ko rule forbids the mover's play now (simple ko or superko, exa
 the game is over), 7..11 = the
 point played k + 1 turns ago, k = 0..4 (7: the opponent's last move, 8: the mover's last; a
 pass or a turn before the set-up marks nothing).
+
+``stones`` (``Search``'s default): plane 0 = the mover's stones, 1 = the opponent's, 2 = all 1
+when Black is to move.
 """
 
 from __future__ import annotations  # `X | None` on Python 3.9
