@@ -1,6 +1,6 @@
 """Feature planes for neural networks: the input encodings of AlphaGo Zero, Leela Zero, OpenSpiel
-and KataGo (and the search's own three planes), computed in C by ``BoardBatch.encode`` (and for one ``Board`` by ``encode`` here);
-``Search(board, evaluator=net, encoding=name)`` hands its evaluator the same planes of each leaf
+and KataGo (and the search's own three planes), computed in C by ``BoardBatch.encode`` (and for
+one ``Board`` by ``encode`` here); ``Search(board, evaluator=net, encoding=name)`` hands its evaluator the same planes of each leaf
 (one C encoder, ``planes.encode_planes``, serves both).
 
 Planes are channels-first, ``[C, height, width]`` per game, indexed ``[plane, row, col]`` with row
