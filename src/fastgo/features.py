@@ -61,7 +61,10 @@ def encode(game: Board | BoardBatch, encoding: str, out: npt.NDArray[Any] | None
            dtype: npt.DTypeLike | None = None) -> npt.NDArray[Any]:
     """The planes of a ``Board`` ([C, height, width]) or of every game of a ``BoardBatch``
     ([n, C, height, width]) in `encoding`; `out` and `dtype` (default float32) as for
-    ``BoardBatch.encode``."""
+    ``BoardBatch.encode``. A Board is loaded into a batch of one (its game replayed, for the
+    history planes and the ko memory): tens of microseconds and more as the game grows, so
+    the positions along many games are encoded faster by stepping a ``BoardBatch`` through
+    them and encoding the batch after each step."""
     if isinstance(game, BoardBatch):
         if out is None:
             return game.encode(encoding, dtype=dtype)
