@@ -243,6 +243,23 @@ CHARSETS = [("gb2312", "GB2312", "中文", "李昌镐"),
             ("shift_jis", "Shift_JIS", "表ソ", "本因坊")]     # 表, ソ: second byte 0x5C ('\\')
 
 
+def test_a_gb_label_never_lets_a_cut_character_swallow_a_bracket():
+    """GBK's second bytes include ']': decoding every GB2312-labelled file as GB18030 (to read
+    GBK names such as 申真谞) made a name cut mid-character swallow the ']' after it and the
+    next property, without a warning (a reviewer's finding). Such a file is read as before (the
+    cut character a U+FFFD, warned about); a mislabelled UTF-8 file falls back to UTF-8 under
+    strict, as for any other label; a GBK name reads whole."""
+    for read in (lambda b, **kw: sgf.read_game(sgf.decode(b, kw.get("strict", False)), **kw),
+                 lambda b, **kw: next(sgf.iter_games(io.BytesIO(b), **kw))):
+        cut = ("(;CA[GB2312]SZ[9]PB[柯".encode("gbk") + "洁".encode("gbk")[:1]
+               + "]PW[李昌镐];B[ee])".encode("gbk"))
+        with pytest.warns(sgf.SgfWarning, match="PB holds bytes that are not valid"):
+            assert read(cut).info == {"PB": "柯\ufffd", "PW": "李昌镐"}
+        text = "(;CA[GB2312]SZ[9]PB[申真谞]PW[柯洁];B[ee])"
+        assert read(text.encode("utf-8"), strict=True).info == {"PB": "申真谞", "PW": "柯洁"}
+        assert read(text.encode("gbk")).info == {"PB": "申真谞", "PW": "柯洁"}
+
+
 @pytest.mark.parametrize("codec, ca, black, white", CHARSETS)
 def test_iter_games_decodes_in_the_charset_of_ca_at_every_chunk_size(tmp_path, codec, ca, black,
                                                                       white):
