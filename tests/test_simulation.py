@@ -256,6 +256,11 @@ def test_records_read_in_any_order_decode_each_shard_once(tmp_path, monkeypatch)
                 for i in order}
     assert [shuffled[i] for i in range(300)] == in_order
     assert sorted(decoded) == sorted(set(decoded)) and len(decoded) == 10
+    # a pickle (to a DataLoader's workers) carries no decoded shard: it did, up to the budget
+    fresh = len(pickle.dumps(records.read(tmp_path)))
+    again = pickle.loads(pickle.dumps(rec))
+    assert len(pickle.dumps(rec)) == fresh and len(rec._cache) == 10
+    assert [again[i].moves.tolist() for i in (0, 299)] == [in_order[0][1], in_order[299][1]]
     monkeypatch.setattr(records, "CACHE_BYTES", 1)          # one shard at a time
     rec = records.read(tmp_path)
     decoded.clear()
@@ -470,7 +475,8 @@ def test_resume_writes_a_missing_or_damaged_sgf_again(tmp_path):
     """The SGF beside a shard was in no manifest and no resume looked at it: deleted or cut
     short, it stayed so (a data-pipeline tester's finding). The manifest now holds its
     checksum, and a resume writes a missing or damaged one again from the shard's games (the
-    same bytes), warning; one the manifest has no checksum of is written again silently."""
+    same bytes), warning; one the manifest has no checksum of (an older run's) is kept as it
+    is, and written again silently when missing."""
     spec = Simulation.new(300, 5, seed=2, chunk=100, records=True, sgf=True)
     cluster.run(spec, out=tmp_path, threads=1)
     names = [f"chunk-{a:013d}-{b:013d}.sgf" for a, b in ((0, 100), (100, 200), (200, 300))]
@@ -485,13 +491,17 @@ def test_resume_writes_a_missing_or_damaged_sgf_again(tmp_path):
     said = " ".join(str(w.message) for w in warned)
     assert f"{names[0]} is missing" in said and f"{names[1]} is damaged" in said
     assert {n: (tmp_path / n).read_bytes() for n in names} == whole
-    m["shards"][names[2][:-4] + ".npz"].pop("sgf_sha256")       # (as from an older fastgo)
+    for n in names:
+        m["shards"][n[:-4] + ".npz"].pop("sgf_sha256")          # (as from an older fastgo)
     (tmp_path / "manifest.json").write_text(json.dumps(m))
-    (tmp_path / names[2]).write_bytes(b"")
+    (tmp_path / names[2]).unlink()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         cluster.run(spec, out=tmp_path, threads=1, resume=True)
     assert {n: (tmp_path / n).read_bytes() for n in names} == whole
+    m = json.load(open(tmp_path / "manifest.json"))
+    assert {e["sgf_sha256"] for e in m["shards"].values()} == {
+        hashlib.sha256(b).hexdigest() for b in whole.values()}
 
 
 def test_resume_replays_a_damaged_shard(tmp_path):

@@ -808,7 +808,8 @@ cdef class BoardBatch:
             else:
                 mk = np.asarray(mask)
                 if mk.dtype != np.bool_ or mk.shape != (self.n,):
-                    raise ValueError(f"mask must be a bool array of shape ({self.n},)")
+                    raise ValueError(f"mask must be a bool array of shape ({self.n},), got "
+                                     f"{mk.dtype} {mk.shape}")
                 m = np.ascontiguousarray(mk, dtype=np.uint8)
             self.job_flags = <uint8_t*>cnp.PyArray_DATA(m)
             self._run(JOB_RESET, self._threads_now())

@@ -372,8 +372,8 @@ def main(argv=None):
         code = args.func(args)
         _handle_pending_signals()
         return code
-    except (ValueError, TypeError) as e:    # a bad option value: usage and reason, status 2
-        args.command_parser.error(str(e))
+    except ValueError as e:                 # a bad option value: usage and reason, status 2
+        args.command_parser.error(str(e))       # (a TypeError, a bug, keeps its traceback)
     except MemoryError as e:                # a count's tables, a run's records
         print(f"fastgo {args.command}: {e or 'out of memory'}", file=sys.stderr)
         return 1

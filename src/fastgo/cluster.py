@@ -479,8 +479,8 @@ def _no_nan(value):
 
 
 def run_command(args):
-    """``fastgo simulate``: a bad option value or spec raises ValueError or TypeError, which
-    fastgo.cli.main reports with this subcommand's usage (status 2)."""
+    """``fastgo simulate``: a bad option value or spec raises ValueError, which fastgo.cli.main
+    reports with this subcommand's usage (status 2)."""
     import json
     try:
         if not 1 <= args.games <= 2**62:     # (Simulation's bound, said in the option's words)

@@ -28,8 +28,9 @@ MAX_SIDE = 25
 
 
 def _index(value: Any, what: str) -> int:
-    """An int from an int-like value (numpy integers included); bools and floats are refused."""
-    if isinstance(value, bool):
+    """An int from an int-like value (numpy integers included); bools (numpy's too, which
+    numpy before 2.3 lets operator.index take) and floats are refused."""
+    if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{what} must be an integer, not bool")
     try:
         return operator.index(value)

@@ -219,7 +219,8 @@ def _int(value, name, lo, hi, bounds=None):
 
 def _prisoners(value):
     """`prisoners=`: (black, white), the stones each colour took in the earlier parts of a game
-    resumed after two passes (``fastgo.sgf.prisoners``), each an int in 0..2**31 - 1."""
+    resumed after two passes (``fastgo.sgf.prisoners``), each an int in 0..2**24 (more than any
+    game takes; the C score adds them to counts of points)."""
     if isinstance(value, (str, bytes)):
         raise TypeError("prisoners must be a pair of ints (black, white), not a string")
     try:
@@ -227,8 +228,8 @@ def _prisoners(value):
     except (TypeError, ValueError):
         raise TypeError("prisoners must be a pair of ints (black, white), "
                         f"not {type(value).__name__}") from None
-    return (_int(black, "prisoners' black count", 0, 2**31 - 1),
-            _int(white, "prisoners' white count", 0, 2**31 - 1))
+    return (_int(black, "prisoners' black count", 0, 2**24),
+            _int(white, "prisoners' white count", 0, 2**24))
 
 
 #: the playout policies by name (see ``playouts``)

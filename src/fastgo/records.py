@@ -25,6 +25,7 @@ import io
 import json
 import os
 import re
+import threading
 import time
 import uuid
 import warnings
@@ -328,12 +329,16 @@ class RunDirectory:
 
     def _check_sgf(self, path: str, entry: dict[str, Any] | None) -> str:
         """The SHA-256 of a finished shard's SGF collection, written again from the shard's
-        games when it is missing, or differs from the manifest's checksum, or has none there
-        (a shard the manifest did not list yet): the same games give the same bytes."""
+        games when it is missing or differs from the manifest's checksum (the same games give
+        the same bytes). One the manifest has no checksum of (a shard it did not list yet, or
+        a run of a fastgo before the checksums) is taken as it is: it was written whole or not
+        at all, and writing every one again would cost a run of many shards hours."""
         sgf_path = path[:-4] + ".sgf"
         want = (entry or {}).get("sgf_sha256")
-        if want is not None and os.path.exists(sgf_path) and sha256_file(sgf_path) == want:
-            return want
+        if os.path.exists(sgf_path):
+            got = sha256_file(sgf_path)
+            if want is None or got == want:
+                return got
         if want is not None:
             warnings.warn(f"{sgf_path} is {'damaged' if os.path.exists(sgf_path) else 'missing'}; "
                           f"written again from {os.path.basename(path)}", RuntimeWarning)
@@ -444,25 +449,42 @@ class Records:
         self._cache: collections.OrderedDict[int, dict[str, Any]] = collections.OrderedDict()
         # (shard k -> its decoded games, the last used last)
         self._cached_bytes = 0
+        self._lock = threading.Lock()
         self._start = self.spec.played_board()     # (the board the games are replayed on)
         self.complete = self.tally.games == self.spec.games
 
     def __len__(self) -> int:
         return self.tally.games if self.spec.records else 0
 
+    def __getstate__(self):
+        # the decoded shards stay behind (a worker process decodes what it reads: a pickle of
+        # a Records grew with every shard read), and so does the lock, which does not pickle
+        state = self.__dict__.copy()
+        state["_cache"], state["_cached_bytes"], state["_lock"] = None, 0, None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._cache = collections.OrderedDict()
+        self._lock = threading.Lock()
+
     def _games_of(self, k):
-        g = self._cache.get(k)
-        if g is not None:
-            self._cache.move_to_end(k)
-            return g
+        with self._lock:            # (threads reading games share the cache and its count)
+            g = self._cache.get(k)
+            if g is not None:
+                self._cache.move_to_end(k)
+                return g
         _, _, _, g = read_shard(os.path.join(self.path, self._shards[k][1]), games=True)
         g["offsets"] = np.concatenate([[0], np.cumsum(g["lengths"], dtype=np.int64)])
         size = sum(a.nbytes for a in g.values())
-        while self._cache and self._cached_bytes + size > CACHE_BYTES:
-            _, old = self._cache.popitem(last=False)
-            self._cached_bytes -= sum(a.nbytes for a in old.values())
-        self._cache[k] = g
-        self._cached_bytes += size
+        with self._lock:
+            if k in self._cache:    # another thread decoded it meanwhile
+                return self._cache[k]
+            while self._cache and self._cached_bytes + size > CACHE_BYTES:
+                _, old = self._cache.popitem(last=False)
+                self._cached_bytes -= sum(a.nbytes for a in old.values())
+            self._cache[k] = g
+            self._cached_bytes += size
         return g
 
     def _shard_of(self, index):

@@ -44,9 +44,9 @@ visit of value -1, times ``virtual_loss``), p its prior and N the parent's visit
 evaluation included). Descents collect up to ``batch`` distinct leaves (a second descent into a
 leaf already collected ends the batch); ``evaluator(planes)`` gets them as a new float32 array
 ``[B, C, height, width]``, its own to keep, in ``encoding`` (``ENCODINGS`` maps each name to its
-C): ``"stones"`` (the default, C = 3: the stones of the side to move, the opponent's stones, all
-ones when Black is to move) or any encoding of ``fastgo.features`` (``"agz17"`` 17 planes,
-``"lz18"`` 18, ``"openspiel4"`` 4, ``"katago"`` 12), a leaf's planes then being exactly
+C): any encoding of ``fastgo.features``: ``"stones"`` (the default, C = 3: the stones of the
+side to move, the opponent's stones, all ones when Black is to move), ``"agz17"`` 17 planes,
+``"lz18"`` 18, ``"openspiel4"`` 4, ``"katago"`` 12; a leaf's planes are exactly
 ``features.encode`` of the Board its path's moves lead to from the root: BoardBatch's encoder
 (``planes.encode_planes``) on the replayed leaf, its history planes from the colourings of the
 path's positions and then the root game's own (from the Board the Search was made with, and the
@@ -291,8 +291,8 @@ cdef class Search:
     exploration (UCT c, default 0.1 with RAVE and 0.7 without; PUCT c_puct, default 1.5),
     rave_equiv, prior_visits, expand_after, tactics (virtual AMAF samples for captures and
     atari escapes; 0: none): UCT tuning. batch, fpu, virtual_loss, dirichlet
-    ((alpha, eps) or None), encoding (the evaluator's planes: "stones", 3 planes, or one of
-    fastgo.features' "agz17" 17, "lz18" 18, "openspiel4" 4, "katago" 12, exactly as
+    ((alpha, eps) or None), encoding (the evaluator's planes, one of fastgo.features'
+    encodings: "stones" 3, "agz17" 17, "lz18" 18, "openspiel4" 4, "katago" 12, exactly as
     ``features.encode`` of the leaf's Board; ``ENCODINGS``): PUCT. ownership: playouts record
     final owners.
     max_moves: cap of turns per playout (default 3 x points, at least 1000).
@@ -900,8 +900,8 @@ cdef class Search:
             nd.value += -v if (depth - d) % 2 == 0 else v
 
     cdef void _encode(self, Worker* w, float* out) noexcept nogil:
-        """The planes of w's replayed leaf in the search's encoding: "stones", or
-        planes.encode_planes (BoardBatch's encoder) with the leaf's past: the colourings of
+        """The planes of w's replayed leaf in the search's encoding: planes.encode_planes
+        (BoardBatch's encoder) with the leaf's past: the colourings of
         the path's positions (w.ring) and then the root's (root_ring), the path's moves and then
         the root game's, the leaf's ko memory and superko keys (w.seen, the ones the tree's
         moves are judged by)."""

@@ -160,13 +160,14 @@ class Simulation:
             raise ValueError(f"not a simulation spec: {type(e).__name__}: {e}") from None
 
     def played_board(self) -> Board:
-        """The start position under the rules the games are played by: `board` itself, or with
-        ko other than "rules" a copy under ``board.rules.replace(ko=ko)`` (set-up, first player
-        and history replayed), which records and SGF shards replay the games on. ValueError when
-        the history breaks that ko rule."""
+        """The start position under the rules the games are played by (a new Board each call):
+        a copy of `board`, or with ko other than "rules" the same position under
+        ``board.rules.replace(ko=ko)`` (set-up, first player and history replayed), which
+        records and SGF shards replay the games on. ValueError when the history breaks that
+        ko rule."""
         b = self.board
         if self.ko == "rules" or self.ko == b.rules.ko:
-            return b
+            return b.copy()             # (the spec's own stays as it was made)
         played = Board.from_array(b.start_position(), to_move=b.first_player,
                                   rules=b.rules.replace(ko=self.ko))
         for k, m in enumerate(b.history):

@@ -1,7 +1,7 @@
 """Gymnasium environments: self-play Go over ``BoardBatch``.
 
 Both environments play both colours (self-play): each step is one turn of the player to move,
-and the observation is from the point of view of the player to move next. _Observations are
+and the observation is from the point of view of the player to move next. Observations are
 dicts: ``"observation"``, the feature planes [C, height, width] of ``encoding`` (default
 ``agz17``, see ``fastgo.features``), and ``"action_mask"``, int8 [points + 1] (1 = legal, the
 pass last). Actions are fastgo points (``row * width + col``, row 0 at the bottom, pass =
