@@ -46,10 +46,11 @@ KO_CHOICES = ("rules",) + _RULES_KO
 
 
 def ko_choice(ko):
-    """`ko` when it is one of KO_CHOICES, else ValueError."""
-    if type(ko) is not str or ko not in KO_CHOICES:
+    """`ko` (a str, numpy's included) as a plain str when it is one of KO_CHOICES, else
+    ValueError."""
+    if not isinstance(ko, str) or ko not in KO_CHOICES:
         raise ValueError(f"ko must be one of {', '.join(map(repr, KO_CHOICES))}, not {ko!r}")
-    return ko
+    return str(ko)
 
 _MAX_MOVES = 1_000_000
 _MAX_THREADS = 1024
@@ -330,7 +331,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef int nthreads = default_threads() if threads is None else _job_threads(
         _int(threads, "threads", 1, _MAX_THREADS), "fastgo.playouts")
     max_moves = None if max_moves is None else _int(max_moves, "max_moves", 0, _MAX_MOVES)
-    ko_choice(ko)
+    ko = ko_choice(ko)
     if not isinstance(ownership, (bool, np.bool_)):
         raise TypeError(f"ownership must be a bool, not {type(ownership).__name__}")
     cdef bint want_owner = ownership
