@@ -840,6 +840,25 @@ def test_none_means_the_default_and_a_board_is_asked_for_by_name():
         fastgo.BoardBatch(1, 5).set(0, "x")
 
 
+def test_ko_choices_take_strings_of_any_kind():
+    """ko= names one of the choices as a str of any kind (numpy's, a str Enum's member), kept
+    as the plain text: a str Enum's member was taken as 'Ko.SIMPLE' and failed with a KeyError
+    (a second reviewer's finding)."""
+    import enum
+    from fastgo.simulation import Simulation
+
+    class Ko(str, enum.Enum):
+        SIMPLE = "simple"
+    b = fastgo.Board(5)
+    want = fastgo.playouts(b, 4, seed=1, ko="simple").scores.tolist()
+    for ko in (Ko.SIMPLE, np.str_("simple")):
+        assert fastgo.playouts(b, 4, seed=1, ko=ko).scores.tolist() == want
+        spec = Simulation.new(4, 5, ko=ko)
+        assert type(spec.ko) is str and spec.ko == "simple" and '"ko": "simple"' in str(spec.to_dict()).replace("'", '"')
+    with pytest.raises(ValueError, match="ko must be one of"):
+        fastgo.playouts(b, 1, ko=b"simple")
+
+
 def test_earlier_parts_of_a_game_are_checked():
     """sgf.score and Player.choose(earlier=): items that are no Board raised AttributeError, a
     board of another size was taken silently."""

@@ -475,8 +475,9 @@ def test_resume_writes_a_missing_or_damaged_sgf_again(tmp_path):
     """The SGF beside a shard was in no manifest and no resume looked at it: deleted or cut
     short, it stayed so (a data-pipeline tester's finding). The manifest now holds its
     checksum, and a resume writes a missing or damaged one again from the shard's games (the
-    same bytes), warning; one the manifest has no checksum of (an older run's) is kept as it
-    is, and written again silently when missing."""
+    same bytes), warning. One the manifest has no checksum of (an older run's) is kept when it
+    holds the shard's games and ends as written, else written again (a second reviewer: a
+    truncated one was adopted, its checksum then recorded)."""
     spec = Simulation.new(300, 5, seed=2, chunk=100, records=True, sgf=True)
     cluster.run(spec, out=tmp_path, threads=1)
     names = [f"chunk-{a:013d}-{b:013d}.sgf" for a, b in ((0, 100), (100, 200), (200, 300))]
@@ -494,10 +495,12 @@ def test_resume_writes_a_missing_or_damaged_sgf_again(tmp_path):
     for n in names:
         m["shards"][n[:-4] + ".npz"].pop("sgf_sha256")          # (as from an older fastgo)
     (tmp_path / "manifest.json").write_text(json.dumps(m))
-    (tmp_path / names[2]).unlink()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    (tmp_path / names[1]).unlink()
+    (tmp_path / names[2]).write_bytes(whole[names[2]][:-200])
+    with pytest.warns(RuntimeWarning) as warned:
         cluster.run(spec, out=tmp_path, threads=1, resume=True)
+    said = [str(w.message) for w in warned]
+    assert len(said) == 2 and f"{names[1]} is missing" in said[0] and f"{names[2]} is damaged" in said[1]
     assert {n: (tmp_path / n).read_bytes() for n in names} == whole
     m = json.load(open(tmp_path / "manifest.json"))
     assert {e["sgf_sha256"] for e in m["shards"].values()} == {

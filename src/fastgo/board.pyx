@@ -865,7 +865,8 @@ cdef class Board:
             v = vertex_table(w, h).get(move, -1)      # (coords keeps the tables of 64 sizes)
             if v < 0:
                 v = parse_move(move, w, h)
-        elif type(move) is not bool and type(move) is not int and PyIndex_Check(move):
+        elif (type(move) is not bool and type(move) is not int and type(move) is not np.bool_
+              and PyIndex_Check(move)):      # (numpy before 2.3 lets its bools be indices)
             try:
                 v = _plain_int(PyNumber_Index(move), -1)
             except TypeError:       # (a numpy array of other than one element: its own words)

@@ -50,7 +50,7 @@ def ko_choice(ko):
     ValueError."""
     if not isinstance(ko, str) or ko not in KO_CHOICES:
         raise ValueError(f"ko must be one of {', '.join(map(repr, KO_CHOICES))}, not {ko!r}")
-    return str(ko)
+    return str.__str__(ko)      # (its text: str() of a str Enum member is the member's name)
 
 _MAX_MOVES = 1_000_000
 _MAX_THREADS = 1024

@@ -955,53 +955,29 @@ def _codec(name):
         # LookupError for "hex", "zlib" and unknown names; UnicodeError for codecs that cannot
         # replace a bad byte (punycode)
         codecs.getincrementaldecoder(name)("replace").decode(b"\xff\x80(;", final=True)
-        return codecs.lookup(name).name
+        name = codecs.lookup(name).name
     except (LookupError, ValueError, UnicodeError, TypeError):
         return None
-
-
-#: the codecs of CA[GB2312] and CA[GBK]: see _decode_gb
-_GB = ("gb2312", "gbk")
-
-
-def _decode_gb(data, strict):
-    """SGF bytes labelled GB2312 or GBK. Such files are often written in GBK (browsers, after
-    the WHATWG Encoding Standard, read both labels as GB18030, its superset), and Python's
-    gb2312 loses the characters GB2312 lacks (the last of 申真谞, Shin Jinseo). But GBK's
-    second bytes include "[", "]" and "\\": a name cut in the middle of a character would
-    swallow the "]" after it, and the rest of the node with it, without a word. So: the file in
-    GB2312 when it decodes; under `strict` else in UTF-8 when it decodes (a mislabelled file);
-    else in GB18030 when that reads the same brackets and backslashes as GB2312 read with
-    replacement characters; else that (each bad byte a U+FFFD, which the reader warns about),
-    or under `strict` Latin-1, as ``decode`` does."""
-    try:
-        return data.decode("gb2312")
-    except UnicodeError:
-        pass
-    if strict:
-        try:
-            return data.decode("utf-8")
-        except UnicodeError:
-            pass
-    narrow = data.decode("gb2312", "replace")
-    wide = data.decode("gb18030", "replace")
-    if all(wide.count(c) == narrow.count(c) for c in "[]\\"):
-        return wide
-    return data.decode("latin-1") if strict else narrow
+    # files labelled GB2312 are often written in GBK, and readers (browsers after the WHATWG
+    # Encoding Standard, iconv-lite) decode both labels with GB18030, their superset: Python's
+    # gb2312 loses the characters GB2312 lacks (the last of 申真谞, Shin Jinseo's name)
+    return "gb18030" if name in ("gb2312", "gbk") else name
 
 
 def decode(data: bytes, strict: bool = False) -> str:
     """Text of SGF bytes in the charset the CA[] of the first game tree's root node names (UTF-8
     without one or when Python does not know it): a collection is decoded in one charset, the
-    same ``iter_games`` chooses. Each byte that is not valid in it becomes U+FFFD on its own, so one name
-    cut mid-character leaves the others intact (``game_from_tree`` warns about the property).
+    same ``iter_games`` chooses (GB2312 and GBK labels: GB18030, as browsers read them). Each
+    byte that is not valid in it becomes U+FFFD on its own, so one name cut mid-character
+    leaves the others intact (``game_from_tree`` warns about the property). In a charset whose
+    second bytes include ASCII ones (GBK, Shift_JIS, Big5: "[", "\\", "]" among them, as in
+    塢, 錦) a name cut after a first byte takes the "]" that follows as its second, and the
+    property's value runs on: decoding comes before parsing, in fastgo as in every reader.
 
     `strict`: the whole file in CA's charset if it decodes, else UTF-8, else Latin-1 (which
     decodes anything)."""
     strict = _flag(strict, "strict")
     enc = _charset(data)
-    if enc in _GB:
-        return _decode_gb(data, strict)
     if strict:
         for e in ([enc] if enc else []) + ["utf-8"]:
             try:
@@ -1081,10 +1057,10 @@ def _iter_games(f, strict, komi_convention, errors, chunk_size):
     first = f.read(chunk_size)
     if not isinstance(first, bytes):
         raise TypeError("iter_games reads bytes: open the file in binary mode ('rb')")
-    head, charset = (first, None) if strict else _read_to_charset(f, first, chunk_size)
-    if strict or charset in _GB:        # (decoded whole: see _decode_gb)
-        chunks = iter([decode(head + f.read(), strict=strict)])
+    if strict:
+        chunks = iter([decode(first + f.read(), strict=True)])
     else:
+        head, charset = _read_to_charset(f, first, chunk_size)
         decoder = codecs.getincrementaldecoder(charset or "utf-8")("replace")
 
         def pieces():
