@@ -327,12 +327,12 @@ class RunDirectory:
         self.save(force=True)
         return spec, done
 
-    def _check_sgf(self, path: str, entry: dict[str, Any] | None, games: int) -> str:
-        """The SHA-256 of a finished shard's SGF collection of `games` games, written again
+    def _check_sgf(self, path: str, entry: dict[str, Any] | None, count: int) -> str:
+        """The SHA-256 of a finished shard's SGF collection of `count` games, written again
         from the shard's games when it is missing or differs from the manifest's checksum (the
         same games give the same bytes). One the manifest has no checksum of (a shard it did
         not list yet, or a run of a fastgo before the checksums) is taken as it is when it
-        holds `games` game trees and ends as the writer ends one (writing every one again
+        holds `count` game trees and ends as the writer ends one (writing every one again
         would cost a run of many shards hours)."""
         sgf_path = path[:-4] + ".sgf"
         want = (entry or {}).get("sgf_sha256")
@@ -342,7 +342,7 @@ class RunDirectory:
                 data = f.read()
             got = hashlib.sha256(data).hexdigest()
             if got == want or (want is None and data.endswith(b")\n")
-                               and data.count(b"(;") == games):
+                               and data.count(b"(;") == count):
                 return got
         warnings.warn(f"{sgf_path} is {'damaged' if damaged else 'missing'}; written again from "
                       f"{os.path.basename(path)}", RuntimeWarning)
