@@ -859,6 +859,35 @@ def test_ko_choices_take_strings_of_any_kind():
         fastgo.playouts(b, 1, ko=b"simple")
 
 
+def test_a_wrong_dtype_is_a_type_error_that_is_still_a_value_error():
+    """A wrong type is a TypeError in every entry point: arrays of the wrong dtype (actions,
+    masks, out=) and a symmetry that is no int said ValueError, where Board and GoEnv say
+    TypeError for the same mistake (an API tester's finding). They raise
+    errors.ArgumentTypeError, both, so callers that caught ValueError still do; a wrong shape
+    or range stays a ValueError alone."""
+    from fastgo import symmetry
+    from fastgo.errors import ArgumentTypeError
+    batch = fastgo.BoardBatch(2, 5)
+    b = fastgo.Board(5)
+    for call in (lambda: batch.step(np.array([1.0, 2.0])), lambda: batch.step(["a", "b"]),
+                 lambda: batch.legal_mask(out=np.zeros((2, 26), np.int8)),
+                 lambda: b.legal_mask(out=np.zeros(26, np.uint8)),
+                 lambda: fastgo.random_actions(np.zeros((2, 26), np.float32)),
+                 lambda: symmetry.transform_move(3, "1", 5, 5),
+                 lambda: symmetry.transform_move(3, 1.0, 5, 5)):
+        with pytest.raises(ArgumentTypeError) as e:
+            call()
+        assert isinstance(e.value, TypeError) and isinstance(e.value, ValueError)
+    for call in (lambda: batch.step(np.array([1, 2, 3])),
+                 lambda: batch.legal_mask(out=np.zeros((3, 26), bool)),
+                 lambda: b.legal_mask(out=np.zeros(25, bool)),
+                 lambda: symmetry.transform_move(3, 8, 5, 5)):
+        with pytest.raises(ValueError) as e:
+            call()
+        assert not isinstance(e.value, TypeError)
+    assert batch.move_numbers.tolist() == [0, 0]
+
+
 def test_earlier_parts_of_a_game_are_checked():
     """sgf.score and Player.choose(earlier=): items that are no Board raised AttributeError, a
     board of another size was taken silently."""

@@ -26,7 +26,7 @@ from fastgo.planes cimport (plane_t, encode_planes, encoding_planes, encoding_hi
                             ENC_STONES)
 from fastgo.board import _make_rules, REASONS
 from fastgo.coords import check_size, _index
-from fastgo.errors import IllegalActionError
+from fastgo.errors import ArgumentTypeError, IllegalActionError
 from fastgo.playout import _job_threads
 
 cnp.import_array()
@@ -752,8 +752,9 @@ cdef class BoardBatch:
                     elif a.dtype.kind in "iu" and isinstance(actions, (list, tuple)):
                         _refuse_bools(actions)  # numpy makes [True, 5] int64: True is no point
                 if a.dtype.kind not in "iu" or a.shape != (self.n,):
-                    raise ValueError(f"actions must be an integer array of shape ({self.n},), "
-                                     f"got {a.dtype} {a.shape}")
+                    raise (ValueError if a.dtype.kind in "iu" else ArgumentTypeError)(
+                        f"actions must be an integer array of shape ({self.n},), got {a.dtype} "
+                        f"{a.shape}")
                 if a.dtype != np.int64:
                     # range-checked before the cast, so that no value wraps into a valid one
                     if self.n and (a.min() < 0 or a.max() > self.npoints):
@@ -1185,8 +1186,9 @@ def _check_out(out, shape, dtype):
         raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
     # (aligned, writeable, in native byte order and C-contiguous: one flag test)
     if not cnp.PyArray_ISCARRAY(<cnp.ndarray>out) or out.shape != shape or out.dtype != dtype:
-        raise ValueError(f"out must be a writeable C-contiguous {np.dtype(dtype)} array of "
-                         f"shape {shape} in native byte order, got {out.dtype} {out.shape}")
+        raise (ArgumentTypeError if out.dtype != dtype else ValueError)(
+            f"out must be a writeable C-contiguous {np.dtype(dtype)} array of shape {shape} in "
+            f"native byte order, got {out.dtype} {out.shape}")
     return out
 
 
@@ -1337,7 +1339,7 @@ def random_actions(mask, seed=0, out=None, threads=None):
     fills `out`."""
     m = np.asarray(mask)
     if m.dtype != np.bool_ and not np.issubdtype(m.dtype, np.integer):
-        raise TypeError(f"mask must be a bool or 0/1 integer array [n, points + 1], got "
+        raise ArgumentTypeError(f"mask must be a bool or 0/1 integer array [n, points + 1], got "
                         f"{m.dtype} {m.shape}")
     if m.ndim != 2 or m.shape[1] < 1:
         raise ValueError(f"mask must be an array [n, points + 1], got {m.dtype} {m.shape}")

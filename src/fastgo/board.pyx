@@ -17,7 +17,7 @@ from libc.string cimport memcpy, memset
 from fastgo.core cimport *
 from fastgo.coords import (check_size, parse_move, point_to_vertex, star_points, vertex_table,
                            COLUMNS, _index)
-from fastgo.errors import IllegalMoveError, ConsistencyError
+from fastgo.errors import ArgumentTypeError, IllegalMoveError, ConsistencyError
 from fastgo.rules import Rules
 
 cnp.import_array()
@@ -749,7 +749,9 @@ cdef class Board:
         elif not (cnp.PyArray_TYPE(out) == cnp.NPY_BOOL and cnp.PyArray_NDIM(out) == 1
                   and cnp.PyArray_DIM(out, 0) == self.npoints + 1
                   and cnp.PyArray_IS_C_CONTIGUOUS(out) and cnp.PyArray_ISWRITEABLE(out)):
-            raise ValueError(f"out must be a writeable C-contiguous bool array of shape ({self.npoints + 1},)")
+            raise (ValueError if cnp.PyArray_TYPE(out) == cnp.NPY_BOOL else ArgumentTypeError)(
+                f"out must be a writeable C-contiguous bool array of shape ({self.npoints + 1},), "
+                f"got {out.dtype} {out.shape}")
         self._keep()
         self._mask(<uint8_t*>cnp.PyArray_DATA(out))
         return out

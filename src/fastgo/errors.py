@@ -54,6 +54,12 @@ class IllegalActionError(Rebuilt, ValueError):
         super().__init__(f"illegal actions in {len(self.games)} game(s): {shown}{more}")
 
 
+class ArgumentTypeError(TypeError, ValueError):
+    """An argument of the wrong type where these calls refused with ValueError before (an
+    array of the wrong dtype, a symmetry that is no int): a TypeError, as every entry point
+    says for a wrong type, and still the ValueError callers may catch."""
+
+
 class RecordsError(ValueError):
     """An output directory that cannot take a simulation's shards: not writable, holding another
     run's shards, or a resume whose spec differs from the one the directory was started with."""

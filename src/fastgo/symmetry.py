@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fastgo.coords import _index, check_size
+from fastgo.errors import ArgumentTypeError
 
 if TYPE_CHECKING:
     from fastgo.board import Board
@@ -62,7 +63,9 @@ def inverse(k: _Symmetry) -> int:
 
 
 def _check_k(k: object, height: int | None = None, width: int | None = None) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < 8:
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise ArgumentTypeError(f"a symmetry is an int 0..7, not {k!r}")
+    if not 0 <= k < 8:
         raise ValueError(f"a symmetry is an int 0..7, not {k!r}")
     if k >= 4 and height is not None and height != width:
         raise ValueError(f"symmetry {k} transposes: a {width}x{height} board has only 0..3")
