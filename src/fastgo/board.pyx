@@ -116,6 +116,7 @@ cdef _grid_from_array(array, int* width, int* height):
 
 _DEFAULT_RULES = Rules()
 cdef object _BARE = object()    # Board.__new__(cls, _BARE): no state yet, the caller fills it
+cdef object _NUMPY_BOOL = np.bool_  # (read once: _parse's slow path runs for every numpy int)
 
 cdef extern from "Python.h":
     void _set_item "PyList_SET_ITEM"(object, Py_ssize_t, PyObject*)
@@ -867,7 +868,7 @@ cdef class Board:
             v = vertex_table(w, h).get(move, -1)      # (coords keeps the tables of 64 sizes)
             if v < 0:
                 v = parse_move(move, w, h)
-        elif (type(move) is not bool and type(move) is not int and type(move) is not np.bool_
+        elif (type(move) is not bool and type(move) is not int and type(move) is not _NUMPY_BOOL
               and PyIndex_Check(move)):      # (numpy before 2.3 lets its bools be indices)
             try:
                 v = _plain_int(PyNumber_Index(move), -1)

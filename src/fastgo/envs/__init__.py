@@ -17,8 +17,9 @@ import importlib
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, SupportsIndex
 
+import numpy as np
+
 if TYPE_CHECKING:       # (at runtime each class is imported from its module on first use)
-    import numpy as np
     import numpy.typing as npt
 
     from fastgo.batch import BoardBatch, StepResult
@@ -69,7 +70,6 @@ def _batch(n: SupportsIndex, size: SupportsIndex, height: SupportsIndex | None,
 def _rewards(movers: int | npt.NDArray[np.int8], res: StepResult) -> npt.NDArray[np.float64]:
     """+1 / -1 / 0 to the player who moved (a colour, or one a game), where the step ended the
     game."""
-    import numpy as np
     won = res.winners == movers
     lost = (res.winners != 0) & ~won
     return np.where(res.terminated, won.astype(np.float64) - lost.astype(np.float64), 0.0)
