@@ -379,7 +379,7 @@ cdef class Board:
         cdef int32_t* mem
         if 2 * turns <= self.seen_cap:
             return 0
-        if turns >= 2 ** 31 - 1:
+        if turns >= (<int64_t>1 << 31) - 1:
             raise MemoryError()
         while cap < 2 * turns:
             cap *= 2
@@ -571,7 +571,7 @@ cdef class Board:
         """Room for `need` journal entries and turns 0 .. turns - 1 (and their superko keys)."""
         cdef int64_t cap
         cdef void* mem
-        if need >= 2 ** 31:
+        if need >= (<int64_t>1 << 31):     # (a C constant: 2 ** 31 made a Python int a play)
             raise MemoryError()     # a turn's mark is an int32
         if need > self.journal.cap:
             cap = max(need, 2 * self.journal.cap)     # (a kept copy that plays once stays small)
