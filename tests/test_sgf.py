@@ -736,3 +736,42 @@ def test_a_game_with_numpy_sizes_writes_every_point():
     setup[0, 0] = 3
     with pytest.raises(ValueError, match="Game.setup may hold only 0"):
         sgf.to_sgf(sgf.Game(width=9, height=9, setup=setup))
+
+
+_PIECES = [";", " ", "\n", "\t", "B[aa]", "W[cc]", "B[]", "W[tt]", "AB[aa][bb]", "AB[cc]",
+           "C[a\\]b]", "C[x\\\ny]", "KM[6.5]", "b[aa]", "AddBlack[aa]", "B [aa]", "B[aa] [bb]",
+           "B[aa]\n[bb]", "PL[W]", "\u00fc[a]", "C[\u00e9]", "XX[1]", "SZ[5]", "W[zz]",
+           "B[aa]B[bb]", "C[]", "(;B[dd])", "(;W[ee];B[ff])"]
+_JUNK = ["", "", "", "(", ")", "[x]", "GN[", "B[ab", "]", "\\", ";;", "B[a]]"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=30), st.sampled_from(_JUNK),
+       st.integers(0, 30))
+def test_the_plain_property_reading_agrees_with_the_general_one(pieces, junk, at):
+    """parse() reads the common property (capitals, one value without a backslash) by one
+    regular expression; the general character-by-character reading (the same function with
+    that expression never matching) must make the same trees, repeats and errors of any text."""
+    pieces.insert(min(at, len(pieces)), junk)
+    text = "(;" + "".join(pieces) + ")"
+
+    def outcome():
+        try:
+            roots = sgf.parse(text)
+        except sgf.SgfError as e:
+            return ("error", str(e))
+        nodes, todo = [], list(roots)
+        while todo:
+            node = todo.pop()
+            nodes.append((node.props, node.offset, node.value_offsets, node.repeated,
+                          len(node.children)))
+            todo.extend(node.children)
+        return ("trees", nodes)
+
+    fast = outcome()
+    plain = sgf._PLAIN_PROPERTY
+    sgf._PLAIN_PROPERTY = re.compile(r"(?!)")     # never matches: the general reading alone
+    try:
+        general = outcome()
+    finally:
+        sgf._PLAIN_PROPERTY = plain
+    assert fast == general

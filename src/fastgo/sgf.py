@@ -284,10 +284,30 @@ def parse(text: str) -> list[Node]:
     return roots
 
 
+# The common property: capitals, then one value without a backslash and no second value; what
+# the general reading below makes of it too, matched at once (a node's reading was a Python step
+# a character)
+_PLAIN_PROPERTY = re.compile(r"[ \t\r\n\f\v]*([A-Z]+)(\[)([^\]\\]*)\](?![ \t\r\n\f\v]*\[)")
+
+
 def _parse_properties(text, i, node):
     """Read a node's properties from text[i:]; return the offset after them."""
     n = len(text)
+    props = node.props
+    plain = _PLAIN_PROPERTY.match
     while True:
+        m = plain(text, i)
+        if m is not None:
+            ident = m[1]
+            if ident in props:
+                node.repeated.setdefault(ident, len(props[ident]))
+                props[ident].append(m[3])
+                node.value_offsets[ident].append(m.start(2))
+            else:
+                props[ident] = [m[3]]
+                node.value_offsets[ident] = [m.start(2)]
+            i = m.end()
+            continue
         while i < n and text[i] in " \t\r\n\f\v":
             i += 1
         if i >= n or not text[i].isascii() or not text[i].isalpha():
@@ -599,6 +619,14 @@ def score(board: Board, earlier: Iterable[Board | FinishedPart] = (),
     return type(s)(black, white, black - white, winner, s.ownership)
 
 
+@functools.lru_cache(maxsize=64)
+def _point_table(width, height):
+    """{SGF point value: point} for every point of a width x height board (no passes): what
+    _parse_point reads them as, looked up at once."""
+    return {LETTERS[c] + LETTERS[height - 1 - r]: r * width + c
+            for r in range(height) for c in range(width)}
+
+
 def _parse_point(value, width, height, text, offset, allow_pass):
     """The point of an SGF point value ("" or "tt" on boards up to 19x19 are passes)."""
     if allow_pass and (value == "" or (value == "tt" and width <= 19 and height <= 19)):
@@ -790,32 +818,41 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
     game.setup_offset = root.offset
     _add_setup(root, game.setup, text)
     pl, pl_at = root.get("PL"), where(root, "PL")
+    points = _point_table(width, height)
     for k, node in enumerate(root.main_line()):
+        props = node.props
         if k > 0:
-            check_repeats(node)
-            for ident in ("AB", "AW", "AE"):
-                if ident in node.props and (strict or game.moves):
-                    raise SgfError(f"set-up {ident} after the "
-                                   f"{'root node' if strict else 'first move'} is not supported "
-                                   "(fastgo replays a set-up followed by alternating moves)",
-                                   text, where(node, ident))
-            if any(ident in node.props for ident in ("AB", "AW", "AE")):
+            if node.repeated:
+                check_repeats(node)
+            if "AB" in props or "AW" in props or "AE" in props:
+                for ident in ("AB", "AW", "AE"):
+                    if ident in props and (strict or game.moves):
+                        raise SgfError(f"set-up {ident} after the "
+                                       f"{'root node' if strict else 'first move'} is not "
+                                       "supported (fastgo replays a set-up followed by "
+                                       "alternating moves)", text, where(node, ident))
                 _add_setup(node, game.setup, text)
                 warn(f"set-up in node {k + 1}, before the first move: merged into the root's "
                      "(FF[4] puts a game's set-up in its root)", node.offset)
-            if "PL" in node.props and not game.moves:
+            if "PL" in props and not game.moves:
                 pl, pl_at = node.get("PL"), where(node, "PL")
-        if "B" in node.props and "W" in node.props:
+        values = props.get("B")
+        ident, colour = "B", BLACK
+        if values is None:
+            values = props.get("W")
+            ident, colour = "W", WHITE
+        elif "W" in props:
             raise SgfError("a node with both a black and a white move", text, node.offset)
-        for ident, colour in (("B", BLACK), ("W", WHITE)):
-            if ident in node.props:
-                if len(node.props[ident]) != 1:
-                    raise SgfError(f"move {ident} with {len(node.props[ident])} values", text,
-                                   where(node, ident, 1))
-                off = where(node, ident)
-                game.moves.append((colour, _parse_point(node.props[ident][0], width, height,
-                                                        text, off, True)))
-                game.offsets.append(off)
+        if values is not None:
+            if len(values) != 1:
+                raise SgfError(f"move {ident} with {len(values)} values", text,
+                               where(node, ident, 1))
+            off = node.value_offsets[ident][0]
+            point = points.get(values[0])
+            if point is None:           # a pass, or an error to name
+                point = _parse_point(values[0], width, height, text, off, True)
+            game.moves.append((colour, point))
+            game.offsets.append(off)
     black = int(np.count_nonzero(game.setup == BLACK))
     if game.handicap >= 2 and black != game.handicap:
         # FF[4]: a handicap's stones are set up with AB in the same node (some servers play
