@@ -13,6 +13,8 @@ import os
 
 import pytest
 
+import fastgo
+
 from gtp_referee import fastgo_engine, find_gnugo, gnugo_engine, play_game
 
 GNUGO = find_gnugo()
@@ -102,10 +104,10 @@ def test_sgf_exchange_with_gnugo(engines, tmp_path):
     assert fg.ask("fastgo-rules").endswith("komi=6.5")
 
 
-@pytest.mark.parametrize("size", [9, 13, 19])
+@pytest.mark.parametrize("size", [7, 8, 9, 10, 11, 13, 15, 19])
 def test_fixed_handicap_matches_gnugo(engines, size):
     fg, gg = engines()
-    for n in range(2, 10):
+    for n in range(2, fastgo.max_fixed_handicap(size, size) + 1):
         for e in (fg, gg):
             e.ask(f"boardsize {size}")
         a = set(fg.ask(f"fixed_handicap {n}").split())

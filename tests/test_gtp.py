@@ -283,9 +283,16 @@ def test_handicap_commands():
         ("boardsize 19", "= "),
         ("fixed_handicap 5", "= D4 Q16 D16 Q4 K10"),
         ("boardsize 7", "= "),
-        ("fixed_handicap 2", "? invalid number of stones"),
-        ("place_free_handicap 3", "= D4 B2 F6"),
-        ("list_stones black", "= B2 D4 F6"),
+        ("fixed_handicap 5", "? invalid number of stones"),     # (no centre stone on 7x7)
+        ("fixed_handicap 4", "= C3 E5 C5 E3"),
+        ("clear_board", "= "),
+        ("place_free_handicap 3", "= C3 E5 C5"),             # the fixed layout where it exists
+        ("list_stones black", "= C3 C5 E5"),
+        ("boardsize 6", "= "),
+        ("fixed_handicap 2", "? invalid number of stones: GTP's fixed handicap layout is defined "
+                             "on square boards from 7x7 to 25x25, not 6x6 (place_free_handicap "
+                             "places any number)"),
+        ("boardsize 7", "= "),
         ("clear_board", "= "),
         ("set_free_handicap A1 G7 D4", "= "),
         ("list_stones black", "= A1 D4 G7"),
@@ -1422,3 +1429,61 @@ def test_a_handle_from_another_thread_waits_for_run_s_analysis_slice():
     assert not runner.is_alive()
     assert all(a.startswith("= ") and "error" not in a for a in answers), answers
     assert len(e.board.history) == 3
+
+
+def test_ownership_of_a_finished_game_is_the_count_signed():
+    # GoGui draws fastgo-ownership as a signed map: Black's points +1, White's -1. 5x5, Black
+    # walls off the left two columns, White the right two; the middle column is neutral (it
+    # reaches both colours) and each side's empty points are its own
+    e = engine()
+    transcript(e, [("boardsize 5", "= ")] + [
+        (f"play {c} {v}", "= ") for c, v in zip("bwbwbwbwbw", ["B1", "D1", "B2", "D2", "B3", "D3",
+                                                             "B4", "D4", "B5", "D5"])] + [
+        ("play b pass", "= "), ("play w pass", "= "),
+        ("fastgo-ownership", "= " + "\n".join(["+1.00 +1.00 +0.00 -1.00 -1.00"] * 5)),
+    ])
+
+
+def test_analysis_after_two_passes_analyses_the_game_genmove_resumes():
+    # GTP knows no game end: after two passes play and genmove resume the game from the stones
+    # as they stand; lz-analyze answered "? the game is over" instead
+    import io
+    e = Engine(playouts=1000, rules="chinese", size=5)
+    out = io.StringIO()
+    e.run(_timed_lines([b"1 play b C3", b"2 play w pass", b"3 play b pass",
+                        b"4 lz-analyze w 10", 0.6, b"5 kata-analyze 10", 0.6, b"6 quit"]), out)
+    answers = out.getvalue().split("\n\n")
+    assert answers[:3] == ["=1 ", "=2 ", "=3 "]
+    b = fastgo.Board(5, rules="chinese")
+    b.play("C3")
+    legal = {fastgo.point_to_vertex(p, 5, 5) for p in b.legal_moves()} - {"pass"}
+    for k in (3, 4):
+        lines = answers[k].split("\n")
+        assert lines[0] == f"={k + 1}" and len(lines) >= 2, answers[k]
+        moves = {entry.split()[1] for line in lines[1:] for entry in line.split("info ")[1:]}
+        assert moves and moves <= legal | {"pass"} and "C3" not in moves
+    assert e.board.history == [12, 25, 25]      # the engine's own game is as it was
+
+
+def test_a_controller_that_closes_the_pipe_during_an_analysis_ends_the_engine_quietly():
+    """GUIs close the engine's output while lz-analyze streams: the engine logged an internal
+    error's traceback and exited with status 1 (the analysis's last write and its closing
+    empty line met the broken pipe); without an analysis it ended quietly with 0."""
+    p = subprocess.Popen([sys.executable, "-m", "fastgo", "gtp", "--size", "9"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        p.stdin.write(b"lz-analyze 5\n")
+        p.stdin.flush()
+        assert p.stdout.readline() == b"=\n"       # the stream is open
+        p.stdout.close()
+        time.sleep(0.3)                             # lines meet the closed pipe
+        try:
+            p.stdin.write(b"name\nname\n")
+            p.stdin.close()
+        except BrokenPipeError:
+            pass
+        rc = p.wait(timeout=60)
+        err = p.stderr.read().decode()
+    finally:
+        p.kill()
+    assert rc == 0 and err == ""

@@ -244,9 +244,9 @@ cdef class Board:
 
     ``Board(width=9, height=None, *, rules=None, ko=None, suicide=None, scoring=None, komi=None,
     handicap=0)``. Sizes 1..25 each (height defaults to width). ``rules`` is a ``Rules`` or a
-    preset name; the keyword options override it. ``handicap`` is a stone count for the fixed
-    star-point placement (9x9, 13x13, 19x19) or a list of moves for free placement; handicap stones
-    are part of the set-up and White moves first. A board is initialised once: its size and rules
+    preset name; the keyword options override it. ``handicap`` is a stone count for GTP's fixed
+    placement (``star_points``: square boards from 7x7 to 25x25) or a list of moves for free
+    placement; handicap stones are part of the set-up and White moves first. A board is initialised once: its size and rules
     are fixed, and ``__init__`` on a live board raises ``TypeError``.
 
     Moves are points ``row * width + col`` (A1 = 0, row 0 at the bottom, pass = width * height),

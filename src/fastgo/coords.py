@@ -139,20 +139,35 @@ def parse_move(move: Move, width: int, height: int) -> int:
     raise ValueError(f"point {move} is off a {width}x{height} board (pass is {width * height})")
 
 
-def star_points(width: SupportsIndex, height: SupportsIndex, stones: SupportsIndex) -> list[int]:
-    """Fixed handicap placement on the star points (9x9, 13x13, 19x19; 2..9 stones).
+def max_fixed_handicap(width: SupportsIndex, height: SupportsIndex) -> int:
+    """The most stones ``star_points`` places on a width x height board: GTP's fixed handicap
+    layout is defined on square boards from 7x7 to 25x25, up to 4 stones where the side is even
+    or 7 (no centre, or too little room for side stones) and 9 where it is odd; 0 elsewhere."""
+    width, height = check_size(width, height)
+    if width != height or width < 7:
+        return 0
+    return 4 if width % 2 == 0 or width == 7 else 9
 
-    The GTP ``fixed_handicap`` layout: 2: lower left and upper right; 3: adds upper left; 4: all
-    corners; 5: corners and centre; 6: corners and the left and right sides; 7: 6 and centre;
-    8: corners and all sides; 9: all.
+
+def star_points(width: SupportsIndex, height: SupportsIndex, stones: SupportsIndex) -> list[int]:
+    """Fixed handicap placement (GTP 2's ``fixed_handicap``): square boards from 7x7 to 25x25,
+    2 .. ``max_fixed_handicap`` stones, on the third line below 13x13 and the fourth from
+    13x13 up (the star points of 9x9, 13x13 and 19x19).
+
+    The layout: 2: lower left and upper right; 3: adds upper left; 4: all corners; 5: corners
+    and centre; 6: corners and the left and right sides; 7: 6 and centre; 8: corners and all
+    sides; 9: all.
     """
     width, height = check_size(width, height)
     stones = _index(stones, "handicap")
-    if width != height or width not in (9, 13, 19):
-        raise ValueError(f"fixed handicap needs a 9x9, 13x13 or 19x19 board, not {width}x{height}")
-    if not 2 <= stones <= 9:
-        raise ValueError(f"fixed handicap must be 2..9 stones, not {stones}")
-    lo = 2 if width == 9 else 3
+    most = max_fixed_handicap(width, height)
+    if not most:
+        raise ValueError(f"fixed handicap needs a square board from 7x7 to 25x25, not "
+                         f"{width}x{height}")
+    if not 2 <= stones <= most:
+        raise ValueError(f"fixed handicap on a {width}x{height} board must be 2..{most} stones, "
+                         f"not {stones}")
+    lo = 2 if width < 13 else 3
     hi, mid = width - 1 - lo, width // 2
 
     def pt(r: int, c: int) -> int:

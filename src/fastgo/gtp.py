@@ -61,7 +61,8 @@ import numpy as np
 
 import fastgo
 from fastgo.board import Board
-from fastgo.coords import check_size, point_to_vertex, star_points, vertex_to_point
+from fastgo.coords import (check_size, max_fixed_handicap, point_to_vertex, star_points,
+                           vertex_to_point)
 from fastgo.errors import IllegalMoveError
 from fastgo.player import Player, SearchTotals, _check_number
 from fastgo.playout import POLICIES, _MAX_THREADS, default_threads, policy_code
@@ -601,6 +602,10 @@ class Engine:
         n = _int_arg(args[0])
         if not self._board_empty():
             raise GtpError("board not empty")
+        if not max_fixed_handicap(self.width, self.height):
+            raise GtpError(f"invalid number of stones: GTP's fixed handicap layout is defined "
+                           f"on square boards from 7x7 to 25x25, not {self.width}x{self.height} "
+                           f"(place_free_handicap places any number)")
         try:
             points = star_points(self.width, self.height, n)
         except ValueError:
@@ -889,8 +894,8 @@ class Engine:
         n = _int_arg(args[0]) if args else 1000
         if not 1 <= n <= 10**7 or len(args) > 1:
             raise GtpError("syntax error")
-        if self.board.is_over:
-            own = self.board.score().ownership.astype(float)
+        if self.board.is_over:      # the count: its owners (0, 1 black, 2 white) as +1 .. -1
+            own = np.array([0.0, 1.0, -1.0])[self.board.score().ownership]
         else:
             own = self.player.ownership(self.board, n)
         return "\n".join(" ".join(f"{v:+.2f}" for v in row) for row in np.asarray(own)[::-1])
@@ -933,15 +938,23 @@ class Engine:
                 ownership = kata and value == "true"        # (lz-analyze prints none)
         return colour, max(interval, 1) / 100.0, ownership
 
-    def _analysed(self, colour):
-        """The position an analysis searches: a copy of the board's, for `colour` when given (a
-        pass is played in the copy when the other side is to move, as genmove does)."""
-        board = self.board.copy()
+    def _analysed(self, colour, interval, kind, ownership):
+        """The analysis of the position genmove `colour` would search (the side to move when
+        None): a copy of the board's (a pass played in it when the other side is to move), or,
+        after two passes, a new part from the stones as they stand, which play and genmove
+        would resume (the finished one counts among the earlier parts' prisoners)."""
+        board, earlier = self.board.copy(), self.earlier
         if colour is not None and colour != board.to_move and not board.is_over:
             board.pass_()
         if board.is_over:
-            raise GtpError("the game is over")
-        return board
+            earlier = list(earlier)
+            try:
+                sgf.finish_part(earlier, board)
+            except ValueError as e:
+                raise GtpError(str(e)) from None
+            board = Board.from_array(board.stones(), rules=self.rules,
+                                     to_move=board.to_move if colour is None else colour)
+        return _Stream(board, interval, kind, ownership, earlier=earlier)
 
     def cmd_lz_analyze(self, args):
         """``lz-analyze [colour] [interval]``: Leela Zero's streaming analysis: every `interval`
@@ -950,7 +963,7 @@ class Engine:
         prior is uniform, 1 / the root's moves: the UCT search has no policy) until the next
         command or a raw newline."""
         colour, interval, _ = self._analysis_args(args, kata=False)
-        return _Stream(self._analysed(colour), interval, "lz", False)
+        return self._analysed(colour, interval, "lz", False)
 
     def cmd_kata_analyze(self, args):
         """``kata-analyze [colour] [interval] [ownership true]``: KataGo's streaming analysis,
@@ -958,7 +971,7 @@ class Engine:
         ownership of every point (+1 the side to move's), top row first, after the moves: the
         mean final owner over all the analysis's playouts so far (``SearchTotals``)."""
         colour, interval, ownership = self._analysis_args(args, kata=True)
-        return _Stream(self._analysed(colour), interval, "kata", ownership)
+        return self._analysed(colour, interval, "kata", ownership)
 
     def cmd_lz_genmove_analyze(self, args):
         """``lz-genmove_analyze [colour] [interval] [key value ...]``: genmove with lz-analyze's
@@ -1059,12 +1072,12 @@ class Engine:
 
 class _Stream:
     """An analysis command's parsed request: the position (None for genmove_analyze, which
-    searches the board's), seconds between lines, "lz" or "kata", ownership; colour (or None)
-    and `move` for genmove_analyze."""
+    searches the board's) and the game's earlier parts (None: the engine's), seconds between
+    lines, "lz" or "kata", ownership; colour (or None) and `move` for genmove_analyze."""
 
-    def __init__(self, board, interval, kind, ownership, colour=None, move=False):
+    def __init__(self, board, interval, kind, ownership, colour=None, move=False, earlier=None):
         self.board, self.interval, self.kind, self.ownership = board, interval, kind, ownership
-        self.colour, self.move = colour, move
+        self.colour, self.move, self.earlier = colour, move, earlier
 
 
 class _Background:
@@ -1093,6 +1106,8 @@ class _Background:
                 # genmove in the one Search) waits for the slice, not the other way round
                 with self.engine._lock:
                     earlier = self.engine.earlier
+                    if self.stream is not None and self.stream.earlier is not None:
+                        earlier = self.stream.earlier
                     r = totals.add(player.think(self.board, seconds=self.SLICE, earlier=earlier))
                     full = player.tree(self.board, earlier).full
                 if full:                            # (MAX_VISITS: wait, do not spin)
@@ -1104,6 +1119,8 @@ class _Background:
                         self.out.write(line)
                         self.out.flush()
                     next_line = time.monotonic() + self.stream.interval
+        except BrokenPipeError:             # the controller went away (run ends quietly)
+            pass
         except Exception:                   # never let a search error kill the engine
             print("fastgo gtp: analysis stopped by an internal error:", file=sys.stderr)
             traceback.print_exc(file=sys.stderr)
@@ -1112,13 +1129,17 @@ class _Background:
         self.done.set()
         self.thread.join()
         if self.stream is not None:
-            self.out.write("\n")
-            self.out.flush()
+            try:
+                self.out.write("\n")
+                self.out.flush()
+            except BrokenPipeError:         # (as above: nothing to end)
+                pass
 
 
 def free_handicap_points(width, height, n):
-    """`n` handicap points for ``place_free_handicap``: the fixed star-point layout where it
-    exists (9x9, 13x13, 19x19 and 2..9 stones), else points spread greedily (each the farthest
+    """`n` handicap points for ``place_free_handicap``: the fixed layout where it exists
+    (``star_points``: square boards from 7x7 to 25x25, 2..4 or 2..9 stones), else points spread
+    greedily (each the farthest
     from those chosen, off the first line when the board allows), starting from the centre."""
     try:
         return star_points(width, height, n)
