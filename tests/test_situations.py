@@ -756,8 +756,9 @@ def test_handicap(size, n):
 
 @pytest.mark.parametrize("kwargs", [
     dict(width=9, handicap=1), dict(width=9, handicap=10), dict(width=9, handicap=-1),
-    dict(width=19, handicap=20), dict(width=7, handicap=2), dict(width=5, handicap=4),
-    dict(width=9, height=13, handicap=2), dict(width=25, handicap=4), dict(width=11, handicap=9),
+    dict(width=19, handicap=20), dict(width=7, handicap=5), dict(width=5, handicap=4),
+    dict(width=9, height=13, handicap=2), dict(width=25, handicap=10), dict(width=8, handicap=5),
+    dict(width=6, handicap=2),
 ])
 def test_bad_handicap(kwargs):
     with pytest.raises(ValueError):

@@ -565,7 +565,7 @@ class Engine:
         return "\n" + "\n".join(lines)
 
     def _dead(self):
-        return self.player.dead_stones(self.board, 400)
+        return self.player.dead_stones(self.board)
 
     def cmd_final_score(self, args):
         s = self._score(self._dead())
