@@ -799,6 +799,7 @@ def test_player_settings_are_checked_when_it_is_made():
     assert p.choose(fastgo.Board(5)).move is not None and p.seed == 3
     for kw, exc in [(dict(seed="x"), TypeError), (dict(seed=1.5), TypeError),
                     (dict(resign_threshold="x"), TypeError), (dict(resign_threshold=2), ValueError),
+                    (dict(resign_threshold=1), ValueError),     # (resigned every move)
                     (dict(resign_threshold=float("nan")), ValueError), (dict(seconds=0), ValueError),
                     (dict(playouts=0), ValueError), (dict(threads=0), ValueError),
                     (dict(policy="x"), ValueError), (dict(memory=-1), ValueError),
@@ -807,6 +808,13 @@ def test_player_settings_are_checked_when_it_is_made():
             Player(**kw)
     with pytest.raises(TypeError, match="board must be a fastgo.Board"):
         p.choose("x")
+    # a finished game has no move to choose: it returned Decision(move=None), which the
+    # Decision's own docstring calls a resignation (a GTP tester's finding)
+    over = fastgo.Board(5)
+    over.pass_()
+    over.pass_()
+    with pytest.raises(ValueError, match="the game is over"):
+        p.choose(over)
 
 
 def test_flags_are_bools_everywhere():

@@ -448,6 +448,13 @@ def test_time_settings_shape_the_budget():
     transcript(e, [("kgs-time_settings byoyomi 0 10 5", "= "), ("fastgo-seconds 0", "= ")])
     assert e.clock == {1: (10, 1), 2: (10, 1)}         # no main time: the first period runs
     assert e.time_budget(1) == pytest.approx(0.85 * 10 - 0.05)
+    # kgsGtp's time_left in Japanese byo-yomi gives the periods left where GTP has stones
+    # (Leela Zero reads it so): 8 s of this period, 3 periods left. It was read as 3 moves to
+    # make in 8 s, a third of the time the move may take
+    transcript(e, [("time_left b 8 3", "= ")])
+    assert e.time_budget(1) == pytest.approx(0.85 * 8 - 0.05)
+    transcript(e, [("time_settings 0 10 5", "= "), ("time_left b 8 3", "= ")])
+    assert e.time_budget(1) == pytest.approx(0.85 * 8 / 3 - 0.05)     # GTP's: 3 stones
     transcript(e, [("kgs-time_settings none", "= ")])
     assert e.time_budget(1) is None
     # under settings that say "no time limit" a time_left describes no clock (a tester's

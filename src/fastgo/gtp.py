@@ -193,6 +193,8 @@ class Engine:
         self.time_settings = None          # (main, byo-yomi time, byo-yomi stones); None: no limit
         self.clock = {}                    # colour -> (seconds, stones) left, as time_left says
         self.no_time_limit = False         # time_settings said "no time limit": no clock at all
+        self.periods_left = False          # kgs-time_settings byoyomi: time_left's stones are
+                                           # the periods left (kgsGtp's), each one move's
         self._clear()
         self.commands = {
             "protocol_version": self.cmd_protocol_version,
@@ -682,6 +684,7 @@ class Engine:
         # GTP: byo-yomi time > 0 with 0 stones means no time limit (and all zeros can mean
         # nothing else sensible)
         no_limit = stones == 0 and (byo > 0 or main == 0)
+        self.periods_left = False
         self._set_clock(None if no_limit else (main, byo, stones), declared=True)
         return ""
 
@@ -701,6 +704,7 @@ class Engine:
             raise GtpError("syntax error")
         if settings is not None and settings[1] > 0 and settings[2] == 0:
             settings = None
+        self.periods_left = kind == "byoyomi" and settings is not None
         self._set_clock(settings, declared=True)
         return ""
 
@@ -721,6 +725,8 @@ class Engine:
             raise GtpError("syntax error")
         colour = _colour(args[0])
         seconds, (stones,) = _float_arg(args[1]), _time_args(args[2:])
+        if self.periods_left and stones > 0:
+            stones = 1                  # in a period of Japanese byo-yomi: this move's time
         if not self.no_time_limit:     # (under "no time limit" it describes no clock: time_left
             self.clock[colour] = (max(0.0, seconds), stones)    # 0 0 made every move a pass)
         return ""

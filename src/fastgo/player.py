@@ -116,11 +116,13 @@ class Player:
                  threads=1, memory=256 * 2**20):
         # checked here, not at the first move (numpy integers taken as ints)
         self.playouts = None if playouts is None else _int(playouts, "playouts", 1, 2**62)
-        for name, value, high, low_open in [("seconds", seconds, 1e9, True),
-                                             ("exploration", exploration, 1e6, False),
-                                             ("resign_threshold", resign_threshold, 1, False)]:
+        # (a resign threshold of 1 would resign every move: GTP's --resign refuses it too)
+        for name, value, high, low_open, high_open in [
+                ("seconds", seconds, 1e9, True, False),
+                ("exploration", exploration, 1e6, False, False),
+                ("resign_threshold", resign_threshold, 1, False, True)]:
             if value is not None:
-                _check_number(name, value, 0, high, low_open=low_open)
+                _check_number(name, value, 0, high, low_open=low_open, high_open=high_open)
         self.seconds = None if seconds is None else float(seconds)
         self.rave = bool(rave)
         self.exploration = None if exploration is None else float(exploration)
@@ -251,8 +253,10 @@ class Player:
         t0 = time.perf_counter()
         budget = self.playouts if playouts is None else playouts
         seconds = self.seconds if seconds is None else seconds
-        if board.is_over:
-            return self._done(Decision(None, 0.0, 0, 0.0, reason="game over"))
+        if board.is_over:       # (a Decision's None move would read as a resignation)
+            raise ValueError("the game is over (two passes): there is no move to choose; play "
+                             "on from its stones with Board.from_array(board.stones(), "
+                             "to_move=..., rules=board.rules)")
         me = board.to_move
         pass_move = board.num_points
         opponent_passed = bool(board.history) and board.history[-1] == pass_move
