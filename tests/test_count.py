@@ -1141,6 +1141,17 @@ def test_checkpoint_and_resume(tmp_path):
     assert json.loads((tmp_path / "result.json").read_text())["count"] == str(whole.count)
     with pytest.raises(ValueError, match="result of a 7x8 sweep, not of 6x8"):
         count_legal_positions_stats(8, 6, checkpoint=tmp_path)
+    # also where the other board's count needs another number of words (a 9x9 count does):
+    # that was called a pass of a count in several passes (a counting tester's finding)
+    with pytest.raises(ValueError, match="result of a 7x8 sweep, not of 9x9"):
+        count_legal_positions_stats(9, 9, checkpoint=tmp_path)
+
+
+def test_the_brute_force_names_its_limit_in_points():
+    for w, h in [(1, 21), (21, 1), (5, 5), (2, 11)]:
+        with pytest.raises(ValueError, match=f"board size {w}x{h} out of range for the brute "
+                                             f"force: at most 20 points"):
+            count_legal_positions_brute(w, h)
 
 
 def test_resumed_sweep_sizes_its_tables_as_before(tmp_path):
