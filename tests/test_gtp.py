@@ -1455,21 +1455,29 @@ def test_analysis_after_two_passes_analyses_the_game_genmove_resumes():
     # GTP knows no game end: after two passes play and genmove resume the game from the stones
     # as they stand; lz-analyze answered "? the game is over" instead
     import io
-    e = Engine(playouts=1000, rules="chinese", size=5)
+    # The finished part holds a capture (its prisoners count in the search): the lines must
+    # come from one growing search (a reviewer's finding: each line's tree, looked up without
+    # the finished part, differed from the searched one and the search started anew)
+    e = Engine(playouts=1000, rules="japanese", size=5)
     out = io.StringIO()
-    e.run(_timed_lines([b"1 play b C3", b"2 play w pass", b"3 play b pass",
-                        b"4 lz-analyze w 10", 0.6, b"5 kata-analyze 10", 0.6, b"6 quit"]), out)
+    e.run(_timed_lines([b"1 play b A2", b"2 play w A1", b"3 play b B1", b"4 play w pass",
+                        b"5 play b pass", b"6 lz-analyze w 10", 0.8, b"7 kata-analyze 10", 0.8,
+                        b"8 quit"]), out)
     answers = out.getvalue().split("\n\n")
-    assert answers[:3] == ["=1 ", "=2 ", "=3 "]
-    b = fastgo.Board(5, rules="chinese")
-    b.play("C3")
+    assert answers[:5] == ["=1 ", "=2 ", "=3 ", "=4 ", "=5 "]
+    b = fastgo.Board(5, rules="japanese")
+    for m in ("A2", "A1", "B1"):
+        b.play(m)
     legal = {fastgo.point_to_vertex(p, 5, 5) for p in b.legal_moves()} - {"pass"}
-    for k in (3, 4):
+    for k in (5, 6):
         lines = answers[k].split("\n")
-        assert lines[0] == f"={k + 1}" and len(lines) >= 2, answers[k]
+        assert lines[0] == f"={k + 1}" and len(lines) >= 3, answers[k]
         moves = {entry.split()[1] for line in lines[1:] for entry in line.split("info ")[1:]}
-        assert moves and moves <= legal | {"pass"} and "C3" not in moves
-    assert e.board.history == [12, 25, 25]      # the engine's own game is as it was
+        assert moves and moves <= legal | {"pass"} and not moves & {"A2", "B1"}
+        totals = [sum(int(entry.split(" visits ")[1].split()[0])
+                      for entry in line.split("info ")[1:]) for line in lines[1:]]
+        assert totals == sorted(totals) and totals[-1] > totals[0], totals
+    assert e.board.history == [5, 0, 1, 25, 25]     # the engine's own game is as it was
 
 
 def test_a_controller_that_closes_the_pipe_during_an_analysis_ends_the_engine_quietly():

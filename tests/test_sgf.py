@@ -775,3 +775,12 @@ def test_the_plain_property_reading_agrees_with_the_general_one(pieces, junk, at
     finally:
         sgf._PLAIN_PROPERTY = plain
     assert fast == general
+
+
+def test_a_tree_built_by_hand_reads_as_a_game():
+    # Node and game_from_tree are public: a tree without value offsets (not parsed from text)
+    # reads as before the move loop's table (a reviewer's finding: KeyError 'B')
+    root = sgf.Node(props={"SZ": ["9"]}, children=[sgf.Node(props={"B": ["cc"]}, children=[
+        sgf.Node(props={"W": [""]})])])
+    game = sgf.game_from_tree(root)
+    assert game.moves == [(1, 6 * 9 + 2), (2, 81)]

@@ -104,6 +104,13 @@ class DaskEngine:
     def __init__(self, target, threads=None, timeout=30.0):
         distributed = optional("distributed", "dask")
         self._owned = not isinstance(target, distributed.Client)
+        if self._owned and not isinstance(target, str):
+            # a LocalCluster or another cluster object: its scheduler's address
+            address = getattr(target, "scheduler_address", None)
+            if not isinstance(address, str):
+                raise TypeError(f"cluster must be an address, a distributed.Client or a Dask "
+                                f"cluster object, not {type(target).__name__}")
+            target = address
         if self._owned:
             address = "tcp://" + target.split("://", 1)[1]
             host, port = _host_port(address, 8786, "Dask scheduler")
@@ -118,9 +125,35 @@ class DaskEngine:
         except (TimeoutError, OSError) as e:
             self.close()
             raise ClusterError(f"the Dask cluster has no worker after {timeout} s: {e}") from None
+        self._check_workers()
         self.threads = 1 if threads is None else threads
         workers = self.client.scheduler_info()["workers"].values()
         self.slots = max(1, sum(w["nthreads"] for w in workers) // self.threads)
+
+    #: what a worker's fastgo says of itself, evaluated there by a builtin: a worker without
+    #: fastgo cannot unpickle a chunk's task and ends (the run then waits for ever), so the
+    #: probe must not need fastgo to reach it
+    _PROBE = "__import__('fastgo').__version__, __import__('fastgo.simulation').simulation.FORMAT"
+
+    def _check_workers(self):
+        """ClusterError unless every worker runs this fastgo (its version and spec format):
+        another one's games would join the run, or its tasks would fail to unpickle."""
+        import fastgo
+        from fastgo.simulation import FORMAT
+        try:
+            seen = self.client.run(eval, self._PROBE, on_error="return")
+        except Exception as e:
+            self.close()
+            raise ClusterError(f"cannot ask the Dask workers which fastgo they run: {e}") from None
+        mine = (fastgo.__version__, FORMAT)
+        failed = {w: v for w, v in seen.items() if isinstance(v, BaseException)}
+        other = {w: v for w, v in seen.items() if w not in failed and tuple(v) != mine}
+        if failed or other:
+            self.close()
+            said = "; ".join([f"{w}: {type(v).__name__}: {v}" for w, v in failed.items()]
+                             + [f"{w}: fastgo {v[0]} (spec format {v[1]})" for w, v in other.items()])
+            raise ClusterError(f"every Dask worker must run this fastgo ({mine[0]}, spec format "
+                               f"{mine[1]}): {said}")
 
     def results(self, spec, chunks, out):
         distributed = optional("distributed", "dask")
@@ -142,14 +175,23 @@ class DaskEngine:
         done = distributed.as_completed(list(live), loop=self.client.loop, with_results=True)
         try:
             for batch in done.batches():
-                for f, _ in batch:
+                for f, result in batch:
                     live.discard(f)
                     f.release()
+                    # a lost scheduler cancels the futures, and as_completed hands over the
+                    # cancellation as their result
+                    if isinstance(result, BaseException):
+                        raise ClusterError(f"the Dask cluster gave up chunk {f.key} "
+                                           f"({type(result).__name__}: {result}): the scheduler "
+                                           f"was lost or restarted") from None
                 more = submit(itertools.islice(todo, len(batch)))
                 live.update(more)
                 done.update(more)
                 for _, result in batch:
                     yield result
+        except distributed.KilledWorker as e:
+            raise ClusterError(f"a chunk killed every Dask worker that ran it ({e}): out of "
+                               f"memory? (a smaller chunk= needs less)") from None
         finally:
             if live:
                 self.client.cancel(list(live))
@@ -183,11 +225,13 @@ class RayEngine:
                 raise ClusterError(f"cannot connect to the Ray cluster at {target!r}: {e}{hint}") from None
             self._owned = True
         self.threads = 1 if threads is None else threads
-        cpus = ray.cluster_resources().get("CPU", 0)
-        if cpus < self.threads:
-            raise ClusterError(f"the Ray cluster has {cpus:g} CPUs, fewer than threads={self.threads} "
-                               f"one task asks for")
-        self.slots = max(1, int(cpus) // self.threads)
+        # a task runs on one node: threads= must fit a node, not the cluster's sum (a task no
+        # node can take waits for ever)
+        nodes = [n.get("Resources", {}).get("CPU", 0) for n in ray.nodes() if n.get("Alive")]
+        if max(nodes, default=0) < self.threads:
+            raise ClusterError(f"no node of the Ray cluster has the {self.threads} CPUs one task "
+                               f"asks for (threads=): its nodes have {sorted(nodes)}")
+        self.slots = max(1, sum(int(c) // self.threads for c in nodes))
         self._task = ray.remote(chunk_task).options(num_cpus=self.threads, max_retries=3)
 
     def results(self, spec, chunks, out):
@@ -200,7 +244,8 @@ class RayEngine:
             while live:
                 ready, live = ray.wait(live, num_returns=1)
                 if live:                    # and whatever else is ready by now
-                    more, live = ray.wait(live, num_returns=len(live), timeout=0)
+                    # (a timeout of 0 left a socket open in this process each run: Ray's)
+                    more, live = ray.wait(live, num_returns=len(live), timeout=0.001)
                     ready += more
                 results = ray.get(ready)
                 live.extend(submit(ab) for ab in itertools.islice(todo, len(ready)))
@@ -240,7 +285,7 @@ def connect(cluster=None, threads=None, timeout=30.0):
         return LocalEngine(threads)
     if isinstance(cluster, str):
         scheme = cluster.split("://", 1)[0] if "://" in cluster else cluster
-        if scheme in ("dask", "tcp"):
+        if scheme in ("dask", "tcp") and "://" in cluster:
             return DaskEngine(cluster, threads, timeout)
         if scheme == "ray":
             return RayEngine(cluster, threads, timeout)
@@ -330,7 +375,10 @@ def run(spec, cluster=None, *, out=None, resume=False, threads=None, chunk_secon
     try:
         t0 = time.perf_counter()
         done = {}
-        choose = lambda: choose_chunk(spec, engine.threads, engine.slots, chunk_seconds)
+        def choose():                   # (checked before a new directory's manifest is written)
+            chosen = choose_chunk(spec, engine.threads, engine.slots, chunk_seconds)
+            _check_chunk_count(spec.replace(chunk=chosen))
+            return chosen
         if spec.chunk is not None:
             _check_chunk_count(spec)
         if directory is not None:

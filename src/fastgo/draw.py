@@ -82,7 +82,7 @@ def svg(board, ownership=None, marks=None, coordinates=True, last_move=True):
                    'stroke-width="1"/>')
     try:
         stars = star_points(w, h, 9 if min(w, h) >= 13 and w % 2 and h % 2 else
-                            5 if w % 2 and h % 2 and min(w, h) >= 7 else 4)
+                            5 if w % 2 and h % 2 and min(w, h) >= 9 else 4)
     except ValueError:
         stars = []
     for p in stars:

@@ -288,6 +288,8 @@ class Engine:
                 return f"={ident}\n"
         except GtpError as e:
             result, ok = str(e), False
+        except BrokenPipeError:             # (genmove_analyze's lines: the controller is gone)
+            raise
         except Exception as e:              # a bug: answer, keep going, log to stderr
             print(f"fastgo gtp: internal error in {name!r}:", file=sys.stderr)
             traceback.print_exc(file=sys.stderr)
@@ -1027,6 +1029,8 @@ class Engine:
 
         try:
             move = self._generate(stream.colour or self.board.to_move, play=True, report=report)
+        except BrokenPipeError:
+            raise                           # the controller went away: run ends quietly
         except Exception:
             if not opened:
                 raise                       # handle answers it as any error
@@ -1041,11 +1045,11 @@ class Engine:
         """GoGui's analyze menu: the ownership map (``dboard``) and the last search's statistics."""
         return "dboard/Ownership/fastgo-ownership\nstring/Last search/fastgo-stats"
 
-    def analysis_line(self, result, board, kind, ownership):
+    def analysis_line(self, result, board, kind, ownership, earlier=None):
         """One analysis line (see cmd_lz_analyze / cmd_kata_analyze) from a ``SearchResult``,
         or None when no move has a visit yet."""
         w, h = board.width, board.height
-        search = self.player.tree(board, self.earlier)
+        search = self.player.tree(board, self.earlier if earlier is None else earlier)
         # best_move's order: most visits, then the higher value, then the earlier move
         order = [i for i in sorted(range(len(result.moves)),
                                    key=lambda i: (-result.visits[i], -np.nan_to_num(result.values[i], nan=-1)))
@@ -1120,7 +1124,7 @@ class _Background:
                     self.done.wait(self.SLICE)
                 if self.stream is not None and time.monotonic() >= next_line and not self.done.is_set():
                     line = self.engine.analysis_line(r, self.board, self.stream.kind,
-                                                     self.stream.ownership)
+                                                     self.stream.ownership, earlier)
                     if line:
                         self.out.write(line)
                         self.out.flush()

@@ -211,10 +211,11 @@ class Player:
         end, on balance, with the opponent owning (the chain's mean ownership leans to the
         opponent): a dead-stone estimate for scoring; seki is not recognised as such.
 
-        Whole chains, heavy playouts (which take a chain in atari and avoid self-atari): in 40
+        Whole chains, heavy playouts (which take a chain in atari and avoid self-atari): in
         GNU Go 3.8 level-1 self-play games on 9x9 (Chinese rules), the score with these dead
-        stones removed was GNU Go's ``final_score`` in all 40; judged stone by stone over 400
-        uniform playouts, with 70% of them needed, in 27 (benchmarks/RESULTS.md)."""
+        stones removed was GNU Go's ``final_score`` in 40 of 40 (seeds 1-40) and 39 of 40
+        (seeds 100-139, a reviewer's), judged stone by stone over 400 uniform playouts, with
+        70% of them needed, in 27 and 29 (benchmarks/RESULTS.md)."""
         own = self.ownership(board, n, policy="heavy").ravel()
         g = board.stones().ravel()
         dead, seen = [], np.zeros(g.size, dtype=bool)
@@ -247,7 +248,8 @@ class Player:
         `cleanup` (KGS's ``kgs-genmove_cleanup``): pass only after an opponent's pass when no
         opponent stone the playouts call dead is left (or when no other move is left); never
         resign. `report`: ``think``'s, called as the search goes (not at all when the move is
-        decided without one: a pass that wins, a game over)."""
+        decided without one: a pass that wins). A finished game (two passes) has no move to
+        choose: ValueError."""
         if not isinstance(board, Board):
             raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
         t0 = time.perf_counter()

@@ -855,7 +855,7 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
             if len(values) != 1:
                 raise SgfError(f"move {ident} with {len(values)} values", text,
                                where(node, ident, 1))
-            off = node.value_offsets[ident][0]
+            off = where(node, ident)
             point = points.get(values[0])
             if point is None:           # a pass, or an error to name
                 point = _parse_point(values[0], width, height, text, off, True)
