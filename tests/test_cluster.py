@@ -252,6 +252,22 @@ def test_dask_client_object_and_sigkill_of_a_worker(dask_cluster, local_run, tmp
     assert res.tally.chunks == SPEC.chunks()
 
 
+def test_dask_workers_of_another_fastgo_are_refused_at_once(dask_cluster, monkeypatch, tmp_path):
+    """A worker without fastgo could not unpickle a chunk's task and ended, and the run waited
+    for ever; one with another fastgo would have added its games (a cluster tester's finding).
+    Every worker is asked first, by a builtin that needs no fastgo there: here the probe is
+    made to find another version, and a missing module."""
+    address, _, _ = dask_cluster
+    target = "dask://" + address.split("://")[1]
+    for probe, said in [("'0.0.1', 2", r"fastgo 0\.0\.1 \(spec format 2\)"),
+                        ("__import__('fastgo_not_installed')", "ModuleNotFoundError")]:
+        monkeypatch.setattr(cluster.DaskEngine, "_PROBE", probe)
+        with pytest.raises(cluster.ClusterError, match=f"every Dask worker must run this "
+                                                       f"fastgo .*{said}"):
+            cluster.run(SPEC, target, out=tmp_path / "refused", timeout=60)
+        assert not (tmp_path / "refused").exists()
+
+
 # -- Ray -----------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -345,7 +361,9 @@ def test_ray_threads_per_task(ray_cluster, local_run, tmp_path):
     res = cluster.run(SPEC, "ray", out=tmp_path, threads=2, timeout=60)
     assert res.timing["task_threads"] == 2 and res.timing["task_slots"] == 1
     check_same_as_local(res, tmp_path, local_run)
-    with pytest.raises(cluster.ClusterError, match="fewer than threads=3"):
+    # a task runs on one node: threads= must fit a node (the sum of several nodes' CPUs let
+    # a task through that no node could take, and the run waited for ever: a tester's finding)
+    with pytest.raises(cluster.ClusterError, match="no node of the Ray cluster has the 3 CPUs"):
         cluster.run(SPEC, "ray", out=tmp_path / "three", threads=3)    # (records need out=)
 
 

@@ -357,6 +357,14 @@ def test_a_run_of_too_many_chunks_is_refused_before_it_starts(tmp_path):
     with pytest.raises(ValueError, match=r"more than the 10,000,000 a run keeps track of"):
         cluster.run(spec, out=tmp_path / "d", threads=1)
     assert not (tmp_path / "d").exists() or os.listdir(tmp_path / "d") == []
+    # also with the chunk size chosen for the run: its manifest was written before the count
+    # was checked, and the same command again (or resumed) listed the 2**62 / 116,076 chunks
+    # the manifest held, memory without end (a cluster tester's finding)
+    big = Simulation.new(2**62, 9)
+    for resume in (False, True, False):
+        with pytest.raises(ValueError, match=r"more than the 10,000,000 a run keeps track of"):
+            cluster.run(big, out=tmp_path / "e", threads=1, resume=resume)
+        assert os.listdir(tmp_path / "e") == []
 
 
 def test_merges_check_every_chunk_before_counting_any():
