@@ -268,6 +268,26 @@ def test_dask_workers_of_another_fastgo_are_refused_at_once(dask_cluster, monkey
         assert not (tmp_path / "refused").exists()
 
 
+def test_a_dask_address_that_answers_but_is_no_scheduler_is_refused_in_time(tmp_path):
+    """The dashboard's port (8787 for 8786) or any HTTP server answers the reachability check,
+    and distributed.Client then waited for ever whatever its timeout (a tester's finding)."""
+    importorskip("distributed", "dask")
+    import http.server
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    server.daemon_threads = True        # (a handler waits on Dask's bytes for a request line)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    try:
+        t = time.monotonic()
+        with pytest.raises(cluster.ClusterError, match="Dask scheduler"):
+            cluster.run(SPEC, f"dask://127.0.0.1:{server.server_address[1]}", out=tmp_path,
+                        timeout=2)
+        assert time.monotonic() - t < 30
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 # -- Ray -----------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

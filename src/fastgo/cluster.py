@@ -115,10 +115,7 @@ class DaskEngine:
             address = "tcp://" + target.split("://", 1)[1]
             host, port = _host_port(address, 8786, "Dask scheduler")
             _check_reachable(host, port, timeout, "Dask scheduler")
-            try:
-                target = distributed.Client(address, timeout=timeout, set_as_default=False)
-            except (OSError, TimeoutError) as e:
-                raise ClusterError(f"cannot connect to the Dask scheduler at {address}: {e}") from None
+            target = _dask_client(distributed, address, timeout)
         self.client = target
         try:
             self.client.wait_for_workers(1, timeout=timeout)
@@ -199,6 +196,40 @@ class DaskEngine:
     def close(self):
         if self._owned:
             self.client.close()
+
+
+def _dask_client(distributed, address, timeout):
+    """A Client of the scheduler at `address`, within `timeout` seconds: a port that answers
+    but speaks no Dask (the dashboard's 8787, any HTTP server) kept Client() waiting for ever,
+    so it is made on a thread of its own and given up (ClusterError) when the time is out."""
+    import threading
+    made, lock = {}, threading.Lock()
+
+    def connect():
+        try:
+            client = distributed.Client(address, timeout=timeout, set_as_default=False)
+        except BaseException as e:      # (whatever it raises is the answer: a ClusterError)
+            made["error"] = e
+            return
+        with lock:
+            late = made.get("late", False)
+            made["client"] = client
+        if late:
+            client.close()              # given up already: nobody else will close it
+    thread = threading.Thread(target=connect, daemon=True, name="fastgo-dask-connect")
+    thread.start()
+    thread.join(timeout + 5)            # (the Client's own timeout, and a margin for its set-up)
+    with lock:
+        late = made["late"] = "client" not in made and "error" not in made
+    if late:
+        raise ClusterError(f"no Dask scheduler answered at {address} within {timeout:g} s "
+                           f"(a port that is not the scheduler's? its default is 8786, the "
+                           f"dashboard's 8787)")
+    if "error" in made:
+        e = made["error"]
+        raise ClusterError(f"cannot connect to the Dask scheduler at {address}: "
+                           f"{type(e).__name__}: {e}") from None
+    return made["client"]
 
 
 class RayEngine:
@@ -508,6 +539,15 @@ class _TextProgress:
 MAX_CHUNKS = 10 ** 7      # the driver keeps a list of the chunks: about 100 bytes each
 
 
+def _resume_hint(out, when=""):
+    """The CLI's word on a run that stopped: where its finished shards are, when its directory
+    holds a run to resume (an interruption before it was prepared left none)."""
+    from fastgo.records import MANIFEST
+    if not out or not os.path.exists(os.path.join(out, MANIFEST)):
+        return ""
+    return f"; the finished shards are in {out}: the same command with --resume finishes the run{when}"
+
+
 def _check_chunk_count(spec):
     if spec.chunk_count() > MAX_CHUNKS:
         raise ValueError(f"{spec.games:,} games in chunks of {spec.chunk:,} make "
@@ -564,16 +604,14 @@ def run_command(args):
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
-        where = (f"; the finished shards are in {args.out}: the same command with --resume "
-                 f"finishes the run" if args.out else "")
-        print(f"fastgo simulate: interrupted{where}", file=sys.stderr)
+        print(f"fastgo simulate: interrupted{_resume_hint(args.out)}", file=sys.stderr)
         return 130
     except (ClusterError, ImportError) as e:
-        print(f"fastgo simulate: {e}", file=sys.stderr)
+        print(f"fastgo simulate: {e}{_resume_hint(args.out, ' once the cause is mended')}",
+              file=sys.stderr)
         return 1
     except OSError as e:                # a full disk, a directory gone: no traceback
-        where = (f"; the finished shards are in {args.out}: the same command with --resume "
-                 f"finishes the run once the cause is mended" if args.out else "")
+        where = _resume_hint(args.out, " once the cause is mended")
         print(f"fastgo simulate: {os_error_text(e)}{where}", file=sys.stderr)
         return 1
     finally:

@@ -366,7 +366,9 @@ class Tally:
                 0.0, (values - mean_score) ** 2 @ counts / (n - 1))))
                            if n > 1 else float("nan"),
             "mean_length": mean_len,
-            "score_histogram": {f"{s:g}": k for s, k in scores},
+            # keys as short as exact: %g's six digits merged the scores of a large komi
+            "score_histogram": {(f"{s:g}" if float(f"{s:g}") == s else repr(float(s))): k
+                                for s, k in scores},
             "length_histogram": {str(t): int(k) for t, k in enumerate(self.lengths) if k},
         }
         if self.ownership is not None:
