@@ -1582,3 +1582,11 @@ def test_counting_kernels_in_a_process_with_a_sub_interpreter():
     assert (mask1, mask2) == (3, 300)               # the empty board is legal
     assert est2 == est1                              # the sample does not depend on threads
     assert stats == exact == 24318165                # 4x4 legal positions (Tromp's table)
+
+
+def test_the_brute_force_names_its_points_limit_for_huge_sides_too():
+    for w, h in [(2**31, 1), (1, 2**40), (10**30, 10**30)]:
+        with pytest.raises(ValueError, match="at most 20 points"):
+            count_legal_positions_brute(w, h)
+    with pytest.raises(ValueError, match="must be positive"):
+        count_legal_positions_brute(0, 2**40)

@@ -138,3 +138,14 @@ def test_svg_renders_to_png_with_stones_where_they_should_be():
     assert big.shape[:2] == (20 * draw.CELL, 20 * draw.CELL)
     with pytest.raises(ValueError, match="scale"):
         draw.png(b, scale=0)
+
+
+def test_star_points_where_go_boards_have_them():
+    # 7x7 had none (it asked star_points for 5 stones, 7x7's layout takes 4): the four at C3, E3,
+    # C5, E5; 9x9 five (corners and centre), 19x19 nine, 8x8 four, 5x5 none
+    for size, stars in [(7, ["C3", "E3", "C5", "E5"]), (9, ["C3", "G3", "C7", "G7", "E5"]),
+                        (19, [c + r for c in "DKQ" for r in ("4", "10", "16")]),
+                        (8, ["C3", "F3", "C6", "F6"]), (5, [])]:
+        b = fastgo.Board(size)
+        got = {(float(e.get("cx")), float(e.get("cy"))) for e in elements(b._repr_svg_(), "star")}
+        assert got == {centre(b, v) for v in stars}, size

@@ -105,13 +105,14 @@ class DaskEngine:
         distributed = optional("distributed", "dask")
         self._owned = not isinstance(target, distributed.Client)
         if self._owned and not isinstance(target, str):
-            # a LocalCluster or another cluster object: its scheduler's address
-            address = getattr(target, "scheduler_address", None)
-            if not isinstance(address, str):
-                raise TypeError(f"cluster must be an address, a distributed.Client or a Dask "
-                                f"cluster object, not {type(target).__name__}")
-            target = address
-        if self._owned:
+            # a LocalCluster (in-process ones too: inproc:// addresses), dask_jobqueue's...:
+            # a Client of its own, closed with the engine
+            try:
+                target = distributed.Client(target, timeout=timeout, set_as_default=False)
+            except Exception as e:
+                raise ClusterError(f"cannot connect to the Dask cluster {target!r}: "
+                                   f"{type(e).__name__}: {e}") from None
+        elif self._owned:
             address = "tcp://" + target.split("://", 1)[1]
             host, port = _host_port(address, 8786, "Dask scheduler")
             _check_reachable(host, port, timeout, "Dask scheduler")
@@ -122,7 +123,14 @@ class DaskEngine:
         except (TimeoutError, OSError) as e:
             self.close()
             raise ClusterError(f"the Dask cluster has no worker after {timeout} s: {e}") from None
-        self._check_workers()
+        except BaseException:           # (Ctrl-C: the scheduler would keep our client)
+            self.close()
+            raise
+        try:
+            self._check_workers()
+        except BaseException:
+            self.close()
+            raise
         self.threads = 1 if threads is None else threads
         workers = self.client.scheduler_info()["workers"].values()
         self.slots = max(1, sum(w["nthreads"] for w in workers) // self.threads)
@@ -140,13 +148,11 @@ class DaskEngine:
         try:
             seen = self.client.run(eval, self._PROBE, on_error="return")
         except Exception as e:
-            self.close()
             raise ClusterError(f"cannot ask the Dask workers which fastgo they run: {e}") from None
         mine = (fastgo.__version__, FORMAT)
         failed = {w: v for w, v in seen.items() if isinstance(v, BaseException)}
         other = {w: v for w, v in seen.items() if w not in failed and tuple(v) != mine}
         if failed or other:
-            self.close()
             said = "; ".join([f"{w}: {type(v).__name__}: {v}" for w, v in failed.items()]
                              + [f"{w}: fastgo {v[0]} (spec format {v[1]})" for w, v in other.items()])
             raise ClusterError(f"every Dask worker must run this fastgo ({mine[0]}, spec format "
@@ -222,7 +228,7 @@ def _dask_client(distributed, address, timeout):
     with lock:
         late = made["late"] = "client" not in made and "error" not in made
     if late:
-        raise ClusterError(f"no Dask scheduler answered at {address} within {timeout:g} s "
+        raise ClusterError(f"no Dask scheduler answered at {address} within {timeout + 5:g} s "
                            f"(a port that is not the scheduler's? its default is 8786, the "
                            f"dashboard's 8787)")
     if "error" in made:
@@ -322,9 +328,11 @@ def connect(cluster=None, threads=None, timeout=30.0):
             return RayEngine(cluster, threads, timeout)
         raise ClusterError(f"unknown cluster {cluster!r}: expected 'local', 'dask://host:port', "
                            f"'ray' or 'ray://host:port'")
-    if type(cluster).__module__.startswith("distributed"):
-        return DaskEngine(cluster, threads, timeout)
-    raise TypeError(f"cluster must be an address or a distributed.Client, not {type(cluster).__name__}")
+    if (type(cluster).__module__.startswith("distributed")
+            or isinstance(getattr(cluster, "scheduler_address", None), str)):
+        return DaskEngine(cluster, threads, timeout)      # a Client, or a Dask cluster object
+    raise TypeError(f"cluster must be an address, a distributed.Client or a Dask cluster "
+                    f"object (LocalCluster, dask_jobqueue's...), not {type(cluster).__name__}")
 
 
 class Result:

@@ -1423,7 +1423,11 @@ def count_legal_positions_brute(width, height, *, threads=None):
     >>> count_legal_positions_brute(2, 2)
     57
     """
-    w, h = _sides(width, height, 2**31 - 1, 2**31 - 1, "the brute force")
+    w, h = _index(width, "width"), _index(height, "height")
+    if w >= 1 and h >= 1 and w * h > MAX_BRUTE_POINTS:      # (Python ints: no overflow)
+        raise ValueError(f"board size {w}x{h} out of range for the brute force: at most "
+                         f"{MAX_BRUTE_POINTS} points (3^{MAX_BRUTE_POINTS} colourings)")
+    w, h = _sides(width, height, MAX_BRUTE_POINTS, MAX_BRUTE_POINTS, "the brute force")
     if w * h > MAX_BRUTE_POINTS:
         raise ValueError(f"board size {w}x{h} out of range for the brute force: at most "
                          f"{MAX_BRUTE_POINTS} points (3^{MAX_BRUTE_POINTS} colourings)")

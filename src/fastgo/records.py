@@ -300,7 +300,8 @@ class RunDirectory:
         self.sweep()
         fp = spec.fingerprint()
         # (by arithmetic: a run of too many chunks to list is refused after this, by its caller)
-        partition = lambda a, b: a % spec.chunk == 0 and b == min(a + spec.chunk, spec.games)
+        partition = lambda a, b: (a % spec.chunk == 0 and 0 <= a < spec.games
+                                  and b == min(a + spec.chunk, spec.games))
         listed = m.get("shards", {})
         done = {}
         for n in shards:
