@@ -859,7 +859,7 @@ def test_prisoners_carry_over_when_the_game_resumes_after_two_passes(tmp_path):
     assert "captures: black 1, white 0; turns 9; game over" in e.handle("showboard")
     # final_score: the part's territory count with the stones playouts call dead removed, plus
     # the first part's prisoner (the player's dead-stone judgement is seeded: deterministic)
-    dead = e.player.dead_stones(e.board, 400)
+    dead = e.player.dead_stones(e.board)
     margin = e.board.score(dead=dead).margin + 1
     want = "0" if margin == 0 else f"{'B' if margin > 0 else 'W'}+{abs(margin):g}"
     assert e.handle("final_score") == f"= {want}\n\n"

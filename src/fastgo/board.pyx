@@ -246,8 +246,9 @@ cdef class Board:
     handicap=0)``. Sizes 1..25 each (height defaults to width). ``rules`` is a ``Rules`` or a
     preset name; the keyword options override it. ``handicap`` is a stone count for GTP's fixed
     placement (``star_points``: square boards from 7x7 to 25x25) or a list of moves for free
-    placement; handicap stones are part of the set-up and White moves first. A board is initialised once: its size and rules
-    are fixed, and ``__init__`` on a live board raises ``TypeError``.
+    placement; handicap stones are part of the set-up and White moves first. A board is
+    initialised once: its size and rules are fixed, and ``__init__`` on a live board raises
+    ``TypeError``.
 
     Moves are points ``row * width + col`` (A1 = 0, row 0 at the bottom, pass = width * height),
     ``(row, col)`` tuples or GTP vertices such as ``"D4"`` and ``"pass"``.

@@ -119,16 +119,12 @@ class DaskEngine:
             target = _dask_client(distributed, address, timeout)
         self.client = target
         try:
-            self.client.wait_for_workers(1, timeout=timeout)
-        except (TimeoutError, OSError) as e:
-            self.close()
-            raise ClusterError(f"the Dask cluster has no worker after {timeout} s: {e}") from None
-        except BaseException:           # (Ctrl-C: the scheduler would keep our client)
-            self.close()
-            raise
-        try:
+            try:
+                self.client.wait_for_workers(1, timeout=timeout)
+            except (TimeoutError, OSError) as e:
+                raise ClusterError(f"the Dask cluster has no worker after {timeout} s: {e}") from None
             self._check_workers()
-        except BaseException:
+        except BaseException:           # (Ctrl-C too: the scheduler would keep our client)
             self.close()
             raise
         self.threads = 1 if threads is None else threads

@@ -229,7 +229,7 @@ class Player:
                 dead += stones
         return sorted(dead)
 
-    def estimated_score(self, board, n=400, earlier=()):
+    def estimated_score(self, board, n=1000, earlier=()):
         """``board.score`` (the board's rules' scoring) with the estimated dead stones removed;
         `earlier`: the finished parts of a resumed game, whose prisoners count under territory
         scoring (``fastgo.sgf.score``)."""
