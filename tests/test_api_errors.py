@@ -364,6 +364,19 @@ def test_bad_rules():
         r.komi = 3
 
 
+def test_rules_replace():
+    """replace() with no change gives the (immutable) Rules itself, so a Board made with given
+    rules shares them; any change makes a new, validated Rules."""
+    r = fastgo.Rules.preset("japanese")
+    assert r.replace() is r and r.replace(ko=None, komi=None) is r
+    assert fastgo.Board(5, rules=r).rules is r
+    assert fastgo.Board(5, rules=r, komi=0.5).rules == dataclasses.replace(r, komi=0.5)
+    s = r.replace(komi=r.komi)          # an equal value is still a new object
+    assert s == r and s is not r
+    with pytest.raises(ValueError):
+        r.replace(ko="bogus")
+
+
 @pytest.mark.parametrize("kwargs,exc", [
     (dict(ko="bogus"), ValueError), (dict(scoring="area51"), ValueError),
     (dict(komi="x"), TypeError), (dict(komi=float("nan")), ValueError),

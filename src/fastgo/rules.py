@@ -69,7 +69,10 @@ class Rules:
     # classes, not strings)
     def replace(self, *, ko: Optional[str] = None, suicide: Optional[bool] = None,
                 scoring: Optional[str] = None, komi: Optional[float] = None) -> "Rules":
-        """A copy with some options changed; ``None`` values are ignored."""
+        """A copy with some options changed; ``None`` values are ignored (no change: this
+        Rules itself, which is immutable)."""
+        if ko is None and suicide is None and scoring is None and komi is None:
+            return self     # (dataclasses.replace took 3.4 of a new Board's 5.4 µs)
         changes: Dict[str, Any] = {"ko": ko, "suicide": suicide, "scoring": scoring, "komi": komi}
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
