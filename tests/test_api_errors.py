@@ -375,6 +375,13 @@ def test_rules_replace():
     assert s == r and s is not r
     with pytest.raises(ValueError):
         r.replace(ko="bogus")
+    with pytest.raises(TypeError):
+        r.replace(suicide=1)
+
+    class Mine(fastgo.Rules):
+        pass
+    m = Mine().replace(komi=1)
+    assert type(m) is Mine and m.komi == 1.0 and m.ko == "positional"
 
 
 @pytest.mark.parametrize("kwargs,exc", [

@@ -73,6 +73,11 @@ class Rules:
         Rules itself, which is immutable)."""
         if ko is None and suicide is None and scoring is None and komi is None:
             return self     # (dataclasses.replace took 3.4 of a new Board's 5.4 µs)
+        if type(self) is Rules:     # the constructor validates; dataclasses.replace is 2.5x slower
+            return Rules(self.ko if ko is None else ko,
+                         self.suicide if suicide is None else suicide,
+                         self.scoring if scoring is None else scoring,
+                         self.komi if komi is None else komi)
         changes: Dict[str, Any] = {"ko": ko, "suicide": suicide, "scoring": scoring, "komi": komi}
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
