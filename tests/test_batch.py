@@ -526,6 +526,28 @@ def test_random_actions_take_the_environments_integer_masks():
             fastgo.random_actions(bad, 1)
 
 
+def test_random_actions_without_a_seed_differ_from_call_to_call():
+    """The default seed was 0, so a "random" policy written as in the README's environment
+    example (random_actions(obs["action_mask"])) replayed one game per environment for ever
+    (a tester: 60 episodes on 4 envs, 4 distinct games). Without a seed each call draws a fresh
+    one; an int seed still repeats its draws."""
+    mask = np.ones((200, 82), dtype=np.bool_)
+    draws = {tuple(fastgo.random_actions(mask).tolist()) for _ in range(3)}
+    assert len(draws) == 3          # equal by chance with probability 82 ** -200
+    assert fastgo.random_actions(mask, 5).tolist() == fastgo.random_actions(mask, 5).tolist()
+    batch = BoardBatch(1, 5)
+    games = set()
+    for episode in range(3):
+        batch.reset()
+        moves = []
+        while not batch.terminated.all() and len(moves) < 400:
+            acts = fastgo.random_actions(batch.legal_mask())
+            moves.append(tuple(acts.tolist()))
+            batch.step(acts)
+        games.add(tuple(moves))
+    assert len(games) == 3
+
+
 def test_random_actions_same_on_any_thread_count():
     # 12,000 rows of 82: enough work for the threaded path (rows * (P + 400) >= 2**22)
     rng = np.random.default_rng(7)

@@ -7,6 +7,7 @@ networks (``encode``) read each game's ring of its last 8 colourings; see ``fast
 for the definitions of the encodings.
 """
 
+import os
 from collections import namedtuple
 from time import perf_counter
 
@@ -1330,13 +1331,14 @@ cdef int64_t random_action_long(const uint8_t* row, int64_t P, uint64_t s, int64
     return P - 1
 
 
-def random_actions(mask, seed=0, out=None, threads=None):
+def random_actions(mask, seed=None, out=None, threads=None):
     """For each row of a legal mask [n, points + 1], an action drawn uniformly among its legal
     entries (the pass included), or the pass where none is legal (a finished game's ignored
     action). The mask is bool, or integers 0/1 (the environments' int8 action masks).
-    Deterministic in `seed` (an int) and the mask, whatever `threads` (the cores to use;
-    default all): draws for row i use the splitmix64 stream of (seed, i). Returns int64 [n], or
-    fills `out`."""
+    With an int `seed` the draws are deterministic in the seed and the mask, whatever `threads`
+    (the cores to use; default all): row i uses the splitmix64 stream of (seed, i). Without one
+    (None) each call draws its seed from the operating system, so that a random policy's games
+    differ (a fixed seed repeats a game whose masks repeat). Returns int64 [n], or fills `out`."""
     m = np.asarray(mask)
     if m.dtype != np.bool_ and not np.issubdtype(m.dtype, np.integer):
         raise ArgumentTypeError(f"mask must be a bool or 0/1 integer array [n, points + 1], got "
@@ -1350,6 +1352,8 @@ def random_actions(mask, seed=0, out=None, threads=None):
         m = m.view(np.bool_) if m.dtype.itemsize == 1 else m.astype(np.bool_)
     m = np.ascontiguousarray(m)
     cdef int64_t n = m.shape[0], P = m.shape[1], i
+    if seed is None:
+        seed = int.from_bytes(os.urandom(8), "little")
     cdef uint64_t s = mix64(<uint64_t>(_index(seed, "seed") & 0xFFFFFFFFFFFFFFFF))
     cdef int nt = _job_threads(_threads(threads), "random_actions")
     out = _check_out(out, (n,), np.int64)
