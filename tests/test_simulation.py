@@ -5,7 +5,6 @@ the directory errors, ``fastgo simulate`` and the plots."""
 import hashlib
 import json
 import io
-import warnings
 import os
 import pickle
 import signal
@@ -561,6 +560,91 @@ def test_a_damaged_directory_gives_records_errors_and_resume_replays_its_shards(
     assert shard_digests(tmp_path) == before
 
 
+
+def _read_all(path):
+    r = records.read(path)
+    return r.tally, [(g.index, g.moves.tolist(), g.score, g.winner) for g in r]
+
+
+def test_every_bit_flip_of_a_shard_reads_the_same_games_or_is_refused_naming_it(tmp_path):
+    """A tester flipped each bit of a shard: 186 of 8,622 flips raised something other than
+    RecordsError (tokenize's TokenError from a .npy header, zipfile's NotImplementedError and
+    RuntimeError, KeyError, TypeError from a merge, OSError), none naming the file. Every fifth
+    byte here, its lowest and highest bit: the same games and tally, or RecordsError naming it."""
+    spec = Simulation.new(20, 5, seed=2, records=True, chunk=10, first_moves=True)
+    cluster.run(spec, out=tmp_path, threads=1)
+    want = _read_all(tmp_path)
+    name = "chunk-0000000000000-0000000000010.npz"
+    path = tmp_path / name
+    good = path.read_bytes()
+    refused = flips = 0
+    for offset in range(0, len(good), 5):
+        for bit in (0x01, 0x80):
+            data = bytearray(good)
+            data[offset] ^= bit
+            path.write_bytes(bytes(data))
+            flips += 1
+            try:
+                got = _read_all(tmp_path)
+            except RecordsError as e:
+                assert name in str(e)
+                refused += 1
+            else:
+                assert got == want, (offset, bit)
+    assert refused > flips // 2         # (most bytes are the zip's CRC-checked data)
+
+
+def test_resume_decodes_an_unlisted_shards_games_and_replays_a_damaged_one(tmp_path):
+    """A resume read an unlisted shard's tally only: one whose game arrays were damaged was
+    listed as good (its checksum in the manifest), so no later resume played it again and its
+    games failed only when read. Now its games are decoded first and its chunk played again."""
+    spec = Simulation.new(60, 5, seed=2, records=True, chunk=30)
+    cluster.run(spec, out=tmp_path, threads=1)
+    want = _read_all(tmp_path)
+    before = shard_digests(tmp_path)
+    name = "chunk-0000000000000-0000000000030.npz"
+    with np.load(tmp_path / name) as z:
+        members = {k: z[k] for k in z.files}
+    # the same zip with its moves damaged, CRCs right (as a bad disk's page written whole)
+    members["game_moves"] = members["game_moves"][:-1]
+    np.savez(tmp_path / "x.npz", **members)
+    os.replace(tmp_path / "x.npz", tmp_path / name)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    del manifest["shards"][name]
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.warns(RuntimeWarning, match=f"{name} cannot be read .*lengths do not add up"):
+        res = cluster.run(spec, out=tmp_path, resume=True, threads=1)
+    assert res.timing["chunks"] == 1 and res.tally == want[0]
+    assert shard_digests(tmp_path) == before and _read_all(tmp_path) == want
+
+
+def test_a_copied_renamed_or_foreign_shard_name_is_refused_naming_the_file(tmp_path):
+    """A shard copied under another chunk's name made records.read raise a bare ValueError from
+    the merge, a directory named like a shard IsADirectoryError; neither named the file."""
+    spec = Simulation.new(40, 5, seed=2, chunk=20)
+    cluster.run(spec, out=tmp_path, threads=1)
+    first, second = "chunk-0000000000000-0000000000020.npz", "chunk-0000000000020-0000000000040.npz"
+    saved = (tmp_path / second).read_bytes()
+    (tmp_path / second).write_bytes((tmp_path / first).read_bytes())
+    with pytest.raises(RecordsError, match=f"{second} holds chunk \\[0, 20\\] of the run, not "
+                                           f"the chunk \\[20, 40\\) its name says"):
+        records.read(tmp_path)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    del manifest["shards"][second]      # (listed, its checksum differs: the chunk is played again)
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(RecordsError, match=f"{second} holds chunk"):
+        cluster.run(spec, out=tmp_path, resume=True, threads=1)
+    (tmp_path / second).unlink()
+    (tmp_path / second).mkdir()
+    with pytest.raises(RecordsError, match=f"{second} is not a readable shard"):
+        records.read(tmp_path)
+    with pytest.raises(RecordsError, match=f"{second} is not a shard \\(not a file\\)"):
+        cluster.run(spec, out=tmp_path, resume=True, threads=1)
+    (tmp_path / second).rmdir()
+    (tmp_path / second).write_bytes(saved)
+    (tmp_path / "chunk-0000000000010-0000000000030.npz").write_bytes(saved)
+    with pytest.raises(RecordsError, match="chunk \\[10, 30\\) is not one of this run's chunks"):
+        records.read(tmp_path)
 
 def test_directory_errors(tmp_path):
     spec = Simulation.new(200, 7, seed=3, chunk=100)

@@ -30,7 +30,6 @@ import time
 import uuid
 import warnings
 import zipfile
-import zlib
 from typing import Any, Callable, Iterator, Mapping, SupportsIndex, Union, overload
 
 import numpy as np
@@ -163,20 +162,70 @@ def sha256_file(path: _Path) -> str:
     return h.hexdigest()
 
 
+_GAME_ARRAYS = ("scores", "winners", "lengths", "capped", "moves")
+
+
+class _DamagedShard(RecordsError):
+    """A shard that cannot be read whole (a resume plays its chunk again)."""
+
+
+def _check_shard(tally: Tally, g: dict[str, npt.NDArray[Any]] | None) -> None:
+    """ValueError unless a shard's tally counts one chunk's games consistently, and its games
+    (when read) are that many, their turns the moves' length."""
+    n = tally.games
+    if len(tally.chunks) != 1 or tally.chunks[0][1] - tally.chunks[0][0] != n:
+        raise ValueError(f"the tally counts {n} games for the chunks {tally.chunks}")
+    if (tally.wins.shape != (3,) or int(tally.wins.sum()) != n or tally.lengths.ndim != 1
+            or int(tally.lengths.sum()) != n or sum(tally.scores.values()) != n):
+        raise ValueError("the tally's wins, lengths and scores do not count its games")
+    if g is not None:
+        if any(g[k].shape != (n,) for k in _GAME_ARRAYS[:4]) or g["moves"].ndim != 1:
+            raise ValueError(f"the game arrays do not hold {n} games")
+        if (g["lengths"] < 0).any() or int(g["lengths"].sum()) != len(g["moves"]):
+            raise ValueError("the games' lengths do not add up to their moves")
+
+
 def read_shard(path: _Path, games: bool = False
                ) -> tuple[dict[str, Any], str, Tally, dict[str, npt.NDArray[Any]] | None]:
     """(spec dict, fingerprint, Tally, games dict or None) of one shard; RecordsError, naming
-    the file, for one that is not a whole shard (truncated, damaged, another program's)."""
+    the file, for one that is not a whole shard (truncated, damaged, another program's, not a
+    file)."""
     try:
         with np.load(path, allow_pickle=False) as z:
             spec = json.loads(z["spec"].tobytes().decode())
             fingerprint = z["fingerprint"].tobytes().decode()
             tally = Tally.from_arrays(z)
-            g = {k[5:]: z[k] for k in z.files if k.startswith("game_")} if games else None
-    except (ValueError, KeyError, TypeError, IndexError, EOFError, zipfile.BadZipFile,
-            zlib.error) as e:
-        raise RecordsError(f"{path} is not a readable shard: {type(e).__name__}: {e}") from None
+            g = {k: z["game_" + k] for k in _GAME_ARRAYS} if games else None
+        _check_shard(tally, g)
+    except MemoryError:
+        raise
+    except Exception as e:
+        # whatever a damaged file makes numpy, zipfile or zlib raise (a tester's single-bit
+        # flips gave six kinds besides these: tokenize's TokenError from a header, zipfile's
+        # NotImplementedError and RuntimeError, KeyError, TypeError, OSError)
+        raise _DamagedShard(f"{path} is not a readable shard: {type(e).__name__}: {e}") from None
     return spec, fingerprint, tally, g
+
+
+def run_shard(path: _Path, spec: Simulation, fingerprint: str, games: bool = False
+              ) -> tuple[Tally, dict[str, npt.NDArray[Any]] | None]:
+    """read_shard for a shard named `path` (its chunk in its name) of the run `spec` (whose
+    fingerprint() is `fingerprint`): its Tally and games; RecordsError, naming the file, for one
+    that is damaged (read_shard), of another run, or not the chunk of this run its name says."""
+    a, b = (int(x) for x in _SHARD.match(os.path.basename(path)).groups())  # type: ignore[union-attr]
+    if not (a % spec.chunk == 0 and 0 <= a < spec.games  # type: ignore[operator]
+            and b == min(a + spec.chunk, spec.games)):   # type: ignore[operator]
+        raise RecordsError(f"{path}: chunk [{a}, {b}) is not one of this run's chunks")
+    _, their_fp, tally, g = read_shard(path, games)
+    if their_fp != fingerprint:
+        raise RecordsError(f"{path} belongs to another run (its spec fingerprint differs)")
+    if tally.chunks != [(a, b)]:
+        raise RecordsError(f"{path} holds chunk {list(tally.chunks[0])} of the run, not the "
+                           f"chunk [{a}, {b}) its name says (a copied or renamed shard)")
+    if (tally.ownership is None) == spec.ownership or (tally.first_moves is None) == spec.first_moves:
+        raise _DamagedShard(f"{path} is not a readable shard: its tally lacks or has ownership "
+                            f"or first moves against the run's spec")
+    return tally, g
 
 
 def read_manifest(directory: _Path) -> tuple[dict[str, Any], Simulation]:
@@ -299,16 +348,13 @@ class RunDirectory:
         self.spec = spec
         self.sweep()
         fp = spec.fingerprint()
-        # (by arithmetic: a run of too many chunks to list is refused after this, by its caller)
-        partition = lambda a, b: (a % spec.chunk == 0 and 0 <= a < spec.games
-                                  and b == min(a + spec.chunk, spec.games))
         listed = m.get("shards", {})
         done = {}
         for n in shards:
             a, b = (int(x) for x in _SHARD.match(n).groups())
             path = os.path.join(out, n)
-            if not partition(a, b):
-                raise RecordsError(f"{path}: chunk [{a}, {b}) is not one of this run's chunks")
+            if not os.path.isfile(path):
+                raise RecordsError(f"{path} is not a shard (not a file)")
             entry = listed.get(n)
             digest = sha256_file(path)
             if entry is not None and entry.get("sha256") != digest:
@@ -316,12 +362,12 @@ class RunDirectory:
                               f"again", RuntimeWarning)
                 continue
             try:
-                _, their_fp, tally, _ = read_shard(path)
-            except (OSError, RecordsError) as e:
+                # a shard the manifest does not vouch for has its games decoded too: a damaged
+                # game array would otherwise be listed as good, and never played again
+                tally, _ = run_shard(path, spec, fp, games=entry is None and spec.records)
+            except (OSError, _DamagedShard) as e:       # (another run's shard: RecordsError)
                 warnings.warn(f"{path} cannot be read ({e}); the chunk is played again", RuntimeWarning)
                 continue
-            if their_fp != fp or tally.chunks != [(a, b)]:
-                raise RecordsError(f"{path} belongs to another run (its spec fingerprint differs)")
             done[(a, b)] = tally
             self.entries[n] = {"start": a, "stop": b, "sha256": digest, "bytes": os.path.getsize(path)}
             if spec.sgf and b > a:
@@ -441,16 +487,14 @@ class Records:
     def __init__(self, path: _Path) -> None:
         self.path = os.fspath(path)
         self.manifest, self.spec = read_manifest(self.path)
-        fp = self.spec.fingerprint()
         self.tally = Tally.empty(self.spec)
         self._shards = []
+        fp = self.spec.fingerprint()
         for n in sorted(os.listdir(self.path)):
             if _SHARD.match(n):
-                _, their_fp, tally, _ = read_shard(os.path.join(self.path, n))
-                if their_fp != fp:
-                    raise RecordsError(f"{n} belongs to another run")
-                self.tally.merge(tally)
-                self._shards.append((tally.chunks[0] if tally.chunks else (0, 0), n))
+                tally, _ = run_shard(os.path.join(self.path, n), self.spec, fp)
+                self.tally.merge(tally)     # (chunks of one partition, named uniquely: disjoint)
+                self._shards.append((tally.chunks[0], n))
         self._starts = [a for (a, _), _ in self._shards]
         self._cache: collections.OrderedDict[int, dict[str, Any]] = collections.OrderedDict()
         # (shard k -> its decoded games, the last used last)
