@@ -231,6 +231,17 @@ def test_every_form_of_actions_plays_the_same_turn():
             start.copy().step(bad)
 
 
+def test_a_masked_array_of_actions_is_refused():
+    # np.asarray drops a masked array's mask: its masked entries ("no action chosen") were
+    # played as moves
+    batch = BoardBatch(4, 5)
+    with pytest.raises(TypeError, match="masked array"):
+        batch.step(np.ma.array([13, 14, 15, 16], mask=[0, 1, 0, 0]))
+    assert batch.move_numbers.tolist() == [0] * 4
+    batch.step(np.ma.array([13, 14, 15, 16], mask=[0, 1, 0, 0]).filled(25))
+    assert batch.move_numbers.tolist() == [1] * 4 and batch.stones()[1].sum() == 0
+
+
 def test_a_list_of_ints_beyond_int64_is_out_of_range_not_float():
     # numpy makes [2**63, 1, 2, 3] float64 and [2**64, ...] object: step said "actions must be
     # an integer array ..., got float64 (4,)" of a list of ints

@@ -37,6 +37,23 @@ def test_make_with_module_prefix_and_kwargs():
     assert "A" in rect.render()
 
 
+def test_vector_env_reset_takes_the_seeds_gymnasiums_vector_envs_take():
+    """GoVectorEnv.reset refused a list of seeds (one per env) and numpy ints ("Seed must be a
+    python integer"), which training code written for SyncVectorEnv passes. A list seeds the
+    samplers with its first entry; its length must be the envs'."""
+    env = GoVectorEnv(4, 5)
+    for seed in ([7, 8, 9, 10], (7, None, None, None), np.int64(7), 7):
+        env.reset(seed=seed)
+        drawn = env.action_space.sample().tolist()
+        env.reset(seed=7)
+        assert env.action_space.sample().tolist() == drawn, seed
+    env.reset(seed=[None] * 4)
+    with pytest.raises(ValueError, match="a list of 4 seeds \\(one per env\\), got 3"):
+        env.reset(seed=[1, 2, 3])
+    ref = SyncVectorEnv([lambda: GoEnv(5) for _ in range(4)])
+    ref.reset(seed=[7, 8, 9, 10])               # (what Gymnasium's own vector env takes)
+
+
 @pytest.mark.parametrize("mode,copy", [(AutoresetMode.NEXT_STEP, True),
                                        (AutoresetMode.SAME_STEP, True),
                                        (AutoresetMode.DISABLED, True),
@@ -180,9 +197,29 @@ def test_render_modes_outside_the_metadata_are_refused():
     for make in (lambda m: GoVectorEnv(2, 5, render_mode=m), lambda m: GoEnv(5, render_mode=m),
                  lambda m: GoAECEnv(board_size=5, render_mode=m)):
         with pytest.raises(ValueError, match="render_mode must be None"):
-            make("human")
+            make("rgb_array")
         assert make(None).render_mode is None
     assert GoEnv(5, render_mode="ansi").render_mode == "ansi"
+    with pytest.raises(ValueError, match="render_mode must be None"):
+        GoVectorEnv(2, 5, render_mode="human")
+
+
+def test_human_rendering_prints_the_board(capsys):
+    """PettingZoo's render_test builds the env with render_mode="human" first, which was
+    refused; "human" prints the board (GoEnv at each reset and step, as Gymnasium's envs)."""
+    from pettingzoo.test import render_test
+    render_test(lambda render_mode=None: GoAECEnv(board_size=5, render_mode=render_mode))
+    env = GoAECEnv(board_size=3, render_mode="human")
+    env.reset()
+    env.step(4)
+    capsys.readouterr()
+    assert env.render() is None and capsys.readouterr().out == str(env.batch.board(0)) + "\n"
+    genv = GoEnv(3, render_mode="human")
+    genv.reset()
+    genv.step(4)
+    out = capsys.readouterr().out
+    assert out == str(fastgo.Board(3)) + "\n" + str(genv.batch.board(0)) + "\n"
+    assert "X" in out and genv.render() is None
 
 
 def test_ansi_renders_when_asked_and_prints_nothing(capsys):

@@ -746,6 +746,10 @@ cdef class BoardBatch:
                     and cnp.PyArray_ISCARRAY_RO(actions)):
                 acts = actions      # the usual call, taken as it is: a step costs microseconds
             else:
+                if isinstance(actions, np.ma.MaskedArray):
+                    raise ArgumentTypeError("actions must not be a masked array: np.asarray "
+                                            "drops the mask, so its masked entries would be "
+                                            "played as moves (fill them: actions.filled(...))")
                 a = np.asarray(actions)
                 if not isinstance(actions, np.ndarray) and a.ndim == 1:
                     if a.dtype.kind in "fO":

@@ -120,11 +120,20 @@ class GoVectorEnv(VectorEnv[_Observation, npt.NDArray[np.int64], npt.NDArray[Any
             return {"observation": self._planes, "action_mask": self._mask.view(np.int8)}
         return {"observation": self._planes.copy(), "action_mask": self._mask.astype(np.int8)}
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[_Observation, dict[str, Any]]:
+    def reset(self, *, seed: int | list[int | None] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[_Observation, dict[str, Any]]:
         """Restart every game, or those where ``options["reset_mask"]`` (bool [num_envs], as
         ``BoardBatch.reset`` takes) is True. Go has no randomness: `seed` only seeds the
-        spaces' samplers."""
+        spaces' samplers. As Gymnasium's vector envs, `seed` may be an int (numpy's too) or a
+        list of one per env (ints or None, as ``SyncVectorEnv`` takes), whose first seeds the
+        samplers."""
+        if isinstance(seed, (list, tuple)):
+            if len(seed) != self.num_envs:
+                raise ValueError(f"seed: a list of {self.num_envs} seeds (one per env), got "
+                                 f"{len(seed)}")
+            seed = seed[0]
+        if isinstance(seed, np.integer):
+            seed = int(seed)
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
@@ -157,16 +166,17 @@ class GoVectorEnv(VectorEnv[_Observation, npt.NDArray[np.int64], npt.NDArray[Any
 class GoEnv(gym.Env[_Observation, SupportsIndex]):
     """One self-play game (a ``BoardBatch`` of one). ``GoEnv(size=9, height=None, *, rules=None,
     komi=None, encoding="agz17", dtype=np.float32, max_moves=None, render_mode=None)``;
-    ``render_mode="ansi"`` renders the board as text."""
+    ``render_mode="ansi"``: ``render()`` gives the board as text; ``"human"``: each ``reset``
+    and ``step`` prints it (Gymnasium's convention)."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
 
     def __init__(self, size: SupportsIndex = 9, height: SupportsIndex | None = None, *,
                  rules: Rules | str | None = None, komi: float | None = None,
                  encoding: str = "agz17", dtype: npt.DTypeLike = np.float32,
                  max_moves: SupportsIndex | None = None, render_mode: str | None = None) -> None:
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
         self.render_mode = render_mode
         self.batch = _batch(1, size, height, rules, komi, max_moves, "disabled", 1)
         self.encoding = encoding
@@ -184,6 +194,8 @@ class GoEnv(gym.Env[_Observation, SupportsIndex]):
         if seed is not None:
             self.action_space.seed(seed)
         self.batch.reset()
+        if self.render_mode == "human":
+            print(self.batch.board(0))
         return self._obs(), {}
 
     def step(self, action: SupportsIndex
@@ -192,6 +204,8 @@ class GoEnv(gym.Env[_Observation, SupportsIndex]):
         movers = self.batch.to_move
         res = self.batch.step(np.array([action], dtype=np.int64))
         reward = float(_rewards(movers, res)[0])
+        if self.render_mode == "human":
+            print(self.batch.board(0))
         return self._obs(), reward, bool(res.terminated[0]), bool(res.truncated[0]), {}
 
     def render(self) -> str | None:  # type: ignore[override]  # (str frames: 'ansi')
