@@ -288,6 +288,64 @@ def test_a_dask_address_that_answers_but_is_no_scheduler_is_refused_in_time(tmp_
         server.server_close()
 
 
+def test_a_dask_workers_address_is_refused_as_no_scheduler(dask_cluster, tmp_path):
+    """A worker answers Dask's handshake: the Client then failed on a TypeError of the worker's
+    identity call; it is now named for what it is."""
+    _, client, _ = dask_cluster
+    worker = next(iter(client.scheduler_info()["workers"]))
+    with pytest.raises(cluster.ClusterError, match="is a Dask server .*not the scheduler"):
+        cluster.run(SPEC, "dask://" + worker.split("://")[1], out=tmp_path, timeout=5)
+
+
+def open_sockets():
+    """This process's sockets: psutil's (family, local, remote, status) of each, else the
+    /proc/self/fd entries of sockets."""
+    try:
+        import psutil
+    except ImportError:
+        fds = [os.path.join("/proc/self/fd", n) for n in os.listdir("/proc/self/fd")]
+        return sorted(t for t in (os.readlink(f) for f in fds if os.path.exists(f))
+                      if t.startswith("socket:"))
+    return sorted((c.family, c.laddr, c.raddr, c.status)
+                  for c in psutil.Process().net_connections("all"))
+
+
+def test_a_plain_tcp_listener_is_refused_in_time_and_leaves_no_thread_or_socket(tmp_path):
+    """A listener that accepts and never answers: the Client waited there for ever, so it was
+    made on a thread given up at the deadline, and that thread stayed with its socket, one more
+    each run (the last session's closing note). Refused in time, with nothing left behind, also
+    when called from inside a running event loop (Jupyter)."""
+    importorskip("distributed", "dask")
+    import asyncio
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    target = f"dask://127.0.0.1:{listener.getsockname()[1]}"
+
+    def refused():
+        t = time.monotonic()
+        with pytest.raises(cluster.ClusterError, match="Dask scheduler"):
+            cluster.run(SPEC, target, out=tmp_path / "refused", timeout=1)
+        assert time.monotonic() - t < 10
+
+    async def in_a_running_loop():
+        refused()
+
+    try:
+        threads, sockets = threading.active_count(), open_sockets()
+        refused()
+        loop = asyncio.new_event_loop()         # (not made this thread's current loop)
+        try:
+            loop.run_until_complete(in_a_running_loop())
+        finally:
+            loop.close()
+        assert threading.active_count() == threads, threading.enumerate()
+        assert open_sockets() == sockets
+        assert not (tmp_path / "refused").exists()
+    finally:
+        listener.close()
+
+
 # -- Ray -----------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -63,8 +63,10 @@ def chunk_task(spec, start, stop, threads, out):
 
 
 def _check_reachable(host, port, timeout, what):
+    """The IP address that answered at host:port (a TCP connection), or ClusterError."""
     try:
-        socket.create_connection((host, port), timeout=min(timeout, 10)).close()
+        with socket.create_connection((host, port), timeout=min(timeout, 10)) as s:
+            return s.getpeername()[0]
     except OSError as e:
         raise ClusterError(f"cannot reach the {what} at {host}:{port}: {e.strerror or e}") from None
 
@@ -115,8 +117,8 @@ class DaskEngine:
         elif self._owned:
             address = "tcp://" + target.split("://", 1)[1]
             host, port = _host_port(address, 8786, "Dask scheduler")
-            _check_reachable(host, port, timeout, "Dask scheduler")
-            target = _dask_client(distributed, address, timeout)
+            ip = _check_reachable(host, port, timeout, "Dask scheduler")
+            target = _dask_client(distributed, address, ip, port, timeout)
         self.client = target
         try:
             try:
@@ -200,38 +202,103 @@ class DaskEngine:
             self.client.close()
 
 
-def _dask_client(distributed, address, timeout):
-    """A Client of the scheduler at `address`, within `timeout` seconds: a port that answers
-    but speaks no Dask (the dashboard's 8787, any HTTP server) kept Client() waiting for ever,
-    so it is made on a thread of its own and given up (ClusterError) when the time is out."""
-    import threading
-    made, lock = {}, threading.Lock()
-
-    def connect():
-        try:
-            client = distributed.Client(address, timeout=timeout, set_as_default=False)
-        except BaseException as e:      # (whatever it raises is the answer: a ClusterError)
-            made["error"] = e
-            return
-        with lock:
-            late = made.get("late", False)
-            made["client"] = client
-        if late:
-            client.close()              # given up already: nobody else will close it
-    thread = threading.Thread(target=connect, daemon=True, name="fastgo-dask-connect")
-    thread.start()
-    thread.join(timeout + 5)            # (the Client's own timeout, and a margin for its set-up)
-    with lock:
-        late = made["late"] = "client" not in made and "error" not in made
-    if late:
-        raise ClusterError(f"no Dask scheduler answered at {address} within {timeout + 5:g} s "
-                           f"(a port that is not the scheduler's? its default is 8786, the "
-                           f"dashboard's 8787)")
-    if "error" in made:
-        e = made["error"]
+def _dask_client(distributed, address, ip, port, timeout):
+    """A Client of the scheduler at `address` (which answered at `ip`): first asked who it is
+    in distributed's own protocol, within `timeout` seconds, because a port that answers but
+    speaks no Dask (the dashboard's 8787, any HTTP server or TCP listener) kept Client() waiting
+    for ever whatever its timeout (its handshake has none), and a thread left to wait there
+    kept its sockets."""
+    import asyncio
+    from distributed.comm.addressing import unparse_host_port
+    hint = "(a port that is not the scheduler's? its default is 8786, the dashboard's 8787)"
+    try:
+        # the address that answered: no name to look up again on the probe's loop
+        said = _on_private_loop(_dask_identity, unparse_host_port(ip, port), timeout)
+    except (TimeoutError, asyncio.TimeoutError):     # (one class from Python 3.11)
+        raise ClusterError(f"no Dask scheduler answered at {address} within {timeout:g} s "
+                           f"{hint}") from None
+    except Exception as e:
+        raise ClusterError(f"what answers at {address} is no Dask scheduler ({type(e).__name__}: "
+                           f"{e}) {hint}") from None
+    kind = said.get("type") if isinstance(said, dict) else None
+    if not (isinstance(kind, str) and "Scheduler" in kind):
+        # (a worker's port answers the handshake, and its identity refuses the scheduler's
+        # arguments: the Client said TypeError)
+        what = f"a Dask {kind}" if isinstance(kind, str) else "a Dask server (a worker?)"
+        raise ClusterError(f"what answers at {address} is {what}, not the scheduler {hint}")
+    try:
+        return distributed.Client(address, timeout=timeout, set_as_default=False)
+    except Exception as e:
         raise ClusterError(f"cannot connect to the Dask scheduler at {address}: "
                            f"{type(e).__name__}: {e}") from None
-    return made["client"]
+
+
+async def _dask_identity(address, timeout):
+    """The `identity` of the Dask server at `address` (tcp://ip:port), as Client() first asks
+    it: distributed's comm handshake and one call, each step bounded (asyncio.TimeoutError when
+    the time is out), and the connection closed whatever happens."""
+    import asyncio
+    from distributed.comm.addressing import parse_address
+    from distributed.comm.registry import get_backend
+    deadline = time.monotonic() + timeout
+
+    def left():
+        return max(deadline - time.monotonic(), 0.001)
+    scheme, loc = parse_address(address)
+    comm = await asyncio.wait_for(get_backend(scheme).get_connector().connect(loc), left())
+    try:
+        # (distributed.comm.connect's handshake, whose read has no timeout)
+        local = comm.handshake_info()
+        await asyncio.wait_for(comm.write(local), left())
+        remote = await asyncio.wait_for(comm.read(), left())
+        comm.local_info, comm.remote_info = local, remote
+        comm.handshake_options = comm.handshake_configuration(local, remote)
+        await asyncio.wait_for(comm.write({"op": "identity", "n_workers": 0, "reply": True}),
+                               left())
+        return await asyncio.wait_for(comm.read(), left())
+    finally:
+        comm.abort()
+
+
+def _on_private_loop(coroutine_function, *args):
+    """Run `coroutine_function(*args)` to its end on an event loop of its own, closed after
+    (with the threads of its executor), and never made this thread's current loop. Inside a
+    running loop (Jupyter), where no other loop can run, it runs on a thread of its own that
+    is waited for: the coroutine must bound its own time."""
+    import asyncio
+    import threading
+
+    def go():
+        loop = asyncio.new_event_loop()
+        task = loop.create_task(coroutine_function(*args))
+        try:
+            return loop.run_until_complete(task)
+        finally:
+            try:
+                if not task.done():     # (Ctrl-C) its clean-up, the connection closed, first
+                    task.cancel()
+                    loop.run_until_complete(asyncio.wait([task]))
+                loop.run_until_complete(loop.shutdown_asyncgens())
+                loop.run_until_complete(loop.shutdown_default_executor())
+            finally:
+                loop.close()
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return go()
+    made = {}
+
+    def on_thread():
+        try:
+            made["value"] = go()
+        except BaseException as e:
+            made["error"] = e
+    thread = threading.Thread(target=on_thread, name="fastgo-private-loop", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in made:
+        raise made["error"]
+    return made["value"]
 
 
 class RayEngine:
