@@ -268,6 +268,63 @@ def test_dask_workers_of_another_fastgo_are_refused_at_once(dask_cluster, monkey
         assert not (tmp_path / "refused").exists()
 
 
+@pytest.mark.parametrize("other", [None, "0.0.1"])
+def test_a_dask_worker_of_another_fastgo_that_joins_during_the_run_is_named(dask_cluster, tmp_path,
+                                                                            other):
+    """The workers are asked which fastgo they run when the run starts; one that joined later
+    without fastgo could not load a task and ended (with a nanny, again and again: a "killed
+    worker, out of memory?"), and one of another version played its chunks with its own
+    fastgo, merged silently (the last session's closing note). Every task now checks the
+    fastgo of the worker that runs it before it plays: the run ends with a ClusterError that
+    names the worker. Here a worker joins once the run has begun, with no fastgo, or with this
+    one's modules under another version."""
+    address, client, _ = dask_cluster
+    site = tmp_path / "site"
+    site.mkdir()
+    if other is None:
+        (site / "fastgo.py").write_text("raise ModuleNotFoundError('no fastgo on this worker', "
+                                        "name='fastgo')\n")
+        said = "ModuleNotFoundError: no fastgo on this worker"
+    else:
+        real = os.path.dirname(cluster.__file__)
+        (site / "fastgo").mkdir()
+        (site / "fastgo" / "__init__.py").write_text(
+            f"__path__ = [{real!r}]\n"
+            f"exec(compile(open({real + '/__init__.py'!r}).read(), 'fastgo', 'exec'))\n"
+            f"__version__ = {other!r}\n")
+        said = rf"fastgo {other} \(spec format \d+\)"
+    # many short chunks: the run outlasts the start of a worker
+    spec = Simulation.new(300 * 40, 9, seed=5, chunk=40)
+    late, before = [], len(client.scheduler_info()["workers"])
+
+    def start_a_worker(done, total):
+        if late:
+            return
+        env = dict(os.environ, PYTHONPATH=str(site), DASK_DISTRIBUTED__WORKER__DAEMON="False")
+        late.append(subprocess.Popen(
+            [sys.executable, "-m", "dask", "worker", address, "--host", "127.0.0.1",
+             "--nthreads", "1", "--no-nanny", "--memory-limit", "0", "--no-dashboard",
+             "--dashboard-address", "127.0.0.1:0"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path))
+        client.wait_for_workers(before + 1, timeout=60)
+
+    try:
+        with pytest.raises(cluster.ClusterError, match=rf"every Dask worker must run this "
+                                                       rf"fastgo .*joined after the run began, "
+                                                       rf"has {said}"):
+            cluster.run(spec, "dask://" + address.split("://")[1], progress=start_a_worker,
+                        timeout=60)
+        assert late
+    finally:
+        for p in late:
+            p.kill()
+            p.wait(15)
+    deadline = time.monotonic() + 30        # the scheduler lets it go: the next tests see the
+    while len(client.scheduler_info()["workers"]) > before:         # fixture's workers alone
+        assert time.monotonic() < deadline, "the scheduler still lists the killed worker"
+        time.sleep(0.1)
+
+
 def test_a_dask_address_that_answers_but_is_no_scheduler_is_refused_in_time(tmp_path):
     """The dashboard's port (8787 for 8786) or any HTTP server answers the reachability check,
     and distributed.Client then waited for ever whatever its timeout (a tester's finding)."""
