@@ -509,6 +509,40 @@ def free_port():
         return s.getsockname()[1]
 
 
+def test_a_dead_ray_address_is_refused_at_once(tmp_path):
+    """`--cluster ray` joins the cluster at RAY_ADDRESS (or the last `ray start`'s): ray.init
+    waited on a dead head's address for minutes, whatever the timeout (over 200 s here: the
+    last session's closing note). A TCP check of the address Ray's own lookup gives, and of a
+    Ray Client address in RAY_ADDRESS, refuses it at once. In a fresh interpreter: this one's
+    Ray may be initialised by the fixture above."""
+    importorskip("ray", "ray")
+    dead = free_port()                    # (nothing listens there)
+    code = ("import os, sys, time; from fastgo import cluster; from fastgo import Simulation\n"
+            "for address in sys.argv[1:]:\n"
+            "    os.environ['RAY_ADDRESS'] = address\n"
+            "    t = time.monotonic()\n"
+            "    try:\n"
+            "        cluster.run(Simulation.new(100, 9, chunk=50), 'ray', timeout=2)\n"
+            "    except cluster.ClusterError as e:\n"
+            "        print(f'{time.monotonic() - t:.1f} {e}', flush=True)\n")
+    env = dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0", RAY_USAGE_STATS_ENABLED="0")
+    proc = subprocess.Popen([sys.executable, "-c", code, f"127.0.0.1:{dead}",
+                             f"ray://127.0.0.1:{dead}"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    try:
+        stdout, stderr = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=15)
+    lines = stdout.splitlines()
+    assert len(lines) == 2, stdout + stderr[-3000:]
+    for line in lines:
+        seconds, said = line.split(" ", 1)
+        assert float(seconds) < 10
+        assert said.startswith(f"cannot reach the Ray cluster (RAY_ADDRESS) at 127.0.0.1:{dead}")
+
+
 def test_ray_client_address(local_run, tmp_path):
     # "ray://host:port": a Ray cluster started by `ray start --head` (its own processes and temp
     # directory) reached through its Ray Client server, from a fresh interpreter. Ray's token

@@ -363,6 +363,7 @@ class RayEngine:
         if not ray.is_initialized():
             if target == "ray":
                 address = "auto"
+                _check_ray_auto(timeout)
             else:
                 address = target
                 host, port = _host_port(address, 10001, "Ray cluster")
@@ -408,6 +409,30 @@ class RayEngine:
     def close(self):
         if self._owned:
             optional("ray", "ray").shutdown()
+
+
+def _check_ray_auto(timeout):
+    """ClusterError at once when the cluster that ``ray.init(address="auto")`` would join does
+    not answer at its address (RAY_ADDRESS, else the one the last ``ray start`` recorded, as
+    Ray's own lookup finds it): ray.init waited on a dead head's address for minutes (over
+    200 s here). An address Ray cannot find, or another scheme than ray://, is Ray's to say."""
+    env = os.environ.get("RAY_ADDRESS", "")
+    if "://" in env:                    # (ray.init takes it as a Ray Client address)
+        if env.startswith("ray://"):
+            host, port = _host_port(env, 10001, "Ray cluster")
+            _check_reachable(host, port, timeout, "Ray cluster (RAY_ADDRESS)")
+        return
+    try:
+        # the very lookup ray.init makes: RAY_ADDRESS, Ray's temp directory, its processes
+        from ray._private.services import canonicalize_bootstrap_address
+        address = canonicalize_bootstrap_address("auto")
+        host, colon, port = address.rpartition(":")
+        port = int(port)
+    except Exception:                   # (none found, "local", or Ray's function moved)
+        return
+    if colon and host:
+        where = "RAY_ADDRESS" if env not in ("", "auto") else "the last `ray start`'s"
+        _check_reachable(host.strip("[]"), port, timeout, f"Ray cluster ({where})")
 
 
 def _check_timeout(timeout, name="timeout"):
