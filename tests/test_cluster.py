@@ -268,6 +268,63 @@ def test_dask_workers_of_another_fastgo_are_refused_at_once(dask_cluster, monkey
         assert not (tmp_path / "refused").exists()
 
 
+@pytest.mark.parametrize("other", [None, "0.0.1"])
+def test_a_dask_worker_of_another_fastgo_that_joins_during_the_run_is_named(dask_cluster, tmp_path,
+                                                                            other):
+    """The workers are asked which fastgo they run when the run starts; one that joined later
+    without fastgo could not load a task and ended (with a nanny, again and again: a "killed
+    worker, out of memory?"), and one of another version played its chunks with its own
+    fastgo, merged silently (the last session's closing note). Every task now checks the
+    fastgo of the worker that runs it before it plays: the run ends with a ClusterError that
+    names the worker. Here a worker joins once the run has begun, with no fastgo, or with this
+    one's modules under another version."""
+    address, client, _ = dask_cluster
+    site = tmp_path / "site"
+    site.mkdir()
+    if other is None:
+        (site / "fastgo.py").write_text("raise ModuleNotFoundError('no fastgo on this worker', "
+                                        "name='fastgo')\n")
+        said = "ModuleNotFoundError: no fastgo on this worker"
+    else:
+        real = os.path.dirname(cluster.__file__)
+        (site / "fastgo").mkdir()
+        (site / "fastgo" / "__init__.py").write_text(
+            f"__path__ = [{real!r}]\n"
+            f"exec(compile(open({real + '/__init__.py'!r}).read(), 'fastgo', 'exec'))\n"
+            f"__version__ = {other!r}\n")
+        said = rf"fastgo {other} \(spec format \d+\)"
+    # many short chunks: the run outlasts the start of a worker
+    spec = Simulation.new(300 * 40, 9, seed=5, chunk=40)
+    late, before = [], len(client.scheduler_info()["workers"])
+
+    def start_a_worker(done, total):
+        if late:
+            return
+        env = dict(os.environ, PYTHONPATH=str(site), DASK_DISTRIBUTED__WORKER__DAEMON="False")
+        late.append(subprocess.Popen(
+            [sys.executable, "-m", "dask", "worker", address, "--host", "127.0.0.1",
+             "--nthreads", "1", "--no-nanny", "--memory-limit", "0", "--no-dashboard",
+             "--dashboard-address", "127.0.0.1:0"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path))
+        client.wait_for_workers(before + 1, timeout=60)
+
+    try:
+        with pytest.raises(cluster.ClusterError, match=rf"every Dask worker must run this "
+                                                       rf"fastgo .*joined after the run began, "
+                                                       rf"has {said}"):
+            cluster.run(spec, "dask://" + address.split("://")[1], progress=start_a_worker,
+                        timeout=60)
+        assert late
+    finally:
+        for p in late:
+            p.kill()
+            p.wait(15)
+    deadline = time.monotonic() + 30        # the scheduler lets it go: the next tests see the
+    while len(client.scheduler_info()["workers"]) > before:         # fixture's workers alone
+        assert time.monotonic() < deadline, "the scheduler still lists the killed worker"
+        time.sleep(0.1)
+
+
 def test_a_dask_address_that_answers_but_is_no_scheduler_is_refused_in_time(tmp_path):
     """The dashboard's port (8787 for 8786) or any HTTP server answers the reachability check,
     and distributed.Client then waited for ever whatever its timeout (a tester's finding)."""
@@ -286,6 +343,64 @@ def test_a_dask_address_that_answers_but_is_no_scheduler_is_refused_in_time(tmp_
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_dask_workers_address_is_refused_as_no_scheduler(dask_cluster, tmp_path):
+    """A worker answers Dask's handshake: the Client then failed on a TypeError of the worker's
+    identity call; it is now named for what it is."""
+    _, client, _ = dask_cluster
+    worker = next(iter(client.scheduler_info()["workers"]))
+    with pytest.raises(cluster.ClusterError, match="is a Dask server .*not the scheduler"):
+        cluster.run(SPEC, "dask://" + worker.split("://")[1], out=tmp_path, timeout=5)
+
+
+def open_sockets():
+    """This process's sockets: psutil's (family, local, remote, status) of each, else the
+    /proc/self/fd entries of sockets."""
+    try:
+        import psutil
+    except ImportError:
+        fds = [os.path.join("/proc/self/fd", n) for n in os.listdir("/proc/self/fd")]
+        return sorted(t for t in (os.readlink(f) for f in fds if os.path.exists(f))
+                      if t.startswith("socket:"))
+    return sorted((c.family, c.laddr, c.raddr, c.status)
+                  for c in psutil.Process().net_connections("all"))
+
+
+def test_a_plain_tcp_listener_is_refused_in_time_and_leaves_no_thread_or_socket(tmp_path):
+    """A listener that accepts and never answers: the Client waited there for ever, so it was
+    made on a thread given up at the deadline, and that thread stayed with its socket, one more
+    each run (the last session's closing note). Refused in time, with nothing left behind, also
+    when called from inside a running event loop (Jupyter)."""
+    importorskip("distributed", "dask")
+    import asyncio
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    target = f"dask://127.0.0.1:{listener.getsockname()[1]}"
+
+    def refused():
+        t = time.monotonic()
+        with pytest.raises(cluster.ClusterError, match="Dask scheduler"):
+            cluster.run(SPEC, target, out=tmp_path / "refused", timeout=1)
+        assert time.monotonic() - t < 10
+
+    async def in_a_running_loop():
+        refused()
+
+    try:
+        threads, sockets = threading.active_count(), open_sockets()
+        refused()
+        loop = asyncio.new_event_loop()         # (not made this thread's current loop)
+        try:
+            loop.run_until_complete(in_a_running_loop())
+        finally:
+            loop.close()
+        assert threading.active_count() == threads, threading.enumerate()
+        assert open_sockets() == sockets
+        assert not (tmp_path / "refused").exists()
+    finally:
+        listener.close()
 
 
 # -- Ray -----------------------------------------------------------------------------------------
@@ -392,6 +507,40 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def test_a_dead_ray_address_is_refused_at_once(tmp_path):
+    """`--cluster ray` joins the cluster at RAY_ADDRESS (or the last `ray start`'s): ray.init
+    waited on a dead head's address for minutes, whatever the timeout (over 200 s here: the
+    last session's closing note). A TCP check of the address Ray's own lookup gives, and of a
+    Ray Client address in RAY_ADDRESS, refuses it at once. In a fresh interpreter: this one's
+    Ray may be initialised by the fixture above."""
+    importorskip("ray", "ray")
+    dead = free_port()                    # (nothing listens there)
+    code = ("import os, sys, time; from fastgo import cluster; from fastgo import Simulation\n"
+            "for address in sys.argv[1:]:\n"
+            "    os.environ['RAY_ADDRESS'] = address\n"
+            "    t = time.monotonic()\n"
+            "    try:\n"
+            "        cluster.run(Simulation.new(100, 9, chunk=50), 'ray', timeout=2)\n"
+            "    except cluster.ClusterError as e:\n"
+            "        print(f'{time.monotonic() - t:.1f} {e}', flush=True)\n")
+    env = dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0", RAY_USAGE_STATS_ENABLED="0")
+    proc = subprocess.Popen([sys.executable, "-c", code, f"127.0.0.1:{dead}",
+                             f"ray://127.0.0.1:{dead}"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    try:
+        stdout, stderr = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=15)
+    lines = stdout.splitlines()
+    assert len(lines) == 2, stdout + stderr[-3000:]
+    for line in lines:
+        seconds, said = line.split(" ", 1)
+        assert float(seconds) < 10
+        assert said.startswith(f"cannot reach the Ray cluster (RAY_ADDRESS) at 127.0.0.1:{dead}")
 
 
 def test_ray_client_address(local_run, tmp_path):

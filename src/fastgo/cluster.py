@@ -63,8 +63,10 @@ def chunk_task(spec, start, stop, threads, out):
 
 
 def _check_reachable(host, port, timeout, what):
+    """The IP address that answered at host:port (a TCP connection), or ClusterError."""
     try:
-        socket.create_connection((host, port), timeout=min(timeout, 10)).close()
+        with socket.create_connection((host, port), timeout=min(timeout, 10)) as s:
+            return s.getpeername()[0]
     except OSError as e:
         raise ClusterError(f"cannot reach the {what} at {host}:{port}: {e.strerror or e}") from None
 
@@ -115,8 +117,8 @@ class DaskEngine:
         elif self._owned:
             address = "tcp://" + target.split("://", 1)[1]
             host, port = _host_port(address, 8786, "Dask scheduler")
-            _check_reachable(host, port, timeout, "Dask scheduler")
-            target = _dask_client(distributed, address, timeout)
+            ip = _check_reachable(host, port, timeout, "Dask scheduler")
+            target = _dask_client(distributed, address, ip, port, timeout)
         self.client = target
         try:
             try:
@@ -132,8 +134,8 @@ class DaskEngine:
         self.slots = max(1, sum(w["nthreads"] for w in workers) // self.threads)
 
     #: what a worker's fastgo says of itself, evaluated there by a builtin: a worker without
-    #: fastgo cannot unpickle a chunk's task and ends (the run then waits for ever), so the
-    #: probe must not need fastgo to reach it
+    #: fastgo cannot unpickle what names fastgo and ends, so the probe must not need fastgo to
+    #: reach it (the workers that join later are checked by each task: _checked_chunk_task)
     _PROBE = "__import__('fastgo').__version__, __import__('fastgo.simulation').simulation.FORMAT"
 
     def _check_workers(self):
@@ -155,17 +157,23 @@ class DaskEngine:
                                f"{mine[1]}): {said}")
 
     def results(self, spec, chunks, out):
+        import pickle
+        import fastgo
+        from fastgo.simulation import FORMAT
         distributed = optional("distributed", "dask")
         run = uuid.uuid4().hex[:12]         # keys of this run only: never another run's results
         todo = iter(chunks)
+        mine = (fastgo.__version__, FORMAT)
+        task = _checked_chunk_task(mine)
+        # the spec travels with each task (about 2 KB: a scattered copy would be lost with the
+        # workers that held it), as bytes: a worker without fastgo can load the task
+        spec_bytes = pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL)
 
         def submit(batch):                  # one message to the scheduler per batch
             batch = list(batch)
             if not batch:
                 return []
-            # the spec travels with each task (about 2 KB): a scattered copy would be lost
-            # with the workers that held it
-            return self.client.map(chunk_task, [spec] * len(batch), [a for a, _ in batch],
+            return self.client.map(task, [spec_bytes] * len(batch), [a for a, _ in batch],
                                    [b for _, b in batch], [self.threads] * len(batch),
                                    [out] * len(batch), retries=3,
                                    key=[f"fastgo-chunk-{a}-{b}-{run}" for a, b in batch])
@@ -183,6 +191,13 @@ class DaskEngine:
                         raise ClusterError(f"the Dask cluster gave up chunk {f.key} "
                                            f"({type(result).__name__}: {result}): the scheduler "
                                            f"was lost or restarted") from None
+                    if isinstance(result, dict):    # (a chunk's result is a tuple)
+                        worker, have = result["fastgo-other"]
+                        said = (f"fastgo {have[0]} (spec format {have[1]})"
+                                if isinstance(have, tuple) else have)
+                        raise ClusterError(f"every Dask worker must run this fastgo ({mine[0]}, "
+                                           f"spec format {mine[1]}): {worker}, which joined "
+                                           f"after the run began, has {said}")
                 more = submit(itertools.islice(todo, len(batch)))
                 live.update(more)
                 done.update(more)
@@ -200,38 +215,141 @@ class DaskEngine:
             self.client.close()
 
 
-def _dask_client(distributed, address, timeout):
-    """A Client of the scheduler at `address`, within `timeout` seconds: a port that answers
-    but speaks no Dask (the dashboard's 8787, any HTTP server) kept Client() waiting for ever,
-    so it is made on a thread of its own and given up (ClusterError) when the time is out."""
-    import threading
-    made, lock = {}, threading.Lock()
-
-    def connect():
+def _checked_chunk_task(want):
+    """chunk_task behind a check of the fastgo of the worker that runs it: a worker that joined
+    after the run asked them all (_check_workers) could not load a task that names fastgo (it
+    ended, and was counted a killed worker), or played the chunk with another fastgo. Made here
+    so that it travels by value (a function of no module), with nothing of fastgo in it (the
+    spec comes as bytes); a worker whose fastgo is not `want` returns
+    {"fastgo-other": (its address, what it has)} instead of playing."""
+    def fastgo_chunk(spec, start, stop, threads, out):
         try:
-            client = distributed.Client(address, timeout=timeout, set_as_default=False)
-        except BaseException as e:      # (whatever it raises is the answer: a ClusterError)
-            made["error"] = e
-            return
-        with lock:
-            late = made.get("late", False)
-            made["client"] = client
-        if late:
-            client.close()              # given up already: nobody else will close it
-    thread = threading.Thread(target=connect, daemon=True, name="fastgo-dask-connect")
-    thread.start()
-    thread.join(timeout + 5)            # (the Client's own timeout, and a margin for its set-up)
-    with lock:
-        late = made["late"] = "client" not in made and "error" not in made
-    if late:
-        raise ClusterError(f"no Dask scheduler answered at {address} within {timeout + 5:g} s "
-                           f"(a port that is not the scheduler's? its default is 8786, the "
-                           f"dashboard's 8787)")
-    if "error" in made:
-        e = made["error"]
+            import fastgo.simulation
+            have = (fastgo.__version__, fastgo.simulation.FORMAT)
+        except Exception as e:          # (no fastgo there, or a broken one)
+            have = f"{type(e).__name__}: {e}"
+        if have != want:
+            import distributed
+            return {"fastgo-other": (distributed.get_worker().address, have)}
+        import pickle
+        from fastgo.cluster import chunk_task
+        return chunk_task(pickle.loads(spec), start, stop, threads, out)
+    return _ByValue(fastgo_chunk)
+
+
+class _ByValue:
+    """A function that travels as its cloudpickle bytes, made once: Dask pickled a function of
+    no module anew with each task (about 0.25 ms of this process's time a chunk; now 0.03)."""
+
+    def __init__(self, function):
+        import cloudpickle  # type: ignore[import-untyped, unused-ignore]  # (distributed needs it)
+        self.function, self.data = function, cloudpickle.dumps(function)
+
+    def __call__(self, *args):
+        return self.function(*args)
+
+    def __reduce__(self):               # what the worker loads is the function itself
+        import pickle
+        return pickle.loads, (self.data,)
+
+
+def _dask_client(distributed, address, ip, port, timeout):
+    """A Client of the scheduler at `address` (which answered at `ip`): first asked who it is
+    in distributed's own protocol, within `timeout` seconds, because a port that answers but
+    speaks no Dask (the dashboard's 8787, any HTTP server or TCP listener) kept Client() waiting
+    for ever whatever its timeout (its handshake has none), and a thread left to wait there
+    kept its sockets."""
+    import asyncio
+    from distributed.comm.addressing import unparse_host_port
+    hint = "(a port that is not the scheduler's? its default is 8786, the dashboard's 8787)"
+    try:
+        # the address that answered: no name to look up again on the probe's loop
+        said = _on_private_loop(_dask_identity, unparse_host_port(ip, port), timeout)
+    except (TimeoutError, asyncio.TimeoutError):     # (one class from Python 3.11)
+        raise ClusterError(f"no Dask scheduler answered at {address} within {timeout:g} s "
+                           f"{hint}") from None
+    except Exception as e:
+        raise ClusterError(f"what answers at {address} is no Dask scheduler ({type(e).__name__}: "
+                           f"{e}) {hint}") from None
+    kind = said.get("type") if isinstance(said, dict) else None
+    if not (isinstance(kind, str) and "Scheduler" in kind):
+        # (a worker's port answers the handshake, and its identity refuses the scheduler's
+        # arguments: the Client said TypeError)
+        what = f"a Dask {kind}" if isinstance(kind, str) else "a Dask server (a worker?)"
+        raise ClusterError(f"what answers at {address} is {what}, not the scheduler {hint}")
+    try:
+        return distributed.Client(address, timeout=timeout, set_as_default=False)
+    except Exception as e:
         raise ClusterError(f"cannot connect to the Dask scheduler at {address}: "
                            f"{type(e).__name__}: {e}") from None
-    return made["client"]
+
+
+async def _dask_identity(address, timeout):
+    """The `identity` of the Dask server at `address` (tcp://ip:port), as Client() first asks
+    it: distributed's comm handshake and one call, each step bounded (asyncio.TimeoutError when
+    the time is out), and the connection closed whatever happens."""
+    import asyncio
+    from distributed.comm.addressing import parse_address
+    from distributed.comm.registry import get_backend
+    deadline = time.monotonic() + timeout
+
+    def left():
+        return max(deadline - time.monotonic(), 0.001)
+    scheme, loc = parse_address(address)
+    comm = await asyncio.wait_for(get_backend(scheme).get_connector().connect(loc), left())
+    try:
+        # (distributed.comm.connect's handshake, whose read has no timeout)
+        local = comm.handshake_info()
+        await asyncio.wait_for(comm.write(local), left())
+        remote = await asyncio.wait_for(comm.read(), left())
+        comm.local_info, comm.remote_info = local, remote
+        comm.handshake_options = comm.handshake_configuration(local, remote)
+        await asyncio.wait_for(comm.write({"op": "identity", "n_workers": 0, "reply": True}),
+                               left())
+        return await asyncio.wait_for(comm.read(), left())
+    finally:
+        comm.abort()
+
+
+def _on_private_loop(coroutine_function, *args):
+    """Run `coroutine_function(*args)` to its end on an event loop of its own, closed after
+    (with the threads of its executor), and never made this thread's current loop. Inside a
+    running loop (Jupyter), where no other loop can run, it runs on a thread of its own that
+    is waited for: the coroutine must bound its own time."""
+    import asyncio
+    import threading
+
+    def go():
+        loop = asyncio.new_event_loop()
+        task = loop.create_task(coroutine_function(*args))
+        try:
+            return loop.run_until_complete(task)
+        finally:
+            try:
+                if not task.done():     # (Ctrl-C) its clean-up, the connection closed, first
+                    task.cancel()
+                    loop.run_until_complete(asyncio.wait([task]))
+                loop.run_until_complete(loop.shutdown_asyncgens())
+                loop.run_until_complete(loop.shutdown_default_executor())
+            finally:
+                loop.close()
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return go()
+    made = {}
+
+    def on_thread():
+        try:
+            made["value"] = go()
+        except BaseException as e:
+            made["error"] = e
+    thread = threading.Thread(target=on_thread, name="fastgo-private-loop", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in made:
+        raise made["error"]
+    return made["value"]
 
 
 class RayEngine:
@@ -245,6 +363,7 @@ class RayEngine:
         if not ray.is_initialized():
             if target == "ray":
                 address = "auto"
+                _check_ray_auto(timeout)
             else:
                 address = target
                 host, port = _host_port(address, 10001, "Ray cluster")
@@ -290,6 +409,30 @@ class RayEngine:
     def close(self):
         if self._owned:
             optional("ray", "ray").shutdown()
+
+
+def _check_ray_auto(timeout):
+    """ClusterError at once when the cluster that ``ray.init(address="auto")`` would join does
+    not answer at its address (RAY_ADDRESS, else the one the last ``ray start`` recorded, as
+    Ray's own lookup finds it): ray.init waited on a dead head's address for minutes (over
+    200 s here). An address Ray cannot find, or another scheme than ray://, is Ray's to say."""
+    env = os.environ.get("RAY_ADDRESS", "")
+    if "://" in env:                    # (ray.init takes it as a Ray Client address)
+        if env.startswith("ray://"):
+            host, port = _host_port(env, 10001, "Ray cluster")
+            _check_reachable(host, port, timeout, "Ray cluster (RAY_ADDRESS)")
+        return
+    try:
+        # the very lookup ray.init makes: RAY_ADDRESS, Ray's temp directory, its processes
+        from ray._private.services import canonicalize_bootstrap_address
+        address = canonicalize_bootstrap_address("auto")
+        host, colon, port = address.rpartition(":")
+        port = int(port)
+    except Exception:                   # (none found, "local", or Ray's function moved)
+        return
+    if colon and host:
+        where = "RAY_ADDRESS" if env not in ("", "auto") else "the last `ray start`'s"
+        _check_reachable(host.strip("[]"), port, timeout, f"Ray cluster ({where})")
 
 
 def _check_timeout(timeout, name="timeout"):
