@@ -864,3 +864,142 @@ def test_an_interrupted_batch_init_leaves_no_half_made_games():
     finally:
         signal.signal(signal.SIGALRM, old)
     assert interrupted                      # (each batch takes far longer than 4 ms to make)
+
+
+# -- subclasses of Board and re-entrant set-ups (a fuzzer's crashes) ---------------------------
+
+def test_copy_and_from_array_never_run_a_subclass_new():
+    """copy() called the subclass's __new__ with the private sentinel for a stateless Board
+    (passed back to Board.__new__: a segfault at any use), and took whatever it returned: a live
+    board was overwritten (garbage, then a segfault). from_array re-initialised a live one."""
+    code = """
+        import numpy as np
+        import fastgo
+        calls, live = [], []
+        class Spy(fastgo.Board):
+            def __new__(cls, *args, **kwargs):
+                calls.append(args)
+                return super().__new__(cls, *args, **kwargs)
+        s = Spy(5)
+        s.play(7)
+        c = s.copy()
+        assert calls == [(5,)] and type(c) is Spy and c.history == [7] and c == s
+        for args in calls:
+            assert fastgo.Board.__new__(fastgo.Board, *args).width == 1
+        class Cached(fastgo.Board):
+            def __new__(cls, *args, **kwargs):
+                if not live:
+                    live.append(super().__new__(cls))
+                return live[0]
+        b = Cached(9)
+        b.play("D4")
+        c = b.copy()
+        assert c is not b and b.width == 9 and b.history == [30] and c.history == [30]
+        c.play("E5")
+        assert b.history == [30] and b.legal_mask().sum() == 81
+        d = Cached.from_array(np.zeros((3, 3), np.int8))
+        assert d is not b and d.width == 3 and b.width == 9 and b.history == [30]
+        print("ok")
+    """
+    rc, out, err = run_python(code)
+    assert (rc, out.strip()) == (0, "ok"), err[-2000:]
+
+
+def test_a_subclass_copy_keeps_its_attributes():
+    class Tagged(fastgo.Board):
+        pass
+    b = Tagged(5)
+    b.tag = ["mine"]
+    c = b.copy()
+    assert type(c) is Tagged and c.tag == ["mine"] and c.tag is b.tag    # shallow, as copy.copy
+    assert b.copy(True).tag == ["mine"]
+
+
+def test_the_package_reads_a_subclass_board_by_its_c_fields_not_its_overrides():
+    """BoardBatch.set (and features.encode) replayed `board.history`, a property a subclass can
+    override, unchecked into C arrays (a point of 2e9: a segfault); Search called the board's
+    copy() (another size: a heap overflow) and play() (another move: a tree that no longer
+    matched its board, a hang). Now each reads the board's own turns and plays on a plain
+    private copy: the results are the plain Board's."""
+    code = """
+        import numpy as np
+        import fastgo
+        from fastgo import features
+        from fastgo.search import Search
+        class Lying(fastgo.Board):
+            @property
+            def history(self):
+                return [2_000_000_000, -5]
+            def start_position(self):
+                return np.ones((9, 9), np.int8)
+            def copy(self, undo=False):
+                return fastgo.Board(19)
+            def play(self, move):
+                fastgo.Board.play(self, 40 if move != 40 else 41)
+        plain, lying = fastgo.Board(9), Lying(9)
+        for m in (20, 30, 21):
+            plain.play(m)
+            fastgo.Board.play(lying, m)
+        batch = fastgo.BoardBatch(1, 9)
+        batch.set(0, lying)
+        assert batch.board(0).history == [20, 30, 21] and batch.board(0) == plain
+        assert np.array_equal(features.encode(lying, "agz17"), features.encode(plain, "agz17"))
+        got = []
+        for b in (plain, lying):
+            s = Search(b, threads=1, seed=3, memory=10**7)
+            r1 = s.search(playouts=300)
+            s.advance(0)
+            r2 = s.search(playouts=300)
+            got.append((r1.moves.tolist(), r1.visits.tolist(), r2.moves.tolist(),
+                        r2.visits.tolist(), s.board.history))
+        assert got[0] == got[1] and got[0][-1] == [20, 30, 21, 0]
+        print("ok")
+    """
+    rc, out, err = run_python(code)
+    assert (rc, out.strip()) == (0, "ok"), err[-2000:]
+
+
+def test_search_init_re_entered_from_an_argument_is_refused():
+    """An argument's __index__ calling __init__ again: the inner call completed (the guard was
+    set at the end), sized the buffers for its 2x2 board, and the outer one copied a 19x19
+    position into them (an abort in the debug build, a hang in the release one)."""
+    code = """
+        import fastgo
+        from fastgo.search import Search
+        s = Search.__new__(Search)
+        class Threads:
+            def __index__(self):
+                s.__init__(fastgo.Board(2), threads=1, memory=10**6)
+                return 1
+        try:
+            s.__init__(fastgo.Board(19), threads=Threads(), memory=10**6)
+        except RuntimeError as e:
+            assert "called twice" in str(e)
+        else:
+            raise AssertionError("re-entered __init__ accepted")
+        try:
+            s.search(playouts=10)
+        except RuntimeError:
+            pass
+        print("ok")
+    """
+    rc, out, err = run_python(code)
+    assert (rc, out.strip()) == (0, "ok"), err[-2000:]
+
+
+def test_rule_names_are_matched_exactly_not_by_a_strings_own_eq():
+    """A str subclass whose __eq__ says True to everything passed `ko in KO_RULES`: Board and
+    BoardBatch then raised KeyError, and a bogus scoring was accepted."""
+    class Liar(str):
+        def __eq__(self, other):
+            return True
+        __hash__ = str.__hash__
+    for kwargs in (dict(ko=Liar("bogus")), dict(scoring=Liar("bogus"))):
+        with pytest.raises(ValueError, match="unknown"):
+            fastgo.Board(5, **kwargs)
+        with pytest.raises(ValueError, match="unknown"):
+            fastgo.BoardBatch(2, 5, **kwargs)
+    class Plain(str):
+        pass
+    r = fastgo.Rules(ko=Plain("simple"), scoring=Plain("territory"))
+    assert type(r.ko) is str and type(r.scoring) is str and r == fastgo.Rules("simple", scoring="territory")

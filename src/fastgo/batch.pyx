@@ -1052,20 +1052,29 @@ cdef class BoardBatch:
             if (bd.st.width, bd.st.height) != (self.width, self.height):
                 raise ValueError(f"the board is {bd.st.width}x{bd.st.height}, the batch "
                                  f"{self.width}x{self.height}")
-            if board.rules != self.rules:
-                raise ValueError(f"the board's rules {board.rules} differ from the batch's {self.rules}")
+            # the game is read from the Board's C fields, never through its Python attributes
+            # (history, rules, start_position(), first_player), which a subclass can override:
+            # a history of any points was replayed unchecked into C arrays (a fuzzer's crash)
+            if bd.rules != self.rules:
+                raise ValueError(f"the board's rules {bd.rules} differ from the batch's {self.rules}")
             if self.max_moves and bd.nturns > self.max_moves:
                 raise ValueError(f"the board has {bd.nturns} turns, over the batch's max_moves")
-            start = Board.from_array(board.start_position(), to_move=board.first_player,
-                                     rules=self.rules)
-            history = board.history
+            setup = (np.zeros((bd.st.height, bd.st.width), dtype=np.int8) if bd.setup is None
+                     else bd.setup)
+            start = Board.from_array(setup, to_move=bd.first, rules=self.rules)
+            history = [bd.turns[t].move for t in range(1, bd.nturns + 1)]
             self.load_state(k, start)
             self.games[k].loaded = 1
             self.loaded[k] = start
-            for point in history:
-                if self.judge(k, point) or self.reserve(k):
+            # (a Board's turns under the batch's rules are legal here: judged as a check)
+            for t, point in enumerate(history):
+                if self.judge(k, point):
                     self.restart(k)
-                    raise MemoryError("no memory to load the game")
+                    raise RuntimeError(f"fastgo: turn {t + 1} of the board ({point}) is "
+                                       f"illegal in the batch (an internal error)")
+                if self.reserve(k):
+                    self.restart(k)
+                    raise MemoryError(f"no memory to load the game (game {k} restarted)")
                 self.commit(k, point)
         finally:
             self.busy = False

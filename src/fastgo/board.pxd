@@ -59,6 +59,7 @@ cdef class Board:
     cdef _begin(self, int w, int h, rules, grid, int first)
     cdef _start(self)
     cpdef Board copy(self, bint undo=*)
+    cdef Board _copy_as(self, type cls, bint undo)
     cdef int _status(self, int point, uint64_t* new_hash) noexcept nogil
     cdef int _reserve(self, int point) except -1
     cdef int _reserve_turns(self, int turns) except -1

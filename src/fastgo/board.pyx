@@ -437,7 +437,7 @@ cdef class Board:
         if not grid_is_legal(<uint8_t*>cnp.PyArray_DATA(grid), w, h):
             raise ValueError("illegal position: some chain has no liberty")
         rules = _make_rules(rules, ko, suicide, scoring, komi)
-        cdef Board b = cls.__new__(cls)
+        cdef Board b = Board.__new__(cls)     # (a new object whatever cls.__new__ returns)
         b._begin(w, h, rules, grid, colour)
         return b
 
@@ -486,12 +486,16 @@ cdef class Board:
         grows with the game (about 100 bytes a turn), and the history and superko memory by
         about 24 bytes a turn (a 9x9 copy takes about 2 KB at the start and 3 KB after 40
         turns, a 19x19 one after 200 turns about 11.4 KB). ``copy.copy`` and
-        ``copy.deepcopy`` copy the journal too."""
-        cdef Board b
-        if type(self) is Board:
-            b = Board.__new__(Board, _BARE)     # Cython calls the type's tp_new directly
-        else:
-            b = type(self).__new__(type(self), _BARE)
+        ``copy.deepcopy`` copy the journal too; a subclass's copy keeps its attributes."""
+        return self._copy_as(type(self), undo)
+
+    cdef Board _copy_as(self, type cls, bint undo):
+        """copy() as an object of class cls (Board or a subclass). The package's own code takes
+        plain copies of a caller's board (cls Board): nothing a subclass overrides runs then."""
+        # Cython calls Board's tp_new directly, for a subclass too: a subclass's own __new__
+        # would receive the private _BARE (a Board without state, had it kept it) or could
+        # return a live board, which the copy would overwrite
+        cdef Board b = Board.__new__(cls, _BARE)
         cdef size_t nbytes = board_bytes(self.st.width, self.st.height)
         b.rules = self.rules
         b.setup = self.setup
@@ -530,6 +534,8 @@ cdef class Board:
             memcpy(b.journal.entries, self.journal.entries, self.journal.n * sizeof(JournalEntry))
             b.journal.n = self.journal.n
         # without the journal, the marks of turns below undo_floor are never read again
+        if cls is not Board and getattr(self, "__dict__", None):
+            b.__dict__.update(self.__dict__)        # a subclass's attributes, as copy.copy
         return b
 
     def __copy__(self):

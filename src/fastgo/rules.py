@@ -13,6 +13,18 @@ KO_RULES = ("positional", "situational", "simple")
 SCORINGS = ("area", "territory")
 
 
+def _choice(value: Any, choices: tuple[str, ...], what: str) -> str:
+    """The one of `choices` that `value` is, as that exact str: a str subclass's own __eq__
+    (one that said True to everything passed `in`, and the board then failed on a KeyError)
+    and __str__ are not asked."""
+    if isinstance(value, str):
+        text = str.__str__(value)
+        for c in choices:
+            if c == text:
+                return c
+    raise ValueError(f"unknown {what} {value!r}; expected one of {choices}")
+
+
 @dataclass(frozen=True)
 class Rules:
     """A combination of rule options.
@@ -40,15 +52,13 @@ class Rules:
     komi: float = 7.5
 
     def __post_init__(self) -> None:
-        if self.ko not in KO_RULES:
-            raise ValueError(f"unknown ko rule {self.ko!r}; expected one of {KO_RULES}")
+        object.__setattr__(self, "ko", _choice(self.ko, KO_RULES, "ko rule"))
         if isinstance(self.suicide, np.bool_):
             object.__setattr__(self, "suicide", bool(self.suicide))
         if not isinstance(self.suicide, bool):
             raise TypeError(f"suicide must be a bool, not {type(self.suicide).__module__}."
                             f"{type(self.suicide).__qualname__}")
-        if self.scoring not in SCORINGS:
-            raise ValueError(f"unknown scoring {self.scoring!r}; expected one of {SCORINGS}")
+        object.__setattr__(self, "scoring", _choice(self.scoring, SCORINGS, "scoring"))
         if isinstance(self.komi, (bool, np.bool_)):
             raise TypeError("komi must be a number, not bool")
         if not isinstance(self.komi, (int, float)):

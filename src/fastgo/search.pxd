@@ -96,6 +96,7 @@ ctypedef struct Worker:
 cdef class Search:
     cdef Pool pool
     cdef Params prm
+    cdef bint entered               # __init__ began: it runs once (see its first lines)
     cdef BoardState* root_state     # the root position (copied from `board`)
     cdef PlayoutSpec spec           # the game at the root (rules, ko memory, to move)
     cdef HashSet seen               # the superko keys of the game up to the root

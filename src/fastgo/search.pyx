@@ -351,8 +351,11 @@ cdef class Search:
                  prisoners=(0, 0)):
         if not isinstance(board, _Board):
             raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
-        if self.root_state != NULL:
+        # set before any user code can run (an argument's __index__ or __float__ re-entering
+        # __init__ made the inner call size the buffers the outer one then overflowed)
+        if self.entered:
             raise RuntimeError("Search.__init__ called twice")
+        self.entered = True
         cdef Board bd = board
         cdef int t
         cdef int64_t cap
@@ -407,7 +410,9 @@ cdef class Search:
         self.prm.max_moves = (max(3 * self.npoints, 1000) if max_moves is None
                               else _int(max_moves, "max_moves", 0, 1_000_000))
         self.prisoners = _prisoners(prisoners)
-        self.root_board = bd.copy()
+        # a plain Board: a subclass's copy() (another size) or play() (another move) would
+        # desynchronise the buffers or the tree from the root
+        self.root_board = bd._copy_as(Board, False)
 
         self.pool.nodes = <Node*>malloc(<size_t>cap * sizeof(Node))
         self.pool.moves = <int16_t*>malloc(<size_t>cap * sizeof(int16_t))
