@@ -1003,3 +1003,22 @@ def test_rule_names_are_matched_exactly_not_by_a_strings_own_eq():
         pass
     r = fastgo.Rules(ko=Plain("simple"), scoring=Plain("territory"))
     assert type(r.ko) is str and type(r.scoring) is str and r == fastgo.Rules("simple", scoring="territory")
+
+
+def test_smaller_boundary_findings_of_the_fuzzer():
+    # complex priors were taken, the imaginary part dropped with a warning
+    from fastgo.search import Search
+    def complex_eval(planes):
+        n = planes.shape[0]
+        return np.full((n, 26), 1 + 2j), np.zeros(n)
+    s = Search(fastgo.Board(5), evaluator=complex_eval, memory=10**6)
+    with pytest.raises(TypeError, match="priors must be numbers"):
+        s.search(playouts=10)
+    # "ſ1" (a long s) upper-cased to the vertex S1
+    for bad in ("\u017f1", "\u0131" + "2"):
+        with pytest.raises(ValueError, match="bad GTP vertex"):
+            fastgo.vertex_to_point(bad, 19)
+        with pytest.raises(ValueError):
+            fastgo.Board(19).play(bad)
+    # a private set-up method was callable from Python with unchecked arguments
+    assert not hasattr(fastgo.BoardBatch, "_allocate")

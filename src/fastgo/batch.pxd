@@ -104,6 +104,7 @@ cdef class BoardBatch:
         return self.max_moves > 0 and self.games[i].nturns >= self.max_moves
 
     cdef int judge(self, int64_t i, int point) noexcept nogil
+    cdef _allocate(self, int64_t n, Board start, int64_t cap, int autoreset)
     cdef int reserve(self, int64_t i) noexcept nogil
     cdef bint has_room(self, int64_t i) noexcept nogil
     cdef void commit(self, int64_t i, int point) noexcept nogil

@@ -255,8 +255,9 @@ cdef class BoardBatch:
         _check_memory(n, start)
         self._allocate(n, start, cap, _AUTORESET[autoreset])
 
-    def _allocate(self, int64_t n, Board start, int64_t cap, int autoreset):
-        """Allocate n games and start them all from `start` (validated arguments)."""
+    cdef _allocate(self, int64_t n, Board start, int64_t cap, int autoreset):
+        """Allocate n games and start them all from `start` (validated arguments: a C method,
+        which Python cannot call with others)."""
         cdef int64_t i
         cdef int w = start.st.width, h = start.st.height
         if self.games != NULL:

@@ -94,7 +94,10 @@ def vertex_to_point(vertex: str, width: SupportsIndex, height: SupportsIndex | N
     width, height = _size(width, height)
     if not isinstance(vertex, str):
         raise TypeError(f"vertex must be a str, not {type(vertex).__name__}")
-    v = vertex.strip().upper()
+    v = vertex.strip()
+    if not v.isascii():     # (upper() made "ſ1", a long s, the vertex S1)
+        raise ValueError(f"bad GTP vertex {vertex!r}")
+    v = v.upper()
     if v == "PASS":
         return width * height
     col = COLUMNS.find(v[:1]) if v else -1

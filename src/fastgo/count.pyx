@@ -834,8 +834,9 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
     ``checkpoint``: a directory; after every row the border states are saved there (one file of
     keys and counts, and ``sweep.json``; with several passes, one subdirectory a pass and
     ``plan.json``), and a count started again with the same directory resumes after the last
-    saved row; every file there carries a SHA-256 checksum, and a resume refuses (``ValueError``
-    naming the file and what is wrong) a file that differs from its checksum, a checkpoint of
+    saved row; every file there carries a SHA-256 checksum (against damage, not a forgery: the
+    checksums are unkeyed), and a resume refuses (``ValueError`` naming the file and what is
+    wrong) a file that differs from its checksum, a checkpoint of
     another board or kind of count, and figures out of range. ``progress``: called with a
     ``SweepProgress`` after every point. ``max_bytes``: the memory the state tables may take, an
     int >= 0 (default: 75% of the memory available now); a limit above the machine's memory sets

@@ -267,6 +267,8 @@ def _evaluated(a, shape, what):
     naming what is wrong (a scalar is not an array of one value; NaN and infinities are refused:
     they carry no preference the search could follow)."""
     try:
+        if np.iscomplexobj(a):      # (numpy would drop the imaginary part with a warning)
+            raise TypeError
         # a copy, checked and then read without the GIL: the evaluator's own array may change
         a = np.array(a, dtype=np.float64, order="C")
     except (TypeError, ValueError):
