@@ -338,16 +338,19 @@ def test_first_moves_are_uniform_over_the_allowed_points(diagram):
 
 # -- seeds, threads, results ----------------------------------------------------------------------
 
-def test_same_seed_same_results_whatever_the_threads(many_cores):
-    b = Board(9)
-    runs = [playouts(b, 300, seed=42, threads=t, record=[0, 7, 299], ownership=True)
+@pytest.mark.parametrize("size,count", [(9, 300), (5, 9000)])
+def test_same_seed_same_results_whatever_the_threads(many_cores, size, count):
+    # (9,000: threads take chunks of 64, each its own cache lines of the results and of the
+    # ownership rows; a short run chunks of 8)
+    b = Board(size)
+    runs = [playouts(b, count, seed=42, threads=t, record=[0, 7, count - 1], ownership=True)
             for t in (1, 2, 3, 8)]
     for r in runs[1:]:
         for name in ("scores", "winners", "lengths", "capped", "ownership"):
             assert np.array_equal(getattr(r, name), getattr(runs[0], name)), name
         assert all(np.array_equal(a, c) for a, c in zip(r.moves, runs[0].moves))
-    assert runs[0].recorded == [0, 7, 299]
-    other = playouts(b, 300, seed=43)
+    assert runs[0].recorded == [0, 7, count - 1]
+    other = playouts(b, count, seed=43)
     assert not np.array_equal(other.scores, runs[0].scores)
 
 

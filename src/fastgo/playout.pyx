@@ -56,8 +56,11 @@ _MAX_MOVES = 1_000_000
 _MAX_THREADS = 1024
 
 cdef enum:
-    _CHUNK = 8          # playouts a thread takes at a time
-    _BLOCK = 2048       # playouts between two checks for Ctrl-C
+    _CHUNK = 64         # playouts a thread takes at a time: its results fill whole cache lines
+                        # (chunks of 8 shared the lines of winners, lengths and capped between
+                        # the threads, every playout)
+    _BLOCK = 2048       # playouts between two checks for Ctrl-C on one thread; 4 times that
+                        # a thread with more (a block's last chunk waits for the slowest)
 
 
 ctypedef struct Run:
@@ -65,12 +68,12 @@ ctypedef struct Run:
     const BoardState* start
     const PlayoutSpec* spec
     PlayoutScratch** scratch    # one per thread
-    PlayoutOutcome* outcome     # one per thread
     uint64_t seed
     int64_t first               # playout i of this call is playout first + i of the run
-    int8_t* owner               # npoints per thread, or NULL
-    int64_t* owner_sum          # npoints per thread
+    int8_t* owner               # npoints per thread (ostride apart), or NULL
+    int64_t* owner_sum          # npoints per thread (ostride apart)
     int npoints
+    int ostride                 # npoints rounded up to 64: the threads' rows share no cache line
     int32_t* slot               # playout index -> 1 + row of `moves`, or 0; NULL: none recorded
     int16_t* moves
     int cap
@@ -82,20 +85,20 @@ ctypedef struct Run:
 
 cdef inline void _one(const Run* r, int64_t i, int tid) noexcept nogil:
     """Playout i of the run, on thread tid; the results go to index i."""
-    cdef PlayoutOutcome* oc = &r.outcome[tid]
-    cdef int8_t* own = r.owner + tid * r.npoints if r.owner != NULL else NULL
+    cdef PlayoutOutcome oc
+    cdef int8_t* own = r.owner + tid * r.ostride if r.owner != NULL else NULL
     cdef int16_t* mv = NULL
     cdef int j
     cdef int64_t* sums
     if r.slot != NULL and r.slot[i] > 0:
         mv = r.moves + <int64_t>(r.slot[i] - 1) * r.cap
-    playout_run(r.scratch[tid], r.start, r.spec, playout_seed(r.seed, r.first + i), oc, mv, own)
+    playout_run(r.scratch[tid], r.start, r.spec, playout_seed(r.seed, r.first + i), &oc, mv, own)
     r.scores[i] = oc.score
     r.winners[i] = <int8_t>oc.winner
     r.lengths[i] = oc.turns
     r.capped[i] = oc.capped
     if own != NULL:
-        sums = r.owner_sum + tid * r.npoints
+        sums = r.owner_sum + tid * r.ostride
         for j in range(r.npoints):
             sums[j] += (own[j] == BLACK) - (own[j] == WHITE)
 
@@ -343,8 +346,12 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
         _check_record_memory(nrec, cap, count)
     # from here to the private copy of the board below no Python code runs
     cdef int ko_rule = bd.ko_rule if ko == "rules" else _KO_CODES[ko]
-    # threads take chunks of _CHUNK playouts: more threads than chunks would only wait
-    nthreads = max(1, min(nthreads, <int>((count + _CHUNK - 1) // _CHUNK)))
+    # threads take chunks of _CHUNK playouts (of 8 in a short run, where a chunk's wait at
+    # the end would cost more than its shared cache lines): more threads than chunks would
+    # only wait
+    cdef int chunk = _CHUNK if count >= 16 * _CHUNK * nthreads else 8
+    nthreads = max(1, min(nthreads, <int>((count + chunk - 1) // chunk)))
+    cdef int ostride = (npoints + 63) & ~63
 
     scores = np.empty(count, dtype=np.float64)
     winners = np.empty(count, dtype=np.int8)
@@ -359,7 +366,6 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef HashSet own_seen
     cdef BoardState* start = NULL
     cdef PlayoutScratch** scratch = NULL
-    cdef PlayoutOutcome* outcome = NULL
     cdef int8_t* owner = NULL
     cdef int64_t* owner_sum = NULL
     cdef int32_t* slot = NULL
@@ -378,16 +384,15 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
             raise MemoryError()
         board_copy(start, bd.st)
         scratch = <PlayoutScratch**>calloc(nthreads, sizeof(PlayoutScratch*))
-        outcome = <PlayoutOutcome*>malloc(nthreads * sizeof(PlayoutOutcome))
-        if scratch == NULL or outcome == NULL:
+        if scratch == NULL:
             raise MemoryError()
         for t in range(nthreads):
             scratch[t] = scratch_new(cap)
             if scratch[t] == NULL:
                 raise MemoryError()
         if want_owner:
-            owner = <int8_t*>malloc(nthreads * npoints * sizeof(int8_t))
-            owner_sum = <int64_t*>calloc(nthreads * npoints, sizeof(int64_t))
+            owner = <int8_t*>malloc(nthreads * ostride * sizeof(int8_t))
+            owner_sum = <int64_t*>calloc(nthreads * ostride, sizeof(int64_t))
             if owner == NULL or owner_sum == NULL:
                 raise MemoryError()
         if nrec:
@@ -403,12 +408,12 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
         run.start = start
         run.spec = &spec
         run.scratch = scratch
-        run.outcome = outcome
         run.seed = seed64
         run.first = first64
         run.owner = owner
         run.owner_sum = owner_sum
         run.npoints = npoints
+        run.ostride = ostride
         run.slot = slot
         run.moves = moves
         run.cap = cap
@@ -419,14 +424,14 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
         t0 = time.perf_counter()
         lo = 0
         while lo < count:       # in blocks, so that Ctrl-C is seen between them
-            hi = min(count, lo + _BLOCK)
+            hi = min(count, lo + _BLOCK * (1 if nthreads == 1 else 4 * nthreads))
             with nogil:
                 if nthreads == 1:       # no OpenMP region: nothing to start or join
                     for i in range(lo, hi):
                         _one(&run, i, 0)
                 else:
                     for i in prange(lo, hi, num_threads=nthreads, schedule="dynamic",
-                                    chunksize=_CHUNK):
+                                    chunksize=chunk):
                         _one(&run, i, threadid())
             PyErr_CheckSignals()
             lo = hi
@@ -436,7 +441,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
         if want_owner:
             sums = np.zeros(npoints, dtype=np.float64)
             for t in range(nthreads):
-                sums += np.asarray(<int64_t[:npoints]>(owner_sum + t * npoints))
+                sums += np.asarray(<int64_t[:npoints]>(owner_sum + t * ostride))
             own_mean = (sums / count if count else np.full(npoints, np.nan)).reshape(start.height, start.width)
         games = []
         for j, i in enumerate(recorded):
@@ -449,7 +454,6 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
             for t in range(nthreads):
                 scratch_free(scratch[t])
         free(scratch)
-        free(outcome)
         free(owner)
         free(owner_sum)
         free(slot)
