@@ -18,7 +18,6 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
 CHILD = r"""
 import os, sys, time
@@ -50,6 +49,10 @@ def run_together(jobs):
             p.stdin.write("go\n")
             p.stdin.flush()
         return [float(p.stdout.readline()) for p in procs]
+    except BaseException:
+        for p in procs:         # (an end of input would read as "go")
+            p.kill()
+        raise
     finally:
         for p in procs:
             p.stdin.close()

@@ -2,8 +2,10 @@
 bombs. Reproducers that crashed the interpreter run in a subprocess, so that a crash fails the
 test instead of killing the run."""
 
+import copy
 import math
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -905,14 +907,25 @@ def test_copy_and_from_array_never_run_a_subclass_new():
     assert (rc, out.strip()) == (0, "ok"), err[-2000:]
 
 
+class Tagged(fastgo.Board):
+    """A subclass with attributes (module level: pickle finds it by name)."""
+
+
 def test_a_subclass_copy_keeps_its_attributes():
-    class Tagged(fastgo.Board):
-        pass
+    """copy(), copy.copy, copy.deepcopy and pickle dropped a subclass's attributes: copies are
+    shallow as copy.copy's are, a deep copy's attributes its own, a pickle's restored."""
     b = Tagged(5)
+    b.play(7)
     b.tag = ["mine"]
-    c = b.copy()
-    assert type(c) is Tagged and c.tag == ["mine"] and c.tag is b.tag    # shallow, as copy.copy
-    assert b.copy(True).tag == ["mine"]
+    for c in (b.copy(), b.copy(True), copy.copy(b)):
+        assert type(c) is Tagged and c.tag is b.tag and c.history == [7]
+    d = copy.deepcopy(b)
+    assert type(d) is Tagged and d.tag == ["mine"] and d.tag is not b.tag and d == b
+    d.tag.append("copy's")
+    assert b.tag == ["mine"]
+    p = pickle.loads(pickle.dumps(b))
+    assert type(p) is Tagged and p.tag == ["mine"] and p.history == [7] and p == b
+    assert not hasattr(pickle.loads(pickle.dumps(Tagged(5))), "tag")
 
 
 def test_the_package_reads_a_subclass_board_by_its_c_fields_not_its_overrides():

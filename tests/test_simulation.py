@@ -560,7 +560,6 @@ def test_a_damaged_directory_gives_records_errors_and_resume_replays_its_shards(
     assert shard_digests(tmp_path) == before
 
 
-
 def _read_all(path):
     r = records.read(path)
     return r.tally, [(g.index, g.moves.tolist(), g.score, g.winner) for g in r]
@@ -618,6 +617,36 @@ def test_resume_decodes_an_unlisted_shards_games_and_replays_a_damaged_one(tmp_p
     assert shard_digests(tmp_path) == before and _read_all(tmp_path) == want
 
 
+def test_a_shard_array_header_asking_for_terabytes_is_a_damaged_shard(tmp_path):
+    """numpy allocates what a .npy header says before the member's data and checksum are read:
+    a header asking for 2**45 moves gave a bare MemoryError naming no file, and a resume
+    stopped on it instead of playing the chunk again."""
+    import zipfile
+    spec = Simulation.new(60, 5, seed=3, chunk=20, records=True)
+    cluster.run(spec, out=tmp_path, threads=1)
+    want = _read_all(tmp_path)
+    name = "chunk-0000000000020-0000000000040.npz"
+    with zipfile.ZipFile(tmp_path / name) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    moves = np.lib.format.read_array(io.BytesIO(members["game_moves.npy"]))
+    forged = io.BytesIO()
+    np.lib.format.write_array_header_1_0(forged, {"descr": moves.dtype.str, "fortran_order": False,
+                                                  "shape": (1 << 45,)})
+    members["game_moves.npy"] = forged.getvalue() + moves.tobytes()
+    with zipfile.ZipFile(tmp_path / name, "w", zipfile.ZIP_DEFLATED) as z:
+        for n, v in members.items():
+            z.writestr(n, v)
+    with pytest.raises(RecordsError, match=f"{name} is not a readable shard: an array header "
+                                           f"asks for more memory than the file holds"):
+        records.read(tmp_path)[25]
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    del manifest["shards"][name]
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.warns(RuntimeWarning, match=f"{name} cannot be read"):
+        res = cluster.run(spec, out=tmp_path, resume=True, threads=1)
+    assert res.timing["chunks"] == 1 and _read_all(tmp_path) == want
+
+
 def test_a_copied_renamed_or_foreign_shard_name_is_refused_naming_the_file(tmp_path):
     """A shard copied under another chunk's name made records.read raise a bare ValueError from
     the merge, a directory named like a shard IsADirectoryError; neither named the file."""
@@ -626,7 +655,7 @@ def test_a_copied_renamed_or_foreign_shard_name_is_refused_naming_the_file(tmp_p
     first, second = "chunk-0000000000000-0000000000020.npz", "chunk-0000000000020-0000000000040.npz"
     saved = (tmp_path / second).read_bytes()
     (tmp_path / second).write_bytes((tmp_path / first).read_bytes())
-    with pytest.raises(RecordsError, match=f"{second} holds chunk \\[0, 20\\] of the run, not "
+    with pytest.raises(RecordsError, match=f"{second} holds chunk \\[0, 20\\) of the run, not "
                                            f"the chunk \\[20, 40\\) its name says"):
         records.read(tmp_path)
     manifest = json.loads((tmp_path / "manifest.json").read_text())

@@ -1056,7 +1056,9 @@ cdef class BoardBatch:
             # the game is read from the Board's C fields, never through its Python attributes
             # (history, rules, start_position(), first_player), which a subclass can override:
             # a history of any points was replayed unchecked into C arrays (a fuzzer's crash)
-            if bd.rules != self.rules:
+            # (the C fields the replay's judgement reads first: a Rules subclass's __eq__ may
+            # say anything)
+            if (bd.ko_rule, bd.suicide) != (self.ko_rule, self.suicide) or bd.rules != self.rules:
                 raise ValueError(f"the board's rules {bd.rules} differ from the batch's {self.rules}")
             if self.max_moves and bd.nturns > self.max_moves:
                 raise ValueError(f"the board has {bd.nturns} turns, over the batch's max_moves")

@@ -2,6 +2,7 @@
 """``Board``: a Go game under exact rules, on the C data model of ``fastgo.core``."""
 
 from collections import namedtuple
+from copy import deepcopy as _deepcopy
 
 import numpy as np
 cimport numpy as cnp
@@ -535,7 +536,7 @@ cdef class Board:
             b.journal.n = self.journal.n
         # without the journal, the marks of turns below undo_floor are never read again
         if cls is not Board and getattr(self, "__dict__", None):
-            b.__dict__.update(self.__dict__)        # a subclass's attributes, as copy.copy
+            b.__dict__.update(self.__dict__)    # a subclass's attributes (as copy.copy: shallow)
         return b
 
     def __copy__(self):
@@ -543,13 +544,22 @@ cdef class Board:
 
     def __reduce__(self):
         # rebuilt by replaying the turns from the set-up through the checked play()
-        # a copy of the set-up: the board's own array must not be handed out writeable
-        return (_restore, (type(self), self.st.width, self.st.height, self.rules,
-                           None if self.setup is None else self.setup.copy(), self.first,
-                           self.history))
+        # a copy of the set-up: the board's own array must not be handed out writeable;
+        # a subclass's attributes as the state (pickle puts them back in its __dict__)
+        history = [self.turns[t].move for t in range(1, self.nturns + 1)]
+        rebuilt = (_restore, (type(self), self.st.width, self.st.height, self.rules,
+                              None if self.setup is None else self.setup.copy(), self.first,
+                              history))
+        state = getattr(self, "__dict__", None)
+        return rebuilt + (state,) if state else rebuilt
 
     def __deepcopy__(self, memo):
-        return self.copy(True)
+        cdef Board b = self._copy_as(type(self), True)
+        memo[id(self)] = b
+        state = getattr(self, "__dict__", None)
+        if state:               # the copy's own attributes, not the original's objects
+            b.__dict__.update(_deepcopy(state, memo))
+        return b
 
     # -- the rules ---------------------------------------------------------------------------------
 

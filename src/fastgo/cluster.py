@@ -153,8 +153,7 @@ class DaskEngine:
         if failed or other:
             said = "; ".join([f"{w}: {type(v).__name__}: {v}" for w, v in failed.items()]
                              + [f"{w}: fastgo {v[0]} (spec format {v[1]})" for w, v in other.items()])
-            raise ClusterError(f"every Dask worker must run this fastgo ({mine[0]}, spec format "
-                               f"{mine[1]}): {said}")
+            raise ClusterError(_mismatch(mine, said))
 
     def results(self, spec, chunks, out):
         import pickle
@@ -195,9 +194,8 @@ class DaskEngine:
                         worker, have = result["fastgo-other"]
                         said = (f"fastgo {have[0]} (spec format {have[1]})"
                                 if isinstance(have, tuple) else have)
-                        raise ClusterError(f"every Dask worker must run this fastgo ({mine[0]}, "
-                                           f"spec format {mine[1]}): {worker}, which joined "
-                                           f"after the run began, has {said}")
+                        raise ClusterError(_mismatch(mine, f"{worker}, which joined after "
+                                                           f"the run began, has {said}"))
                 more = submit(itertools.islice(todo, len(batch)))
                 live.update(more)
                 done.update(more)
@@ -253,6 +251,11 @@ class _ByValue:
         return pickle.loads, (self.data,)
 
 
+def _mismatch(mine, said):
+    """The refusal of workers whose fastgo is not this one (version, spec format) `mine`."""
+    return f"every Dask worker must run this fastgo ({mine[0]}, spec format {mine[1]}): {said}"
+
+
 def _dask_client(distributed, address, ip, port, timeout):
     """A Client of the scheduler at `address` (which answered at `ip`): first asked who it is
     in distributed's own protocol, within `timeout` seconds, because a port that answers but
@@ -264,7 +267,9 @@ def _dask_client(distributed, address, ip, port, timeout):
     hint = "(a port that is not the scheduler's? its default is 8786, the dashboard's 8787)"
     try:
         # the address that answered: no name to look up again on the probe's loop
-        said = _on_private_loop(_dask_identity, unparse_host_port(ip, port), timeout)
+        # (tcp:// as the Client's address: a bare one took Dask's configured default scheme,
+        # and with tls there a TCP scheduler was refused)
+        said = _on_private_loop(_dask_identity, "tcp://" + unparse_host_port(ip, port), timeout)
     except (TimeoutError, asyncio.TimeoutError):     # (one class from Python 3.11)
         raise ClusterError(f"no Dask scheduler answered at {address} within {timeout:g} s "
                            f"{hint}") from None

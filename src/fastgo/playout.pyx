@@ -29,7 +29,7 @@ cdef extern from *:
     int fastgo_max_threads() nogil
     int FASTGO_HAS_OPENMP
 from cython.parallel cimport prange, threadid
-from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t, uintptr_t
 from libc.stdlib cimport malloc, calloc, free
 from cpython.exc cimport PyErr_CheckSignals
 
@@ -74,6 +74,7 @@ ctypedef struct Run:
     int64_t* owner_sum          # npoints per thread (ostride apart)
     int npoints
     int ostride                 # npoints rounded up to 64: the threads' rows share no cache line
+                                # (the rows start on 64-byte boundaries)
     int32_t* slot               # playout index -> 1 + row of `moves`, or 0; NULL: none recorded
     int16_t* moves
     int cap
@@ -368,6 +369,8 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef PlayoutScratch** scratch = NULL
     cdef int8_t* owner = NULL
     cdef int64_t* owner_sum = NULL
+    cdef void* owner_raw = NULL
+    cdef void* sum_raw = NULL
     cdef int32_t* slot = NULL
     cdef int16_t* moves = NULL
     cdef int64_t i, j, t, lo, hi
@@ -391,10 +394,13 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
             if scratch[t] == NULL:
                 raise MemoryError()
         if want_owner:
-            owner = <int8_t*>malloc(nthreads * ostride * sizeof(int8_t))
-            owner_sum = <int64_t*>calloc(nthreads * ostride, sizeof(int64_t))
-            if owner == NULL or owner_sum == NULL:
+            # on 64-byte boundaries (malloc's are 16): each thread's rows its own cache lines
+            owner_raw = malloc(nthreads * ostride * sizeof(int8_t) + 63)
+            sum_raw = calloc(nthreads * ostride * sizeof(int64_t) + 63, 1)
+            if owner_raw == NULL or sum_raw == NULL:
                 raise MemoryError()
+            owner = <int8_t*>((<uintptr_t>owner_raw + 63) & ~(<uintptr_t>63))
+            owner_sum = <int64_t*>((<uintptr_t>sum_raw + 63) & ~(<uintptr_t>63))
         if nrec:
             # zeros from calloc: the pages of a large run are touched only where read (a loop
             # writing -1 everywhere took seconds, deaf to Ctrl-C, for 2**31 playouts)
@@ -454,8 +460,8 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
             for t in range(nthreads):
                 scratch_free(scratch[t])
         free(scratch)
-        free(owner)
-        free(owner_sum)
+        free(owner_raw)
+        free(sum_raw)
         free(slot)
         free(moves)
         board_free(start)

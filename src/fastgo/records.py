@@ -185,6 +185,19 @@ def _check_shard(tally: Tally, g: dict[str, npt.NDArray[Any]] | None) -> None:
             raise ValueError("the games' lengths do not add up to their moves")
 
 
+def _claims_more_than_it_holds(path: _Path, e: MemoryError) -> bool:
+    """Whether the allocation that failed (numpy names its size) is more than all the shard's
+    members hold uncompressed: a damaged header's, not a real shortage (numpy allocates what a
+    header says before the member's data and checksum are read)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            held = sum(i.file_size for i in z.infolist())
+        asked = int(getattr(e, "_total_size"))
+    except Exception:
+        return False
+    return asked > held
+
+
 def read_shard(path: _Path, games: bool = False
                ) -> tuple[dict[str, Any], str, Tally, dict[str, npt.NDArray[Any]] | None]:
     """(spec dict, fingerprint, Tally, games dict or None) of one shard; RecordsError, naming
@@ -197,8 +210,11 @@ def read_shard(path: _Path, games: bool = False
             tally = Tally.from_arrays(z)
             g = {k: z["game_" + k] for k in _GAME_ARRAYS} if games else None
         _check_shard(tally, g)
-    except MemoryError:
-        raise
+    except MemoryError as e:
+        if not _claims_more_than_it_holds(path, e):
+            raise
+        raise _DamagedShard(f"{path} is not a readable shard: an array header asks for more "
+                            f"memory than the file holds ({e})") from None
     except Exception as e:
         # whatever a damaged file makes numpy, zipfile or zlib raise (a tester's single-bit
         # flips gave six kinds besides these: tokenize's TokenError from a header, zipfile's
@@ -207,12 +223,15 @@ def read_shard(path: _Path, games: bool = False
     return spec, fingerprint, tally, g
 
 
-def run_shard(path: _Path, spec: Simulation, fingerprint: str, games: bool = False
+def _run_shard(path: _Path, spec: Simulation, fingerprint: str, games: bool = False
               ) -> tuple[Tally, dict[str, npt.NDArray[Any]] | None]:
     """read_shard for a shard named `path` (its chunk in its name) of the run `spec` (whose
     fingerprint() is `fingerprint`): its Tally and games; RecordsError, naming the file, for one
     that is damaged (read_shard), of another run, or not the chunk of this run its name says."""
-    a, b = (int(x) for x in _SHARD.match(os.path.basename(path)).groups())  # type: ignore[union-attr]
+    name = _SHARD.match(os.path.basename(path))
+    if name is None:
+        raise RecordsError(f"{path} is not named as a shard (chunk-<start>-<stop>.npz)")
+    a, b = (int(x) for x in name.groups())
     if not (a % spec.chunk == 0 and 0 <= a < spec.games  # type: ignore[operator]
             and b == min(a + spec.chunk, spec.games)):   # type: ignore[operator]
         raise RecordsError(f"{path}: chunk [{a}, {b}) is not one of this run's chunks")
@@ -220,8 +239,9 @@ def run_shard(path: _Path, spec: Simulation, fingerprint: str, games: bool = Fal
     if their_fp != fingerprint:
         raise RecordsError(f"{path} belongs to another run (its spec fingerprint differs)")
     if tally.chunks != [(a, b)]:
-        raise RecordsError(f"{path} holds chunk {list(tally.chunks[0])} of the run, not the "
-                           f"chunk [{a}, {b}) its name says (a copied or renamed shard)")
+        raise RecordsError(f"{path} holds chunk [{tally.chunks[0][0]}, {tally.chunks[0][1]}) "
+                           f"of the run, not the chunk [{a}, {b}) its name says (a copied or "
+                           f"renamed shard)")
     if (tally.ownership is None) == spec.ownership or (tally.first_moves is None) == spec.first_moves:
         raise _DamagedShard(f"{path} is not a readable shard: its tally lacks or has ownership "
                             f"or first moves against the run's spec")
@@ -364,7 +384,7 @@ class RunDirectory:
             try:
                 # a shard the manifest does not vouch for has its games decoded too: a damaged
                 # game array would otherwise be listed as good, and never played again
-                tally, _ = run_shard(path, spec, fp, games=entry is None and spec.records)
+                tally, _ = _run_shard(path, spec, fp, games=entry is None and spec.records)
             except (OSError, _DamagedShard) as e:       # (another run's shard: RecordsError)
                 warnings.warn(f"{path} cannot be read ({e}); the chunk is played again", RuntimeWarning)
                 continue
@@ -492,7 +512,7 @@ class Records:
         fp = self.spec.fingerprint()
         for n in sorted(os.listdir(self.path)):
             if _SHARD.match(n):
-                tally, _ = run_shard(os.path.join(self.path, n), self.spec, fp)
+                tally, _ = _run_shard(os.path.join(self.path, n), self.spec, fp)
                 self.tally.merge(tally)     # (chunks of one partition, named uniquely: disjoint)
                 self._shards.append((tally.chunks[0], n))
         self._starts = [a for (a, _), _ in self._shards]

@@ -81,15 +81,23 @@ class Rules:
                 scoring: Optional[str] = None, komi: Optional[float] = None) -> "Rules":
         """A copy with some options changed; ``None`` values are ignored (no change: this
         Rules itself, which is immutable)."""
-        if ko is None and suicide is None and scoring is None and komi is None:
+        if (ko is None and suicide is None and scoring is None and komi is None
+                and self._valid()):
             return self     # (dataclasses.replace took 3.4 of a new Board's 5.4 µs)
         if type(self) is Rules:     # the constructor validates; dataclasses.replace is 2.5x slower
-            return Rules(self.ko if ko is None else ko,
-                         self.suicide if suicide is None else suicide,
-                         self.scoring if scoring is None else scoring,
-                         self.komi if komi is None else komi)
+            return Rules(ko=self.ko if ko is None else ko,
+                         suicide=self.suicide if suicide is None else suicide,
+                         scoring=self.scoring if scoring is None else scoring,
+                         komi=self.komi if komi is None else komi)
         changes: Dict[str, Any] = {"ko": ko, "suicide": suicide, "scoring": scoring, "komi": komi}
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def _valid(self) -> bool:
+        """What __post_init__ made of the fields still holds (a frozen dataclass can be
+        altered through object.__setattr__, or unpickled without __post_init__)."""
+        return (type(self.ko) is str and self.ko in KO_RULES and type(self.suicide) is bool
+                and type(self.scoring) is str and self.scoring in SCORINGS
+                and type(self.komi) is float and math.isfinite(self.komi))
 
     @property
     def preset_name(self) -> "str | None":

@@ -1320,7 +1320,8 @@ cdef class Search:
 
     @property
     def board(self):
-        """A copy of the root position's ``Board``."""
+        """A copy of the root position as a ``Board`` (a plain one: the search plays on a plain
+        private copy of the board it was given, whatever its class)."""
         _live(self)
         return self.root_board.copy()
 

@@ -125,13 +125,13 @@ class GoVectorEnv(VectorEnv[_Observation, npt.NDArray[np.int64], npt.NDArray[Any
         """Restart every game, or those where ``options["reset_mask"]`` (bool [num_envs], as
         ``BoardBatch.reset`` takes) is True. Go has no randomness: `seed` only seeds the
         spaces' samplers. As Gymnasium's vector envs, `seed` may be an int (numpy's too) or a
-        list of one per env (ints or None, as ``SyncVectorEnv`` takes), whose first seeds the
-        samplers."""
-        if isinstance(seed, (list, tuple)):
+        list of one per env (ints or None, as ``SyncVectorEnv`` takes), whose first int seeds
+        the samplers."""
+        if isinstance(seed, (list, tuple, np.ndarray)):
             if len(seed) != self.num_envs:
                 raise ValueError(f"seed: a list of {self.num_envs} seeds (one per env), got "
                                  f"{len(seed)}")
-            seed = seed[0]
+            seed = next((s for s in seed if s is not None), None)
         if isinstance(seed, np.integer):
             seed = int(seed)
         super().reset(seed=seed)
