@@ -529,18 +529,23 @@ def test_a_dead_ray_address_is_refused_at_once(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", code, f"127.0.0.1:{dead}",
                              f"ray://127.0.0.1:{dead}"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
-    try:
-        stdout, stderr = proc.communicate(timeout=90)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate(timeout=15)
+    stdout, stderr = communicate(proc, 90)
     lines = stdout.splitlines()
     assert len(lines) == 2, stdout + stderr[-3000:]
     for line in lines:
         seconds, said = line.split(" ", 1)
         assert float(seconds) < 10
         assert said.startswith(f"cannot reach the Ray cluster (RAY_ADDRESS) at 127.0.0.1:{dead}")
+
+
+def communicate(proc, timeout):
+    """(stdout, stderr) of `proc` within `timeout` seconds; killed (and reaped) if it overruns."""
+    try:
+        return proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=15)
 
 
 def test_ray_client_address(local_run, tmp_path):
@@ -574,12 +579,7 @@ def test_ray_client_address(local_run, tmp_path):
                                     stderr=subprocess.PIPE, text=True, env=env,
                                     cwd=os.path.dirname(__file__))
             watch.add(proc.pid)
-            try:
-                stdout, stderr = proc.communicate(timeout=300)
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.communicate(timeout=15)
+            stdout, stderr = communicate(proc, 300)
             if proc.returncode == 0 or time.monotonic() > deadline or head.poll() is not None:
                 break
             time.sleep(2)
