@@ -227,8 +227,9 @@ def _checked_chunk_task(want):
         except Exception as e:          # (no fastgo there, or a broken one)
             have = f"{type(e).__name__}: {e}"
         if have != want:
-            import distributed
-            return {"fastgo-other": (distributed.get_worker().address, have)}
+            import importlib            # (a module name mypy need not resolve without Dask)
+            worker = importlib.import_module("distributed").get_worker()
+            return {"fastgo-other": (worker.address, have)}
         import pickle
         from fastgo.cluster import chunk_task
         return chunk_task(pickle.loads(spec), start, stop, threads, out)
@@ -263,7 +264,7 @@ def _dask_client(distributed, address, ip, port, timeout):
     for ever whatever its timeout (its handshake has none), and a thread left to wait there
     kept its sockets."""
     import asyncio
-    from distributed.comm.addressing import unparse_host_port
+    unparse_host_port = importlib.import_module("distributed.comm.addressing").unparse_host_port
     hint = "(a port that is not the scheduler's? its default is 8786, the dashboard's 8787)"
     try:
         # the address that answered: no name to look up again on the probe's loop
@@ -294,8 +295,8 @@ async def _dask_identity(address, timeout):
     it: distributed's comm handshake and one call, each step bounded (asyncio.TimeoutError when
     the time is out), and the connection closed whatever happens."""
     import asyncio
-    from distributed.comm.addressing import parse_address
-    from distributed.comm.registry import get_backend
+    parse_address = importlib.import_module("distributed.comm.addressing").parse_address
+    get_backend = importlib.import_module("distributed.comm.registry").get_backend
     deadline = time.monotonic() + timeout
 
     def left():
@@ -429,8 +430,8 @@ def _check_ray_auto(timeout):
         return
     try:
         # the very lookup ray.init makes: RAY_ADDRESS, Ray's temp directory, its processes
-        from ray._private.services import canonicalize_bootstrap_address
-        address = canonicalize_bootstrap_address("auto")
+        services = importlib.import_module("ray._private.services")
+        address = services.canonicalize_bootstrap_address("auto")
         host, colon, port = address.rpartition(":")
         port = int(port)
     except Exception:                   # (none found, "local", or Ray's function moved)
