@@ -55,7 +55,10 @@ def run_together(jobs):
         raise
     finally:
         for p in procs:
-            p.stdin.close()
+            try:
+                p.stdin.close()
+            except OSError:         # (a child gone: its pipe is broken)
+                pass
             p.wait(timeout=60)
 
 

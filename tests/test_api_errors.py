@@ -382,6 +382,34 @@ def test_rules_replace():
         pass
     m = Mine().replace(komi=1)
     assert type(m) is Mine and m.komi == 1.0 and m.ko == "positional"
+    # a Rules altered after construction (or unpickled without __post_init__) is validated
+    # again, as dataclasses.replace did, not handed to the board as it is
+    for field, value, exc in (("ko", "bogus", ValueError), ("komi", float("nan"), ValueError),
+                              ("suicide", 2, TypeError), ("scoring", "x", ValueError)):
+        bad = fastgo.Rules()
+        object.__setattr__(bad, field, value)
+        with pytest.raises(exc):
+            fastgo.Board(5, rules=bad)
+        with pytest.raises(exc):
+            fastgo.BoardBatch(2, 5, rules=bad)
+
+
+def test_batch_set_compares_the_rules_by_their_c_fields_first():
+    """BoardBatch.set trusted a Rules subclass's __eq__: a suicide-allowed board entered a
+    batch that forbids suicide, its replay failed as "an internal error" and the game was
+    restarted by the refused call."""
+    class Liar(fastgo.Rules):
+        def __eq__(self, other):
+            return True
+        __hash__ = fastgo.Rules.__hash__
+    b = fastgo.Board(3, rules=Liar(suicide=True))
+    for m in ["A1", "B1", "pass", "B2", "pass", "A3", "A2"]:     # A2: a two-stone suicide
+        b.play(m)
+    batch = fastgo.BoardBatch(1, 3, rules=fastgo.Rules(suicide=False))
+    batch.step([4])
+    with pytest.raises(ValueError, match="differ from the batch's"):
+        batch.set(0, b)
+    assert batch.board(0).history == [4]
 
 
 @pytest.mark.parametrize("kwargs,exc", [

@@ -228,6 +228,17 @@ def test_dask_run_equals_local(dask_cluster, local_run, tmp_path):
     check_same_as_local(res, tmp_path, local_run)
 
 
+def test_a_tls_default_scheme_does_not_refuse_a_tcp_scheduler(dask_cluster, tmp_path):
+    """The identity probe was given a bare ip:port, so Dask's configured default scheme chose
+    its protocol: with tls there, a TCP scheduler was refused as "no Dask scheduler"."""
+    import dask
+    address, _, _ = dask_cluster
+    with dask.config.set({"distributed.comm.default-scheme": "tls"}):
+        res = cluster.run(Simulation.new(40, 5, seed=1, chunk=20),
+                          "dask://" + address.split("://")[1], out=tmp_path, timeout=60)
+    assert res.timing["engine"] == "dask" and res.tally.games == 40
+
+
 def test_dask_client_object_and_sigkill_of_a_worker(dask_cluster, local_run, tmp_path):
     """A worker process killed while it runs a chunk: the scheduler moves its chunks to the
     other worker; exactly the run's games, counted once, and the same shards."""

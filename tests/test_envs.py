@@ -40,7 +40,7 @@ def test_make_with_module_prefix_and_kwargs():
 def test_vector_env_reset_takes_the_seeds_gymnasiums_vector_envs_take():
     """GoVectorEnv.reset refused a list of seeds (one per env) and numpy ints ("Seed must be a
     python integer"), which training code written for SyncVectorEnv passes. A list seeds the
-    samplers with its first entry; its length must be the envs'."""
+    samplers with its first int; its length must be the envs'."""
     env = GoVectorEnv(4, 5)
     for seed in ([7, 8, 9, 10], (None, 7, None, None), np.int64(7), 7, np.arange(7, 11)):
         env.reset(seed=seed)
