@@ -1055,9 +1055,9 @@ cdef class BoardBatch:
                                  f"{self.width}x{self.height}")
             # the game is read from the Board's C fields, never through its Python attributes
             # (history, rules, start_position(), first_player), which a subclass can override:
-            # a history of any points was replayed unchecked into C arrays (a fuzzer's crash)
-            # (the C fields the replay's judgement reads first: a Rules subclass's __eq__ may
-            # say anything)
+            # a history of any points was replayed unchecked into C arrays (a fuzzer's crash);
+            # the rules by the fields the replay's judgement reads first, as a Rules
+            # subclass's __eq__ may say anything
             if (bd.ko_rule, bd.suicide) != (self.ko_rule, self.suicide) or bd.rules != self.rules:
                 raise ValueError(f"the board's rules {bd.rules} differ from the batch's {self.rules}")
             if self.max_moves and bd.nturns > self.max_moves:

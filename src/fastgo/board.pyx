@@ -488,11 +488,15 @@ cdef class Board:
         about 24 bytes a turn (a 9x9 copy takes about 2 KB at the start and 3 KB after 40
         turns, a 19x19 one after 200 turns about 11.4 KB). ``copy.copy`` and
         ``copy.deepcopy`` copy the journal too; a subclass's copy keeps its attributes."""
-        return self._copy_as(type(self), undo)
+        cdef Board b = self._copy_as(type(self), undo)
+        if getattr(self, "__dict__", None):
+            b.__dict__.update(self.__dict__)    # a subclass's attributes (as copy.copy: shallow)
+        return b
 
     cdef Board _copy_as(self, type cls, bint undo):
-        """copy() as an object of class cls (Board or a subclass). The package's own code takes
-        plain copies of a caller's board (cls Board): nothing a subclass overrides runs then."""
+        """copy() as an object of class cls (Board or a subclass), without a subclass's
+        attributes. The package's own code takes plain copies of a caller's board (cls Board):
+        nothing a subclass overrides runs then."""
         # Cython calls Board's tp_new directly, for a subclass too: a subclass's own __new__
         # would receive the private _BARE (a Board without state, had it kept it) or could
         # return a live board, which the copy would overwrite
@@ -535,8 +539,6 @@ cdef class Board:
             memcpy(b.journal.entries, self.journal.entries, self.journal.n * sizeof(JournalEntry))
             b.journal.n = self.journal.n
         # without the journal, the marks of turns below undo_floor are never read again
-        if cls is not Board and getattr(self, "__dict__", None):
-            b.__dict__.update(self.__dict__)    # a subclass's attributes (as copy.copy: shallow)
         return b
 
     def __copy__(self):
