@@ -237,6 +237,18 @@ def test_the_cap_stops_and_flags_a_playout():
         assert res.scores[i] == end.score().margin
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_cap_holds_after_a_call_with_a_smaller_one(threads):
+    # calls reuse their scratches (the same superko table size serves caps 10 and 14): the
+    # second call's playouts must still run to its own cap
+    b = Board(9)
+    playouts(b, 4, seed=1, max_moves=10, threads=threads)
+    res = playouts(b, 20, seed=4, max_moves=14, threads=threads)
+    assert res.capped.all() and (res.lengths == 14).all()
+    again = playouts(b, 20, seed=4, max_moves=14, threads=threads)
+    assert (again.scores == res.scores).all() and (again.lengths == res.lengths).all()
+
+
 def test_simple_ko_in_playouts_replays_under_simple_ko():
     b = Board(7)
     res = playouts(b, 8, seed=9, ko="simple", record=8)

@@ -100,15 +100,21 @@ ctypedef struct PlayoutOutcome:
     bint capped                 # stopped by max_moves rather than by two passes
 
 
+cdef inline int64_t scratch_slots(int max_moves) noexcept nogil:
+    """The slots of the superko table of a scratch for playouts of at most max_moves turns: a
+    power of two, the load at most 1/4 (short probe runs)."""
+    cdef int64_t cap = 64
+    while cap < 4 * (<int64_t>max_moves + 2):
+        cap *= 2
+    return cap
+
 cdef inline PlayoutScratch* scratch_new(int max_moves) noexcept nogil:
     """A scratch for playouts of at most max_moves turns, or NULL when out of memory."""
     cdef PlayoutScratch* s = <PlayoutScratch*>malloc(sizeof(PlayoutScratch))
-    cdef int64_t cap = 64
+    cdef int64_t cap = scratch_slots(max_moves)
     if s == NULL:
         return NULL
     s.board = <BoardState*>malloc(board_bytes(MAX_SIDE, MAX_SIDE))
-    while cap < 4 * (<int64_t>max_moves + 2):       # load at most 1/4: short probe runs
-        cap *= 2
     s.keys = <uint64_t*>malloc(<size_t>cap * sizeof(uint64_t))
     s.stamps = <uint32_t*>calloc(<size_t>cap, sizeof(uint32_t))
     s.mask = cap - 1

@@ -104,6 +104,43 @@ cdef inline void _one(const Run* r, int64_t i, int tid) noexcept nogil:
             sums[j] += (own[j] == BLACK) - (own[j] == WHITE)
 
 
+# Scratches kept between calls of `playouts` (a call of a few playouts spent more on making its
+# scratch, 28 KB of it zeroed, than on playing): taken and given back with the GIL held, which
+# guards the pool; only tables of at most _POOL_SLOTS slots are kept (400 KB each at most).
+cdef enum:
+    _POOL = 64
+    _POOL_SLOTS = 1 << 15
+cdef PlayoutScratch* _pool[_POOL]
+cdef int _pooled = 0
+
+
+cdef PlayoutScratch* _scratch_take(int max_moves):
+    """A scratch for playouts of at most max_moves turns: a kept one whose table has the size
+    scratch_new would give, else a new one (NULL when out of memory)."""
+    global _pooled
+    cdef int64_t slots = scratch_slots(max_moves)
+    cdef int k
+    cdef PlayoutScratch* s
+    for k in range(_pooled - 1, -1, -1):
+        s = _pool[k]
+        if s.mask + 1 == slots:
+            _pooled -= 1
+            _pool[k] = _pool[_pooled]
+            s.max_moves = max_moves     # (the table was sized for it: the same slots)
+            return s
+    return scratch_new(max_moves)
+
+
+cdef void _scratch_give(PlayoutScratch* s):
+    """Keep s for a later call, or free it (NULL: nothing)."""
+    global _pooled
+    if s != NULL and _pooled < _POOL and s.mask + 1 <= _POOL_SLOTS:
+        _pool[_pooled] = s
+        _pooled += 1
+    else:
+        scratch_free(s)
+
+
 #: Whether this build runs kernels on OpenMP threads (False: built with FASTGO_OPENMP=0, every
 #: ``threads`` runs on one core with the same results).
 OPENMP = bool(FASTGO_HAS_OPENMP)
@@ -210,10 +247,12 @@ def _seed(value):
                 "an int between -2**1000 and 2**1000 (it is taken modulo 2**64)")
 
 
-def _int(value, name, lo, hi, bounds=None):
+cpdef object _int(object value, object name, object lo, object hi, object bounds=None):
     """`value` as a Python int in lo..hi: TypeError for a bool or a non-integer (as
     ``coords._index``), ValueError out of range (saying `bounds`, when given, instead of the
     two numbers)."""
+    if type(value) is int and lo <= value <= hi:       # the common case, without a call
+        return value
     v = _index(value, name)
     if not lo <= v <= hi:
         if bounds is not None:
@@ -222,10 +261,15 @@ def _int(value, name, lo, hi, bounds=None):
     return v
 
 
-def _prisoners(value):
+cpdef tuple _prisoners(object value):
     """`prisoners=`: (black, white), the stones each colour took in the earlier parts of a game
     resumed after two passes (``fastgo.sgf.prisoners``), each an int in 0..2**24 (more than any
     game takes; the C score adds them to counts of points)."""
+    cdef object b, w
+    if type(value) is tuple and len(<tuple>value) == 2:    # the common case, without calls
+        b, w = value
+        if type(b) is int and type(w) is int and 0 <= b <= 2**24 and 0 <= w <= 2**24:
+            return value
     if isinstance(value, (str, bytes)):
         raise TypeError("prisoners must be a pair of ints (black, white), not a string")
     try:
@@ -250,6 +294,8 @@ def policy_code(policy):
 
 def _recorded(record, n):
     """The sorted indices of the playouts whose moves are kept."""
+    if type(record) is int and record == 0:        # the default, at once
+        return range(0)
     if isinstance(record, (bool, np.bool_)):
         raise TypeError("record must be a count or a sequence of playout indices, not a bool")
     try:
@@ -354,10 +400,12 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     nthreads = max(1, min(nthreads, <int>((count + chunk - 1) // chunk)))
     cdef int ostride = (npoints + 63) & ~63
 
-    scores = np.empty(count, dtype=np.float64)
-    winners = np.empty(count, dtype=np.int8)
-    lengths = np.empty(count, dtype=np.int32)
-    capped = np.empty(count, dtype=np.bool_)
+    cdef cnp.npy_intp dims[1]
+    dims[0] = count
+    scores = cnp.PyArray_EMPTY(1, dims, cnp.NPY_FLOAT64, 0)    # (np.empty, without its parsing)
+    winners = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT8, 0)
+    lengths = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
+    capped = cnp.PyArray_EMPTY(1, dims, cnp.NPY_BOOL, 0)
     cdef double* score_p = <double*>cnp.PyArray_DATA(scores)
     cdef int8_t* winner_p = <int8_t*>cnp.PyArray_DATA(winners)
     cdef int32_t* length_p = <int32_t*>cnp.PyArray_DATA(lengths)
@@ -390,7 +438,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
         if scratch == NULL:
             raise MemoryError()
         for t in range(nthreads):
-            scratch[t] = scratch_new(cap)
+            scratch[t] = _scratch_take(cap)
             if scratch[t] == NULL:
                 raise MemoryError()
         if want_owner:
@@ -458,7 +506,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     finally:
         if scratch != NULL:
             for t in range(nthreads):
-                scratch_free(scratch[t])
+                _scratch_give(scratch[t])
         free(scratch)
         free(owner_raw)
         free(sum_raw)
