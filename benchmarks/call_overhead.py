@@ -1,6 +1,6 @@
-"""What a call costs beyond the games' work: BoardBatch calls on a batch of one game, and the
-Gymnasium single-game env's step with a random legal policy; microseconds a call, the best of
-three runs.
+"""What a call costs beyond the games' work: BoardBatch calls on a batch of one game, the
+Gymnasium single-game env's step with a random legal policy, and `playouts` of no playout and of
+one (9x9, three stones in); microseconds a call, the best of three runs.
 
     python benchmarks/call_overhead.py [--calls 30000]
 
@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from fastgo import BoardBatch, random_actions
+from fastgo import Board, BoardBatch, playouts, random_actions
 
 
 def per_call(f, calls):
@@ -37,6 +37,12 @@ def main():
     print(f"legal_mask(out=): {per_call(lambda: batch.legal_mask(out=mask), a.calls):.2f} us")
     print(f"random_actions(out=, threads=1): "
           f"{per_call(lambda: random_actions(mask, 1, out=acts, threads=1), a.calls):.2f} us")
+    board = Board(9)
+    for move in ("E5", "C3", "G7"):
+        board.play(move)
+    for n in (0, 1):
+        print(f"playouts(board, {n}, threads=1): "
+              f"{per_call(lambda: playouts(board, n, threads=1), a.calls // 3):.2f} us")
     try:
         from fastgo.envs.gym_envs import GoEnv
     except ImportError:             # the gym extra is not installed
