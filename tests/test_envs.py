@@ -144,6 +144,16 @@ def test_rewards_go_to_the_mover():
         env.step(9)
 
 
+@pytest.mark.parametrize("komi, reward", [(-0.5, -1.0), (0, 0.0), (0.5, 1.0)])
+def test_the_mover_s_reward_is_its_result_on_the_empty_board(komi, reward):
+    # two passes end the game on the empty board: 0 points each, komi decides; White moved last
+    env = GoEnv(3, komi=komi)
+    env.reset()
+    env.step(9)
+    _, r, te, tr, _ = env.step(9)
+    assert (r, te, tr) == (reward, True, False) and type(r) is float
+
+
 @pytest.mark.parametrize("make", [lambda: GoEnv(9), lambda: GoAECEnv(board_size=9)])
 def test_step_takes_what_the_discrete_space_holds_and_refuses_the_rest(make):
     # -0.5, 1.9, "5" and True were truncated into moves (A1, 1, 5, 1); 2**64 overflowed

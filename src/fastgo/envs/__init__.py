@@ -75,6 +75,13 @@ def _rewards(movers: int | npt.NDArray[np.int8], res: StepResult) -> npt.NDArray
     return np.where(res.terminated, won.astype(np.float64) - lost.astype(np.float64), 0.0)
 
 
+def _reward(mover: int, winner: int) -> float:
+    """_rewards for one game whose step ended it: +1.0 when the mover won, -1.0 when it lost,
+    0.0 for a tie (in plain Python: numpy's calls on arrays of one cost a single-game env's
+    step a fifth of its time)."""
+    return 0.0 if winner == 0 else (1.0 if winner == mover else -1.0)
+
+
 def __getattr__(name: str) -> Any:
     if name in _HOMES:
         return getattr(importlib.import_module(_HOMES[name]), name)

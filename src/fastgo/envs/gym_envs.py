@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fastgo.coords import _flag
-from fastgo.envs import _batch, _rewards, check_action, require
+from fastgo.envs import _batch, _reward, _rewards, check_action, require
 
 require("gymnasium", "gym")         # a missing extra is said in fastgo's words
 import gymnasium as gym  # noqa: E402
@@ -201,12 +201,13 @@ class GoEnv(gym.Env[_Observation, SupportsIndex]):
     def step(self, action: SupportsIndex
              ) -> tuple[_Observation, float, bool, bool, dict[str, Any]]:
         action = check_action(action, self.batch.num_points + 1)
-        movers = self.batch.to_move
+        mover = int(self.batch.to_move[0])
         res = self.batch.step(np.array([action], dtype=np.int64))
-        reward = float(_rewards(movers, res)[0])
+        terminated = bool(res.terminated[0])
+        reward = _reward(mover, int(res.winners[0])) if terminated else 0.0
         if self.render_mode == "human":
             print(self.batch.board(0))
-        return self._obs(), reward, bool(res.terminated[0]), bool(res.truncated[0]), {}
+        return self._obs(), reward, terminated, bool(res.truncated[0]), {}
 
     def render(self) -> str | None:  # type: ignore[override]  # (str frames: 'ansi')
         if self.render_mode == "ansi":

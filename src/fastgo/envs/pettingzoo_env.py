@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, SupportsIndex
 import numpy as np
 import numpy.typing as npt
 
-from fastgo.envs import _batch, _rewards, check_action, require
+from fastgo.envs import _batch, _reward, check_action, require
 
 require("pettingzoo", "pettingzoo")
 from gymnasium import spaces  # noqa: E402
@@ -108,7 +108,7 @@ class GoAECEnv(AECEnv):
         self.rewards = {a: 0.0 for a in self.agents}
         if res.terminated[0]:
             for a in self.agents:           # each as if it had made the last move
-                self.rewards[a] = float(_rewards(self._colour[a], res)[0])
+                self.rewards[a] = _reward(self._colour[a], int(res.winners[0]))
             self.terminations = {a: True for a in self.agents}
         elif res.truncated[0]:
             self.truncations = {a: True for a in self.agents}
