@@ -249,6 +249,34 @@ def test_the_cap_holds_after_a_call_with_a_smaller_one(threads):
     assert (again.scores == res.scores).all() and (again.lengths == res.lengths).all()
 
 
+def test_calls_from_several_python_threads_at_once_keep_their_results():
+    # the kept scratches are taken and given back under the GIL while the playouts run without
+    # it: four threads calling at once with caps of other table sizes must each get the results
+    # a call alone gives
+    import threading
+    b = Board(9)
+    b.play("E5")
+    cases = [dict(seed=s, max_moves=m, threads=t, ko=k)
+             for s, m, t, k in [(1, None, 1, "rules"), (2, 30, 2, "simple"), (3, 500, 1, "positional"),
+                                (4, 5000, 2, "rules")]]
+    alone = [playouts(b, 6, **c) for c in cases]
+    failures = []
+
+    def worker(k):
+        for _ in range(40):
+            r = playouts(b, 6, **cases[k])
+            if not (np.array_equal(r.scores, alone[k].scores)
+                    and np.array_equal(r.lengths, alone[k].lengths)):
+                failures.append(k)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads) and failures == []
+
+
 def test_simple_ko_in_playouts_replays_under_simple_ko():
     b = Board(7)
     res = playouts(b, 8, seed=9, ko="simple", record=8)
