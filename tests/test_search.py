@@ -514,6 +514,37 @@ def test_puct_batches_and_virtual_loss():
     assert calls[1] == 64
 
 
+def _even(planes):
+    """Every move equally likely, every position even."""
+    n, _, h, w = planes.shape
+    return np.ones((n, h * w + 1)), np.zeros(n)
+
+
+@pytest.mark.parametrize("batch, vl", [(1024, 30), (4096, 10)])
+def test_a_finished_game_keeps_its_virtual_loss_until_the_batch_is_applied(batch, vl):
+    # Black's pass on the empty 9x9 board loses (White passes: komi), every other move is even.
+    # A finished game's leaf was backed up at once, its path alone free of virtual loss, so the
+    # batch's descents piled onto it: pass became the best move at a 10% win rate
+    b = fastgo.Board(9)
+    seen = []
+    r = Search(b, evaluator=lambda p: (seen.append(len(p)), _even(p))[1], batch=batch,
+               virtual_loss=vl).search(playouts=12000)
+    visits = dict(zip(r.moves.tolist(), r.visits.tolist()))
+    others = [v for m, v in visits.items() if m != b.pass_move]
+    assert r.best_move != b.pass_move and abs(r.winrate - 0.5) < 0.01
+    assert visits[b.pass_move] <= max(others)
+    assert sum(seen) >= 0.99 * r.playouts
+
+
+def test_a_huge_virtual_loss_in_flight_does_not_overflow():
+    # virtual_loss 2**20 times 4,096 visits in flight overflowed an int: NaN scores, and every
+    # descent went to the first child (A1 4,664 visits, the median 100)
+    b = fastgo.Board(9)
+    r = Search(b, evaluator=_even, batch=4096, virtual_loss=2**20).search(playouts=8192)
+    others = np.delete(r.visits, list(r.moves).index(b.pass_move))
+    assert others.max() <= 2 * np.median(others)
+
+
 def test_puct_evaluator_errors_leave_the_tree_consistent():
     b = fastgo.Board(5, rules="chinese")
 

@@ -51,6 +51,7 @@ Semantics worth knowing:
   (see ``Engine._genmove_analyze``).
 """
 
+import os
 import re
 import sys
 import threading
@@ -347,6 +348,10 @@ class Engine:
         finally:
             if worker is not None:
                 worker.finish()
+            try:
+                outfile.flush()
+            except BrokenPipeError:
+                _drop_output(outfile)
         return 0
 
     # -- state ----------------------------------------------------------------------------------------
@@ -1144,6 +1149,22 @@ class _Background:
                 self.out.flush()
             except BrokenPipeError:         # (as above: nothing to end)
                 pass
+
+
+def _drop_output(outfile):
+    """The controller closed the engine's output: what is still buffered can never be written,
+    and the interpreter's last flush of stdout would print "Exception ignored ... BrokenPipeError"
+    (Python 3.13 does). The descriptor is pointed at os.devnull instead (the remedy Python's
+    documentation of SIGPIPE gives); an output without one (a StringIO) is left as it is."""
+    try:
+        fd = outfile.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
 
 
 def free_handicap_points(width, height, n):

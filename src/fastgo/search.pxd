@@ -119,7 +119,9 @@ cdef class Search:
     cdef int32_t* bdepth            # its depth,
     cdef int16_t* bcand             # the moves allowed there (points + 1)
     cdef int32_t* bncand            # and their number,
-    cdef int8_t* bcolour            # and the colour to move there
+    cdef int8_t* bcolour            # and the colour to move there;
+    cdef double* bterminal          # a finished game's exact value (its bncand is -1: no planes)
+    cdef int nevals                 # the batch's leaves that wait for the evaluator
     cdef volatile int stop_flag     # set by stop(): workers finish their simulation and return
     cdef bint root_noised
     cdef readonly object evaluator

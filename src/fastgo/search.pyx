@@ -56,7 +56,8 @@ values [B])``: values in [-1, 1] for the side to move (clipped there), every num
 or an infinity raises ValueError). Each leaf is expanded with its priors (any scale: read as
 float64, clipped at 0, renormalised over its children; uniform when they sum to 0) and its value is
 backed up (negated at every other level). A terminal leaf is valued exactly (+1 win, 0 tie, -1
-loss). ``dirichlet=(alpha, eps)`` mixes Dir(alpha) noise into the root's priors once per root.
+loss), without the evaluator, and counts in the batch like the others (its visit in flight until
+the batch is backed up, so virtual loss steers the batch's other descents from it too). ``dirichlet=(alpha, eps)`` mixes Dir(alpha) noise into the root's priors once per root.
 
 **Threads.** UCT runs ``threads`` workers (OpenMP) that share the tree without a lock (as
 Fuego's lock-free search does; a waiting thread would sleep or spin, and the project allows no
@@ -326,6 +327,7 @@ cdef class Search:
         self.bcand = NULL
         self.bncand = NULL
         self.bcolour = NULL
+        self.bterminal = NULL
 
     def __dealloc__(self):
         cdef int t
@@ -344,6 +346,7 @@ cdef class Search:
         free(self.bcand)
         free(self.bncand)
         free(self.bcolour)
+        free(self.bterminal)
 
     @cython.embedsignature(False)  # Cython misplaces the `*` of __init__; the docstring says it
     def __init__(self, board, *, evaluator=None, threads=None, seed=0, memory=256 * 2**20,
@@ -451,8 +454,10 @@ cdef class Search:
             self.bcand = <int16_t*>malloc(<size_t>B * (self.npoints + 1) * sizeof(int16_t))
             self.bncand = <int32_t*>malloc(<size_t>B * sizeof(int32_t))
             self.bcolour = <int8_t*>malloc(<size_t>B * sizeof(int8_t))
+            self.bterminal = <double*>malloc(<size_t>B * sizeof(double))
             if (self.planes == NULL or self.bpaths == NULL or self.bdepth == NULL or
-                    self.bcand == NULL or self.bncand == NULL or self.bcolour == NULL):
+                    self.bcand == NULL or self.bncand == NULL or self.bcolour == NULL or
+                    self.bterminal == NULL):
                 raise MemoryError()
             self.planes_array = np.asarray(<float[:B * C * self.npoints]>self.planes).reshape(
                 B, C, self.height, self.width)
@@ -941,12 +946,16 @@ cdef class Search:
                       &w.leaf_ko_hash if w.leaf_has_ko else NULL, hashset_seen, &w.seen, out)
 
     cdef int _collect(self) noexcept nogil:
-        """Descend until `batch` leaves wait for the evaluator (or a limit or a collision);
-        terminal leaves are backed up at once. Returns the leaves collected."""
+        """Descend until `batch` leaves are collected (or a limit or a collision). A finished
+        game's leaf is valued at once but keeps its visit in flight, as the others, until the
+        batch is applied: backed up at once, its path alone would carry no virtual loss, and the
+        batch's descents would pile onto it. Returns the leaves collected (self.nevals of them
+        wait for the evaluator)."""
         cdef Worker* w = self.workers[0]
         cdef int k = 0, d
         cdef int32_t ni
         cdef Node* leaf
+        self.nevals = 0
         while k < self.batch and self._may_start():
             self._descend(w)
             ni = w.path[w.depth]
@@ -958,28 +967,32 @@ cdef class Search:
             self.started += 1
             self.simulations += 1
             self._replay(w)
-            if w.leaf_passes >= 2:
-                self._unreplay(w)
-                leaf.first = 0                       # terminal: never expanded
-                leaf.nchildren = 0
-                self._backup_puct(w.path, w.depth, self._terminal_value(w), w.leaf_colour)
-                continue
             memcpy(self.bpaths + k * (MAX_DEPTH + 1), w.path, (w.depth + 1) * sizeof(int32_t))
             self.bdepth[k] = w.depth
             self.bcolour[k] = <int8_t>w.leaf_colour
+            if w.leaf_passes >= 2:
+                self.bterminal[k] = self._terminal_value(w)
+                self.bncand[k] = -1
+                self._unreplay(w)
+                leaf.first = 0                       # terminal: never expanded
+                leaf.nchildren = 0
+                k += 1
+                continue
             if leaf.first == NOT_EXPANDED:
                 self.bncand[k] = self._moves(w)
                 memcpy(self.bcand + k * (self.npoints + 1), w.cand, self.bncand[k] * sizeof(int16_t))
             else:
                 self.bncand[k] = 0                  # expanded already, or at the depth limit
-            self._encode(w, self.planes + <size_t>k * self.nplanes * self.npoints)
+            self._encode(w, self.planes + <size_t>self.nevals * self.nplanes * self.npoints)
             self._unreplay(w)
+            self.nevals += 1
             k += 1
         return k
 
     cdef void _apply(self, int k, const double* priors, const double* values) noexcept nogil:
-        """Expand the collected leaves with the evaluator's priors and back up its values."""
-        cdef int i, j, n
+        """Expand the k collected leaves with the evaluator's priors and back up its values
+        (rows in the order of the leaves that wait for it), the finished games' their own."""
+        cdef int i, j, n, e = 0
         cdef int32_t first
         cdef int32_t* path
         cdef Node* leaf
@@ -991,11 +1004,14 @@ cdef class Search:
             path = self.bpaths + i * (MAX_DEPTH + 1)
             leaf = &self.pool.nodes[path[self.bdepth[i]]]
             n = self.bncand[i]
+            if n < 0:                           # a finished game
+                self._backup_puct(path, self.bdepth[i], self.bterminal[i], self.bcolour[i])
+                continue
             if n > 0 and leaf.first == NOT_EXPANDED:
                 first = self._alloc(n)
                 if first >= 0:
                     cand = self.bcand + i * (self.npoints + 1)
-                    pr = priors + i * (self.npoints + 1)
+                    pr = priors + e * (self.npoints + 1)
                     total = 0.0
                     scale = 1.0
                     for j in range(n):
@@ -1017,7 +1033,8 @@ cdef class Search:
                     leaf = &self.pool.nodes[path[self.bdepth[i]]]
                     leaf.first = first
                     leaf.nchildren = <int16_t>n
-            self._backup_puct(path, self.bdepth[i], values[i], self.bcolour[i])
+            self._backup_puct(path, self.bdepth[i], values[e], self.bcolour[i])
+            e += 1
 
     cdef void _abandon(self, int k) noexcept nogil:
         """Take back the visits in flight of k collected leaves (the evaluator failed): they are
@@ -1029,17 +1046,23 @@ cdef class Search:
                 self.pool.nodes[self.bpaths[i * (MAX_DEPTH + 1) + d]].pending -= 1
 
     cdef _evaluate(self, int k):
-        """Call the evaluator on k leaves; expand and back up."""
+        """Call the evaluator on the self.nevals of the k collected leaves that wait for it (none:
+        no call); expand and back up."""
+        cdef int e = self.nevals
+        if e == 0:
+            with nogil:
+                self._apply(k, NULL, NULL)
+            return
         try:
             # a new array each call: the evaluator may keep it (the buffer is the next batch's)
-            out = self.evaluator(np.array(self.planes_array[:k]))
+            out = self.evaluator(np.array(self.planes_array[:e]))
             try:
                 priors, values = out
             except (TypeError, ValueError):
                 raise TypeError("the evaluator must return (priors, values)") from None
             # float64: an unnormalised prior such as exp(100) overflows float32 (into an inf)
-            priors = _evaluated(priors, (k, self.npoints + 1), "priors")
-            values = np.clip(_evaluated(values, (k,), "values"), -1.0, 1.0)
+            priors = _evaluated(priors, (e, self.npoints + 1), "priors")
+            values = np.clip(_evaluated(values, (e,), "values"), -1.0, 1.0)
         except BaseException:
             self._abandon(k)
             raise
@@ -1401,11 +1424,12 @@ cdef inline int32_t _select(const Params* prm, Node* nodes, int32_t ni) noexcept
     cdef double bestv = -1e300, v, n, q, logn, sq
     cdef double cx = prm.exploration
     if prm.puct:
-        sq = sqrt(<double>nd.visits + vl * nd.pending)
+        # (in doubles: vl * pending overflows an int at vl = 2**20 and 2,048 visits in flight)
+        sq = sqrt(<double>nd.visits + <double>vl * nd.pending)
         for k in range(nd.nchildren):
             c = &kids[k]
-            n = c.visits + vl * c.pending
-            q = (c.value - vl * c.pending) / n if n > 0 else prm.fpu
+            n = c.visits + <double>vl * c.pending
+            q = (c.value - <double>vl * c.pending) / n if n > 0 else prm.fpu
             v = q + cx * c.prior * sq / (1.0 + n)
             if v > bestv:
                 bestv = v
