@@ -545,6 +545,53 @@ def test_a_huge_virtual_loss_in_flight_does_not_overflow():
     assert others.max() <= 2 * np.median(others)
 
 
+def test_a_pool_holds_at_most_max_nodes_whatever_memory_allows():
+    # nodes are numbered by int32: a pool past 2**31 nodes failed its expansions silently, past
+    # 2**32 overwrote live nodes. An 88 GB pool may not be allocatable here: then the refusal
+    # names the capped size
+    from fastgo.search import MAX_NODES
+    assert MAX_NODES == 2**31 - 1
+    try:
+        s = Search(fastgo.Board(9), threads=1, memory=2**48)
+    except MemoryError as e:
+        assert f"pool of {MAX_NODES} nodes" in str(e)
+    else:
+        assert s.capacity == MAX_NODES
+        del s
+
+
+def test_options_of_the_other_algorithm_are_refused():
+    # a playout search took dirichlet= and never noised its root (self-play without
+    # exploration), and PUCT took a playout policy it never ran
+    b = fastgo.Board(5)
+    for kwargs in [dict(dirichlet=(0.03, 0.25)), dict(batch=8), dict(fpu=-1.0),
+                   dict(virtual_loss=3), dict(encoding="agz17")]:
+        with pytest.raises(ValueError, match=f"{next(iter(kwargs))} applies only to PUCT"):
+            Search(b, threads=1, **kwargs)
+    for kwargs in [dict(policy="heavy"), dict(tactics=5), dict(expand_after=50),
+                   dict(rave_equiv=10.0), dict(prior_visits=1.0)]:
+        with pytest.raises(ValueError, match=f"{next(iter(kwargs))} applies only to the playout"):
+            Search(b, evaluator=_even, **kwargs)
+    with pytest.raises(ValueError, match="batch, dirichlet apply only to PUCT"):
+        Search(b, batch=8, dirichlet=(0.3, 0.25))
+    # their defaults given explicitly, and the options both take, are accepted
+    Search(b, threads=1, batch=256, fpu=0, virtual_loss=1, encoding="stones", exploration=0.5)
+    Search(b, evaluator=_even, policy="uniform", tactics=20, exploration=2.0, rave=False)
+
+
+def test_search_results_pickle_under_every_protocol_and_need_every_field():
+    import pickle
+    r = Search(fastgo.Board(5), threads=1, seed=1).search(playouts=200)
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        back = pickle.loads(pickle.dumps(r, protocol=protocol))
+        assert repr(back) == repr(r) and back.pv == r.pv and np.array_equal(back.visits, r.visits)
+        assert np.array_equal(back.policy(), r.policy())
+    with pytest.raises(TypeError, match="missing: best_move, moves"):
+        SearchResult()                      # (its repr and policy() failed on the missing fields)
+    with pytest.raises(TypeError, match="unknown: colour"):
+        SearchResult(colour=1, **{k: getattr(r, k) for k in SearchResult.__slots__})
+
+
 def test_puct_evaluator_errors_leave_the_tree_consistent():
     b = fastgo.Board(5, rules="chinese")
 

@@ -14,6 +14,7 @@ _Evaluator = Callable[[npt.NDArray[np.float32]], Tuple[npt.ArrayLike, npt.ArrayL
 ENCODINGS: Dict[str, int]
 # the most visits a tree's root takes
 MAX_VISITS: int
+MAX_NODES: int
 
 class SearchResult:
     # for the side to move at the root; the arrays are indexed by root child
@@ -31,7 +32,7 @@ class SearchResult:
     nodes: int
     width: int
     height: int
-    def __init__(self, **kw: Any) -> None: ...
+    def __init__(self, **fields: Any) -> None: ...     # every field, by keyword
     def policy(self, temperature: float = 1.0) -> npt.NDArray[np.float64]: ...
 
 class Search:

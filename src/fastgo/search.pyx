@@ -122,6 +122,9 @@ cdef enum:
     _MAX_VISITS = 2145386496      # 2**31 - 2**21
 #: the most visits a tree's root takes (see the module docstring)
 MAX_VISITS = _MAX_VISITS
+#: the most nodes a pool holds (they are numbered by int32; 42 bytes each: about 90 GB), whatever
+#: `memory` allows
+MAX_NODES = 2**31 - 1
 
 
 cdef enum:
@@ -223,9 +226,19 @@ class SearchResult:
     __slots__ = ("best_move", "moves", "visits", "values", "priors", "pv", "winrate", "ownership",
                  "playouts", "root_visits", "seconds", "nodes", "width", "height")
 
-    def __init__(self, **kw):
-        for k, v in kw.items():
+    def __init__(self, **fields):
+        missing = [k for k in SearchResult.__slots__ if k not in fields]
+        unknown = [k for k in fields if k not in SearchResult.__slots__]
+        if missing or unknown:
+            raise TypeError("SearchResult takes each of its fields by keyword" +
+                            (f"; missing: {', '.join(missing)}" if missing else "") +
+                            (f"; unknown: {', '.join(unknown)}" if unknown else ""))
+        for k, v in fields.items():
             setattr(self, k, v)
+
+    def __reduce__(self):
+        # (every pickle protocol: 0 and 1 refused a class with __slots__ and no __getstate__)
+        return (_search_result, (tuple(getattr(self, k) for k in SearchResult.__slots__),))
 
     def policy(self, temperature=1.0):
         """Visit-count policy target, float64[points + 1]: visits ** (1 / temperature) normalised
@@ -247,6 +260,11 @@ class SearchResult:
         bm = "none" if self.best_move is None else point_to_vertex(self.best_move, self.width, self.height)
         return (f"<SearchResult best {bm} winrate {self.winrate:.3f}, {self.playouts} playouts, "
                 f"root visits {self.root_visits}, {self.seconds:.3f} s>")
+
+
+def _search_result(fields):
+    """A SearchResult from its fields in __slots__ order (unpickling)."""
+    return SearchResult(**dict(zip(SearchResult.__slots__, fields)))
 
 
 cdef int _live(Search search) except -1:
@@ -293,7 +311,7 @@ cdef class Search:
     encoding="stones", ownership=False, max_moves=None, prisoners=(0, 0))``.
     evaluator: None for UCT on playouts; else a callable ``planes -> (priors, values)`` for PUCT.
     threads: UCT workers (default: all cores; at most ``fastgo.playout.CORES``). seed: playouts' seed (an int between -2**1000 and 2**1000, taken modulo 2**64). memory: bytes for the node
-    pool. policy: the playout policy ("uniform" or "heavy", as ``fastgo.playouts``). rave,
+    pool (at most ``MAX_NODES`` nodes are made, whatever it allows). policy: the playout policy ("uniform" or "heavy", as ``fastgo.playouts``). rave,
     exploration (UCT c, default 0.1 with RAVE and 0.7 without; PUCT c_puct, default 1.5),
     rave_equiv, prior_visits, expand_after, tactics (virtual AMAF samples for captures and
     atari escapes; 0: none): UCT tuning. batch, fpu, virtual_loss, dirichlet
@@ -375,7 +393,8 @@ cdef class Search:
             nthreads = 1
         self.seed = _seed(seed) % 2**64
         memory = _int(memory, "memory", 0, 2**48)
-        cap = memory // (sizeof(Node) + sizeof(int16_t))
+        # nodes are numbered by int32: a pool of more (about 90 GB) is a ceiling never reached
+        cap = min(memory // (sizeof(Node) + sizeof(int16_t)), MAX_NODES)
         if cap < self.npoints + 2:
             raise ValueError(f"memory must hold at least {self.npoints + 2} nodes "
                              f"({(self.npoints + 2) * (sizeof(Node) + sizeof(int16_t))} bytes), "
@@ -415,6 +434,22 @@ cdef class Search:
         self.prm.max_moves = (max(3 * self.npoints, 1000) if max_moves is None
                               else _int(max_moves, "max_moves", 0, 1_000_000))
         self.prisoners = _prisoners(prisoners)
+        # an option of the other algorithm would be ignored (a self-play's root noise without
+        # an evaluator, a playout policy with one): refused unless left at its default
+        if self.prm.puct:
+            other = {"policy": policy_id != policy_code("uniform"), "rave_equiv": self.prm.rave_equiv != 2000.0,
+                     "prior_visits": self.prm.prior_visits != 2.0,
+                     "expand_after": self.prm.expand_after != 2, "tactics": self.prm.tactics != 20}
+            what = "the playout search (no evaluator)"
+        else:
+            other = {"batch": self.batch != 256, "fpu": self.prm.fpu != 0.0,
+                     "virtual_loss": self.prm.virtual_loss != 1,
+                     "dirichlet": self.dirichlet is not None, "encoding": self.enc != _CODES["stones"]}
+            what = "PUCT (an evaluator)"
+        given = [name for name, differs in other.items() if differs]
+        if given:
+            raise ValueError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} "
+                             f"only to {what}")
         # a plain Board: a subclass's copy() (another size) or play() (another move) would
         # desynchronise the buffers or the tree from the root
         self.root_board = bd._copy_as(Board, False)
