@@ -14,11 +14,11 @@ FORMATS = ("png", "svg")
 
 def _pyplot():
     try:
-        import matplotlib
+        import matplotlib  # type: ignore[import-not-found, unused-ignore]  # (the plot extra)
     except ImportError:
         raise ImportError('matplotlib is needed for plots: pip install "fastgo[plot]"') from None
     matplotlib.use("Agg", force=False)      # files only: no display needed
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]
     return plt
 
 

@@ -20,11 +20,13 @@ from __future__ import annotations  # `X | None` on Python 3.9
 
 import bisect
 import collections
+import contextlib
 import hashlib
 import io
 import json
 import os
 import re
+import signal
 import threading
 import time
 import uuid
@@ -74,8 +76,40 @@ def _write_atomic(path: str, data: bytes) -> None:
         raise
 
 
+@contextlib.contextmanager
+def _ctrl_c_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C (SIGINT) that arrives inside the block until it ends, then act on it as
+    the handler in place would have. On the main thread only (Python runs signal handlers
+    there alone); elsewhere the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    try:
+        before = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    except (ValueError, OSError):          # (an embedding without signals)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+        if held:
+            if callable(before):
+                before(signal.SIGINT, None)     # Python's default raises KeyboardInterrupt
+            elif before != signal.SIG_IGN:
+                raise KeyboardInterrupt
+
+
 def npz_bytes(arrays: Mapping[str, npt.ArrayLike]) -> bytes:
-    """A deflated .npz of `arrays` whose bytes depend on the arrays alone."""
+    """A deflated .npz of `arrays` whose bytes depend on the arrays alone. A Ctrl-C meanwhile is
+    acted on after it is built: landing inside zipfile's writes it left objects that raised
+    again when collected (a member half closed, an archive marked as being written)."""
+    with _ctrl_c_deferred():
+        return _npz_bytes(arrays)
+
+
+def _npz_bytes(arrays: Mapping[str, npt.ArrayLike]) -> bytes:
     buf = io.BytesIO()
     z = zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED)
     try:

@@ -1005,14 +1005,21 @@ def _charset(data):
     return None if m is None else _codec(m.group(1))
 
 
+_SYNTAX = b"(;FF[4]CA[x]SZ[19]B[aa]C[a\\]b:c];W[])\n"     # every kind of SGF syntax byte
+
+
 def _codec(name):
     """The Python codec a CA[] value (bytes) names, or None when Python knows no such text
     encoding."""
     name = name.decode("ascii", "replace").strip()
     try:
         # LookupError for "hex", "zlib" and unknown names; UnicodeError for codecs that cannot
-        # replace a bad byte (punycode)
+        # replace a bad byte (punycode before Python 3.13, UTF-16)
         codecs.getincrementaldecoder(name)("replace").decode(b"\xff\x80(;", final=True)
+        # the CA[] was found as ASCII bytes, so the file's syntax is ASCII: a codec that reads
+        # it otherwise (punycode, which 3.13 lets replace everything into nothing; EBCDIC) is none
+        if codecs.getincrementaldecoder(name)().decode(_SYNTAX, final=True) != _SYNTAX.decode("ascii"):
+            return None
         name = codecs.lookup(name).name
     except (LookupError, ValueError, UnicodeError, TypeError):
         return None

@@ -410,7 +410,9 @@ def play_chunk(spec: Simulation, start: int, stop: int, threads: SupportsIndex |
         parts.append((r.scores, r.winners, r.lengths, r.capped,
                       np.concatenate(r.moves).astype(np.int16) if spec.records and k else None))
     seconds = time.perf_counter() - t0
-    cat = (lambda i, dt: np.concatenate([p[i] for p in parts]) if parts else np.empty(0, dt))
+
+    def cat(i: int, dt: type[np.generic]) -> npt.NDArray[Any]:
+        return np.concatenate([p[i] for p in parts]) if parts else np.empty(0, dt)
     scores, winners, lengths, capped = (cat(0, np.float64), cat(1, np.int8), cat(2, np.int32),
                                         cat(3, np.bool_))
     values, counts = np.unique(scores, return_counts=True)

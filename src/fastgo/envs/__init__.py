@@ -101,7 +101,7 @@ def register_envs() -> None:
 
 
 try:
-    import gymnasium as _gymnasium  # noqa: F401  (only to know whether it is there)
+    import gymnasium as _gymnasium  # type: ignore[import-not-found, unused-ignore]  # noqa: F401  (only to know whether it is there)
 except ImportError:
     pass
 else:

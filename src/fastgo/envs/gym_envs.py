@@ -25,10 +25,10 @@ from fastgo.coords import _flag
 from fastgo.envs import _batch, _reward, _rewards, check_action, require
 
 require("gymnasium", "gym")         # a missing extra is said in fastgo's words
-import gymnasium as gym  # noqa: E402
-from gymnasium import spaces  # noqa: E402
-from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
-from gymnasium.vector.utils import batch_space  # noqa: E402
+import gymnasium as gym  # type: ignore[import-not-found, unused-ignore]  # noqa: E402
+from gymnasium import spaces  # type: ignore[import-not-found, unused-ignore]  # noqa: E402
+from gymnasium.vector import AutoresetMode, VectorEnv  # type: ignore[import-not-found, unused-ignore]  # noqa: E402
+from gymnasium.vector.utils import batch_space  # type: ignore[import-not-found, unused-ignore]  # noqa: E402
 
 from fastgo.batch import ENCODINGS, MAX_GAMES, _DTYPES  # noqa: E402
 

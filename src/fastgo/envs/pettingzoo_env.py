@@ -33,9 +33,9 @@ import numpy.typing as npt
 from fastgo.envs import _batch, _reward, check_action, require
 
 require("pettingzoo", "pettingzoo")
-from gymnasium import spaces  # noqa: E402
-from pettingzoo import AECEnv  # type: ignore[import-untyped]  # noqa: E402  (no type hints)
-from pettingzoo.utils import AgentSelector  # type: ignore[import-untyped]  # noqa: E402
+from gymnasium import spaces  # type: ignore[import-not-found, unused-ignore]  # noqa: E402
+from pettingzoo import AECEnv  # type: ignore[import-untyped, import-not-found, unused-ignore]  # noqa: E402  (no type hints)
+from pettingzoo.utils import AgentSelector  # type: ignore[import-untyped, import-not-found, unused-ignore]  # noqa: E402
 
 
 if TYPE_CHECKING:
