@@ -688,7 +688,8 @@ def test_charset_that_raises_unicode_error_falls_back_and_bad_paths_are_refused(
     assert g.info["PB"] == "J\u00f6rg" and g.moves == [(fastgo.BLACK, 40)]
     # (Python 3.13's punycode replaced the whole file by nothing; EBCDIC reads the syntax
     # otherwise: charsets that do not read SGF's ASCII syntax as ASCII are none)
-    for name in (b"cp037", b"utf-16-le", b"utf-32"):
+    for name in (b"cp037", b"utf-16-le", b"utf-32", b"hex", b"base64", b"zlib", b"bz2", b"uu",
+                 b"quopri", b"unicode_escape", b"raw_unicode_escape", b"rot13"):
         g = sgf.read_game(sgf.decode(b"(;CA[" + name + b"]SZ[9]PB[J\xc3\xb6rg];B[ee])"))
         assert g.info["PB"] == "J\u00f6rg" and g.moves == [(fastgo.BLACK, 40)]
     ok = tmp_path / "ok.sgf"

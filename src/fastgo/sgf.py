@@ -1005,7 +1005,8 @@ def _charset(data):
     return None if m is None else _codec(m.group(1))
 
 
-_SYNTAX = b"(;FF[4]CA[x]SZ[19]B[aa]C[a\\]b:c];W[])\n"     # every kind of SGF syntax byte
+# every kind of SGF syntax byte, and escapes that Python's escape codecs would read as theirs
+_SYNTAX = b"(;FF[4]CA[x]SZ[19]B[aa]C[a\\]b\\\\c\\ud:e];W[])\n"
 
 
 def _codec(name):
@@ -1013,15 +1014,17 @@ def _codec(name):
     encoding."""
     name = name.decode("ascii", "replace").strip()
     try:
-        # LookupError for "hex", "zlib" and unknown names; UnicodeError for codecs that cannot
-        # replace a bad byte (punycode before Python 3.13, UTF-16)
+        # LookupError for unknown names; UnicodeError for codecs that cannot replace a bad byte
+        # (punycode before Python 3.13, UTF-16); AssertionError from bytes-to-bytes codecs
+        # ("hex", "zlib", "base64": they assert errors == "strict")
         codecs.getincrementaldecoder(name)("replace").decode(b"\xff\x80(;", final=True)
         # the CA[] was found as ASCII bytes, so the file's syntax is ASCII: a codec that reads
-        # it otherwise (punycode, which 3.13 lets replace everything into nothing; EBCDIC) is none
+        # it otherwise is none (punycode, which 3.13 lets replace everything into nothing;
+        # EBCDIC; unicode_escape, which would undo SGF's own escapes before the parser)
         if codecs.getincrementaldecoder(name)().decode(_SYNTAX, final=True) != _SYNTAX.decode("ascii"):
             return None
         name = codecs.lookup(name).name
-    except (LookupError, ValueError, UnicodeError, TypeError):
+    except Exception:       # (whatever a codec raises: any failure means "not this charset")
         return None
     # files labelled GB2312 are often written in GBK, and readers (browsers after the WHATWG
     # Encoding Standard, iconv-lite) decode both labels with GB18030, their superset: Python's
