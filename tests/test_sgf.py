@@ -790,3 +790,19 @@ def test_a_tree_built_by_hand_reads_as_a_game():
         sgf.Node(props={"W": [""]})])])
     game = sgf.game_from_tree(root)
     assert game.moves == [(1, 6 * 9 + 2), (2, 81)]
+
+
+def test_warnings_in_a_long_collection_name_their_lines():
+    # a long text's line breaks are found once (counting them at each warning made a collection
+    # with a warning a game quadratic): each game's warnings must name the lines and columns of
+    # the same game read alone, shifted by the three lines of each game before it
+    game = "(;FF[4]SZ[9]KM[650]\n;B[ee]C[x]C[y]\n;W[cc])\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alone = [(w.line, w.column) for w in sgf.read_games("\r\n" + game)[0].warnings]
+        text = "\r\n" + game * 3000           # (over 64 KB: the kept line breaks)
+        assert len(text) > 65536 and len(alone) == 2
+        games = sgf.read_games(text)
+    for k in (0, 1, 1234, 2999):
+        assert [(w.line, w.column) for w in games[k].warnings] == [
+            (line + 3 * k, column) for line, column in alone]

@@ -48,6 +48,7 @@ comments, markup, time, game information other than the above.
 
 from __future__ import annotations  # `int | None` fields on Python 3.9
 
+import bisect
 import codecs
 import functools
 import glob
@@ -102,11 +103,28 @@ _SINGLE_VALUED = ("GM", "SZ", "KM", "HA", "PL", "RU", "CA", "RE", "AP")
 _FASTGO_RU = re.compile(r"fastgo:ko=(\w+),suicide=(allowed|forbidden),scoring=(\w+)$")
 
 
+_BREAKS: Any = None     # (the last long text located in, the offsets of its line breaks)
+
+
 def _locate(text, offset):
     """(line, column), both from 1, of character `offset` of `text`; a game tree cut from a
-    longer file (``iter_games``) counts from where it starts there (its ``origin``)."""
-    line = text.count("\n", 0, offset) + 1
-    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    longer file (``iter_games``) counts from where it starts there (its ``origin``). In a long
+    text the line breaks are found once and kept with it (until another long text): counting
+    them from the start at each warning made a collection of 16,000 games with one warning each
+    read in 107 s instead of 37."""
+    global _BREAKS
+    if len(text) < 65536:
+        line = text.count("\n", 0, offset) + 1
+        start = text.rfind("\n", 0, offset) + 1
+    else:
+        kept = _BREAKS          # (one read: another thread may replace it meanwhile)
+        if kept is None or kept[0] is not text:
+            kept = (text, [m.start() for m in re.finditer("\n", text)])
+            _BREAKS = kept
+        k = bisect.bisect_left(kept[1], offset)     # the line breaks before offset
+        line = k + 1
+        start = kept[1][k - 1] + 1 if k else 0
+    column = offset - start + 1
     first_line, first_column = getattr(text, "origin", (1, 1))
     return line + first_line - 1, column + (first_column - 1 if line == 1 else 0)
 
