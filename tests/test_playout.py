@@ -2,6 +2,7 @@
 move through the pure-Python reference and through the checked Board.play."""
 
 import collections
+import json
 import math
 import os
 import sys
@@ -685,6 +686,35 @@ def test_demo_prints_a_finished_game_and_its_score():
     m = re.search(r"score: black ([\d.]+), white ([\d.]+) -> (\w+)", out)
     assert (float(m.group(1)), float(m.group(2))) == (black, white + 7.5)
     assert m.group(3) == ("black" if black > white + 7.5 else "white")
+
+
+def test_demo_and_bench_take_seeds_as_the_playouts_do(capsys):
+    # demo refused negative seeds that bench and the API take, and printed 2**64 as its seed
+    # while it played seed 0's game: both now print the seed used (modulo 2**64)
+    from fastgo.cli import main
+
+    def demo(seed):
+        main(["demo", "--size", "5", "--seed", str(seed)])
+        return "\n".join(l for l in capsys.readouterr().out.splitlines() if " ms" not in l) + "\n"
+
+    assert demo(2**64) == demo(0) and "seed 0\n" in demo(0)
+    assert demo(-5) == demo(2**64 - 5) and f"seed {2**64 - 5}\n" in demo(-5)
+    with pytest.raises(SystemExit):
+        demo(2**1001)
+    main(["bench", "--count", "300", "--threads", "1", "--seed", "-1", "--json"])
+    assert json.loads(capsys.readouterr().out)["seed"] == 2**64 - 1
+
+
+def test_bench_on_one_thread_claims_no_speed_up(capsys, monkeypatch):
+    # with one core every run has one thread: it printed "speed-up, 1 threads over 1"
+    import fastgo.cli
+    import fastgo.playout
+    from fastgo.cli import main
+    monkeypatch.setattr(fastgo.cli, "CORES", 1)
+    monkeypatch.setattr(fastgo.playout, "CORES", 1)
+    main(["bench", "--count", "300", "--threads", "1,2"])
+    out = capsys.readouterr().out
+    assert "speed-up" not in out and "each ran on one thread here" in out
 
 
 @pytest.mark.parametrize("argv", [["--seconds", "inf"], ["--seconds", "nan"], ["--seconds", "0"],

@@ -806,3 +806,45 @@ def test_warnings_in_a_long_collection_name_their_lines():
     for k in (0, 1, 1234, 2999):
         assert [(w.line, w.column) for w in games[k].warnings] == [
             (line + 3 * k, column) for line, column in alone]
+
+
+def test_a_player_to_move_after_the_first_move_is_a_set_up():
+    # FF[4]: PL is a set-up property. After the first move it was dropped without a word (the
+    # record then failed as "two moves of one colour", or a pass was made up)
+    with pytest.raises(sgf.SgfError, match=r"set-up PL\[B\] after the first move is not supported"):
+        sgf.read_game("(;SZ[9];B[ee];PL[B];B[cc])")
+    with pytest.raises(sgf.SgfError, match=r"set-up PL\[B\] after the first move"):
+        sgf.read_game("(;SZ[9];B[ee];PL[B]W[cc])")
+    # one that names the side alternation gives anyway says nothing new
+    for text in ("(;SZ[9];B[ee];PL[W];W[cc])", "(;SZ[9];B[ee];PL[white]W[cc])"):
+        g = sgf.read_game(text)
+        assert g.moves == [(fastgo.BLACK, 40), (fastgo.WHITE, 56)] and g.board().history == [40, 56]
+    with pytest.raises(sgf.SgfError, match=r"bad player PL\[x\]"):
+        sgf.read_game("(;SZ[9];B[ee];PL[x])")
+
+
+def test_writing_a_game_whose_set_up_is_not_its_board_s_shape_is_refused():
+    # a 19x19 set-up was written on a 9x9 record as wrong points and letters off the board
+    g = sgf.read_game("(;SZ[9:5];B[aa])")
+    assert g.setup.shape == (5, 9)
+    for bad in (np.zeros((19, 19), np.int8), np.zeros((9, 5), np.int8), np.zeros(45, np.int8)):
+        g.setup = bad
+        with pytest.raises(ValueError, match="Game.setup must be a 5x9 array"):
+            sgf.to_sgf(g)
+    g.setup = [[0] * 9] * 4 + [[1] + [0] * 8]        # (a list of the right shape is written)
+    assert sgf.read_game(sgf.to_sgf(g)).setup[4, 0] == fastgo.BLACK
+
+
+def test_a_text_value_keeps_its_line_breaks_and_spaces_the_rest():
+    # FF[4] Text: "White spaces other than linebreaks are converted to space"
+    g = sgf.read_game("(;SZ[9]GC[tab\there\vx\fy\nnext line]PB[a\tb\nc];B[aa])")
+    assert g.info["GC"] == "tab here x y\nnext line" and g.info["PB"] == "a b c"
+
+
+def test_refusals_are_counted_by_a_reason_that_keeps_its_syntax():
+    # "unmatched ')'" was counted as "unmatched [...]"
+    kinds = [sgf._refusal_kind(sgf.SgfError(m)) for m in (
+        "unmatched ')'", "unexpected 'f' (expected ';', '(' or ')')", "empty game tree '()'",
+        "point 'aw' is off the 9x9 board")]
+    assert kinds == ["unmatched ')'", "unexpected [...] (expected ';', '(' or ')')",
+                     "empty game tree '()'", "point [...] is off the NxN board"]

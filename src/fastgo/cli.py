@@ -19,11 +19,19 @@ from fastgo.playout import CORES, KO_CHOICES, playouts, default_threads, _MAX_TH
 from fastgo.rules import PRESETS, Rules
 
 
+def _seed_option(seed):
+    """--seed as the playouts use it: an int between -2**1000 and 2**1000, taken modulo 2**64
+    (the seed printed is the one used)."""
+    if not -2**1000 <= seed <= 2**1000:
+        raise ValueError("--seed must be an integer between -2**1000 and 2**1000 (it is taken "
+                         "modulo 2**64)")
+    return seed % 2**64
+
+
 def cmd_demo(args):
     """One random game: the playout kernel plays it (its policy: uniform over the allowed
     moves, own eyes kept), then Board.play replays it through the Python API, which scores it."""
-    if args.seed < 0:
-        raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
+    args.seed = _seed_option(args.seed)
     rules = args.rules.replace(komi=args.komi)
     board = Board(args.size, args.height, rules=rules)
     t0 = time.perf_counter()
@@ -225,6 +233,7 @@ def _bench(args):
     board = Board(args.size, args.height, rules=rules)
     ko = rules.ko if args.ko == "rules" else args.ko
     threads = _thread_counts(args.threads)
+    args.seed = _seed_option(args.seed)
     playouts(board, 200, seed=args.seed + 1, threads=max(threads), ko=args.ko)    # warm up
     count = args.count
     if count is None:       # calibrate: about args.seconds on one thread, from a probe of 0.2 s
@@ -241,9 +250,10 @@ def _bench(args):
               f"ko in playouts: {ko}, {count:,} playouts per run, seed {args.seed}")
         print(f"{'threads':>7} {'seconds':>8} {'playouts/s':>11} {'playouts/min':>13} {'moves/s':>12} "
               f"{'mean moves':>10} {'ended by 2 passes':>17}")
-    first, rates = None, {}
+    first, rates, used = None, {}, {}
     for t in threads:
         r = playouts(board, count, seed=args.seed, threads=t, ko=args.ko)
+        used[t] = r.threads
         moves = int(r.lengths.sum())
         row = {"size": board.width, "width": board.width, "height": board.height,
                "rules": args.rules_name, "ko": ko, "komi": rules.komi, "seed": args.seed,
@@ -268,8 +278,11 @@ def _bench(args):
             return 1
     if not args.json and 1 in rates and len(rates) > 1:
         t = max(rates)
-        print(f"speed-up, {min(t, CORES)} threads over 1: {rates[t] / rates[1]:.2f}x; identical "
-              f"results on every thread count")
+        if used[t] > 1:
+            print(f"speed-up, {used[t]} threads over 1: {rates[t] / rates[1]:.2f}x; identical "
+                  f"results on every thread count")
+        else:           # (one core, or a build without OpenMP: every run had one thread)
+            print("identical results on every thread count (each ran on one thread here)")
     if not args.json and max(threads) > CORES:
         print(f"(more threads than the {CORES} core(s) this process may use are not started)")
     return 0

@@ -862,6 +862,15 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
                      "(FF[4] puts a game's set-up in its root)", node.offset)
             if "PL" in props and not game.moves:
                 pl, pl_at = node.get("PL"), where(node, "PL")
+            elif "PL" in props:
+                # a set-up property (FF[4]): one that only says who moves next anyway is
+                # kept as read; one that breaks the alternation is a set-up fastgo cannot replay
+                nxt = (BLACK if "B" in props else WHITE if "W" in props
+                       else 3 - game.moves[-1][0])
+                if _player(node.get("PL"), text, where(node, "PL")) != nxt:
+                    raise SgfError(f"set-up PL[{node.get('PL')}] after the first move is not "
+                                   "supported (fastgo replays a set-up followed by alternating "
+                                   "moves)", text, where(node, "PL"))
         values = props.get("B")
         ident, colour = "B", BLACK
         if values is None:
@@ -889,15 +898,20 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
             raise SgfError(message, text, where(root, "HA"))
         warn(f"{message}: HA[{game.handicap}] kept", where(root, "HA"))
     if pl is not None:
-        side = pl.strip().upper()
-        if side not in ("B", "W", "BLACK", "WHITE"):
-            raise SgfError(f"bad player PL[{pl}]", text, pl_at)
-        game.to_move = BLACK if side.startswith("B") else WHITE
+        game.to_move = _player(pl, text, pl_at)
     elif game.moves:
         game.to_move = game.moves[0][0]
     elif game.handicap >= 2:
         game.to_move = WHITE
     return game
+
+
+def _player(value, text, offset):
+    """The colour a PL[] value names (B, W, Black, White, any case)."""
+    side = value.strip().upper()
+    if side not in ("B", "W", "BLACK", "WHITE"):
+        raise SgfError(f"bad player PL[{value}]", text, offset)
+    return BLACK if side.startswith("B") else WHITE
 
 
 def _is_fastgo(ap):
@@ -911,14 +925,19 @@ GAME_INFO = ("PB", "PW", "BR", "WR", "BT", "WT", "DT", "EV", "RO", "PC", "GN", "
 #: FF[4]'s line breaks and other white space of a SimpleText value (every GAME_INFO entry but
 #: GC, a Text, and TM, a number), which become one space each
 _SIMPLE_SPACE = re.compile(r"\r\n|\n\r|[\t\n\r\f\v]")
+#: ... and of a Text value (GC), where only the line breaks stay
+_TEXT_SPACE = re.compile(r"[\t\f\v]")
 
 
 _SIMPLE_TEXT = frozenset(GAME_INFO) - {"GC", "TM"}
 
 
 def _simple_text(ident, value):
-    """`value` of property `ident` as FF[4] reads it: a SimpleText one without line breaks."""
-    return _SIMPLE_SPACE.sub(" ", value) if ident in _SIMPLE_TEXT else value
+    """`value` of property `ident` as FF[4] reads it: a SimpleText one without line breaks,
+    white space other than line breaks a space in a Text one (GC)."""
+    if ident in _SIMPLE_TEXT:
+        return _SIMPLE_SPACE.sub(" ", value)
+    return _TEXT_SPACE.sub(" ", value) if ident == "GC" else value
 
 
 def _add_setup(node, setup, text):
@@ -1388,10 +1407,10 @@ def _is_int(v):
 
 
 def _check_game_fields(game):
-    """ValueError (TypeError for a wrong type) unless `game`'s moves, side to move and handicap
-    are what a record can hold: (colour BLACK or WHITE, point 0..width * height, the last a
-    pass) pairs, BLACK or WHITE, an int >= 0. (A point past the board was written as another
-    point or as letters that are none.)"""
+    """ValueError (TypeError for a wrong type) unless `game`'s moves, side to move, handicap and
+    set-up are what a record can hold: (colour BLACK or WHITE, point 0..width * height, the last
+    a pass) pairs, BLACK or WHITE, an int >= 0, a height x width array of 0, 1 and 2. (A point
+    past the board was written as another point or as letters that are none.)"""
     npoints = game.width * game.height
     for j, move in enumerate(game.moves):
         if not isinstance(move, (tuple, list)) or len(move) != 2:
@@ -1407,6 +1426,10 @@ def _check_game_fields(game):
         raise ValueError(f"Game.to_move must be BLACK (1) or WHITE (2), not {game.to_move!r:.20}")
     if not _is_int(game.handicap) or game.handicap < 0:
         raise ValueError(f"Game.handicap must be an int >= 0, not {game.handicap!r:.20}")
+    shape = np.shape(game.setup)
+    if shape != (game.height, game.width):
+        raise ValueError(f"Game.setup must be a {game.height}x{game.width} array (height, width) "
+                         f"for the {game.width}x{game.height} board, not of shape {shape}")
     if not np.isin(game.setup, (EMPTY, BLACK, WHITE)).all():
         raise ValueError("Game.setup may hold only 0 (empty), 1 (black) and 2 (white)")
 
@@ -1685,7 +1708,11 @@ def _refusal_kind(error):
     if isinstance(error, OSError):
         return "cannot read the file"
     message = getattr(error, "message", str(error)).split(":")[0]
-    return re.sub(r"\d+", "N", re.sub(r"\[[^\]]*\]|'[^']*'", "[...]", message))
+    # particulars (values, quoted text) become [...], but a quoted piece of syntax ("unmatched
+    # ')'") is the reason itself
+    message = re.sub(r"\[[^\]]*\]|'[^']*'",
+                     lambda m: m[0] if m[0] in ("'('", "')'", "';'", "'()'") else "[...]", message)
+    return re.sub(r"\d+", "N", message)
 
 
 def _result_kind(result):
