@@ -236,7 +236,7 @@ np_board.undo(np.int64(1))
 np_batch = BoardBatch(np.int64(4), np.int64(5), max_moves=np.int64(50), threads=np.int64(1))
 np_step = np_batch.step(random_actions(np_batch.legal_mask(), seed=np.uint64(5),
                                        threads=np.int32(1)))
-np_search = Search(np_board, seed=np.uint64(3), threads=np.int64(1), batch=np.int64(16))
+np_search = Search(np_board, seed=np.uint64(3), threads=np.int64(1), expand_after=np.int64(3))
 np_found = np_search.search(visits=np.int64(32))
 np_runs = playouts(np_board, np.int64(8), seed=np.uint64(2), threads=np.int64(1),
                    record=[np.int64(1)])
