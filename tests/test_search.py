@@ -536,6 +536,18 @@ def test_a_finished_game_keeps_its_virtual_loss_until_the_batch_is_applied(batch
     assert sum(seen) >= 0.99 * r.playouts
 
 
+def test_without_virtual_loss_a_finished_game_collected_twice_ends_the_batch():
+    # virtual_loss=0: nothing steers a batch's descents apart, so a second descent into a leaf
+    # already collected ends the batch; a finished game's leaf escaped that test, and every
+    # descent of the batch went to White's losing pass (256 visits, the best move at 0.000)
+    b = fastgo.Board(9, komi=-7.5)
+    b.play("pass")                          # White's pass ends the game: Black wins by 7.5
+    r = Search(b, evaluator=_even, batch=256, virtual_loss=0).search(playouts=5000)
+    visits = dict(zip(r.moves.tolist(), r.visits.tolist()))
+    others = [v for m, v in visits.items() if m != b.pass_move]
+    assert r.best_move != b.pass_move and visits[b.pass_move] <= np.median(others)
+
+
 def test_a_huge_virtual_loss_in_flight_does_not_overflow():
     # virtual_loss 2**20 times 4,096 visits in flight overflowed an int: NaN scores, and every
     # descent went to the first child (A1 4,664 visits, the median 100)

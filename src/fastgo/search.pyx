@@ -56,8 +56,9 @@ values [B])``: values in [-1, 1] for the side to move (clipped there), every num
 or an infinity raises ValueError). Each leaf is expanded with its priors (any scale: read as
 float64, clipped at 0, renormalised over its children; uniform when they sum to 0) and its value is
 backed up (negated at every other level). A terminal leaf is valued exactly (+1 win, 0 tie, -1
-loss), without the evaluator, and counts in the batch like the others (its visit in flight until
-the batch is backed up, so virtual loss steers the batch's other descents from it too). ``dirichlet=(alpha, eps)`` mixes Dir(alpha) noise into the root's priors once per root.
+loss), without the evaluator, and counts in the batch like the others: its visit stays in flight
+until the batch is backed up (virtual loss steers the batch's other descents from it too), and a
+second descent into it ends the batch. ``dirichlet=(alpha, eps)`` mixes Dir(alpha) noise into the root's priors once per root.
 
 **Threads.** UCT runs ``threads`` workers (OpenMP) that share the tree without a lock (as
 Fuego's lock-free search does; a waiting thread would sleep or spin, and the project allows no
@@ -995,7 +996,7 @@ cdef class Search:
             self._descend(w)
             ni = w.path[w.depth]
             leaf = &self.pool.nodes[ni]
-            if leaf.pending > 1 and leaf.first == NOT_EXPANDED:
+            if leaf.pending > 1:                 # (a leaf is unexpanded or finished)
                 for d in range(w.depth + 1):        # already in this batch: wait for it
                     self.pool.nodes[w.path[d]].pending -= 1
                 break
