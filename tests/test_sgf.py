@@ -813,14 +813,17 @@ def test_a_player_to_move_after_the_first_move_is_a_set_up():
     # record then failed as "two moves of one colour", or a pass was made up)
     with pytest.raises(sgf.SgfError, match=r"set-up PL\[B\] after the first move is not supported"):
         sgf.read_game("(;SZ[9];B[ee];PL[B];B[cc])")
-    with pytest.raises(sgf.SgfError, match=r"set-up PL\[B\] after the first move"):
-        sgf.read_game("(;SZ[9];B[ee];PL[B]W[cc])")
-    # one that names the side alternation gives anyway says nothing new
-    for text in ("(;SZ[9];B[ee];PL[W];W[cc])", "(;SZ[9];B[ee];PL[white]W[cc])"):
+    # one that the next move agrees with, or none follows, says nothing new; one mixed into a
+    # move's node (against FF[4]; Sabaki's means "who plays next") or naming no player is left
+    for text in ("(;SZ[9];B[ee];PL[W];W[cc])", "(;SZ[9];B[ee];PL[white];W[cc])",
+                 "(;SZ[9];B[ee];PL[B];W[cc])", "(;SZ[9];B[ee];W[cc];PL[B])",
+                 "(;SZ[9];B[ee]PL[W];W[cc])", "(;SZ[9];B[ee];PL[B]W[cc])",
+                 "(;SZ[9];B[ee];PL[x];W[cc])", "(;SZ[9];B[ee];PL[];W[cc])"):
         g = sgf.read_game(text)
-        assert g.moves == [(fastgo.BLACK, 40), (fastgo.WHITE, 56)] and g.board().history == [40, 56]
-    with pytest.raises(sgf.SgfError, match=r"bad player PL\[x\]"):
-        sgf.read_game("(;SZ[9];B[ee];PL[x])")
+        assert g.moves[:2] == [(fastgo.BLACK, 40), (fastgo.WHITE, 56)], text
+        assert g.board().history == [40, 56] and g.to_move == fastgo.BLACK, text
+    g = sgf.read_game("(;SZ[9];B[ee];W[cc]PL[B];B[dd])")
+    assert g.board().history == [40, 56, 48]
 
 
 def test_writing_a_game_whose_set_up_is_not_its_board_s_shape_is_refused():

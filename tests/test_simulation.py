@@ -936,7 +936,7 @@ def test_an_interrupt_while_a_shard_is_packed_stays_an_interrupt(monkeypatch):
     def interrupted_close(self):
         calls.append(1)
         if len(calls) == 2:                 # the second member: some bytes already written
-            os.kill(os.getpid(), signal.SIGINT)     # Ctrl-C: acted on at the next bytecode
+            signal.raise_signal(signal.SIGINT)      # Ctrl-C, on this thread: seen at once
         return real_close(self)
 
     unraisable = []
@@ -945,12 +945,30 @@ def test_an_interrupt_while_a_shard_is_packed_stays_an_interrupt(monkeypatch):
     arrays = {"a": np.arange(10), "b": np.ones((3, 4)), "c": np.zeros(5, np.int8)}
     with pytest.raises(KeyboardInterrupt):
         records.npz_bytes(arrays)
+    assert len(calls) == len(arrays)        # the interrupt came once the archive was built
     monkeypatch.setattr(zipfile._ZipWriteFile, "close", real_close)
     gc.collect()
     assert unraisable == []                 # nor an error from the archive left behind
     data = records.npz_bytes(arrays)        # and the next shard packs as ever
     with np.load(io.BytesIO(data)) as z:
         assert sorted(z.files) == ["a", "b", "c"] and (z["b"] == 1).all()
+
+
+def test_a_ctrl_c_held_while_a_shard_is_packed_reaches_the_handler_in_place_after_it():
+    from fastgo import records
+    got = []
+    before = signal.signal(signal.SIGINT, lambda signum, frame: got.append(signum))
+    try:
+        with records._ctrl_c_deferred():
+            signal.raise_signal(signal.SIGINT)
+            assert got == []                # held inside
+        assert got == [signal.SIGINT]       # then the handler in place has it, once
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        with records._ctrl_c_deferred():
+            signal.raise_signal(signal.SIGINT)
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN   # ignored, and put back
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def test_the_score_histogram_keeps_every_game_whatever_the_komi():

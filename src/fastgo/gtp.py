@@ -352,6 +352,8 @@ class Engine:
                 outfile.flush()
             except BrokenPipeError:
                 _drop_output(outfile)
+            except (OSError, ValueError):   # (an output closed or failing otherwise: as it is)
+                pass
         return 0
 
     # -- state ----------------------------------------------------------------------------------------
@@ -1160,9 +1162,14 @@ def _drop_output(outfile):
         fd = outfile.fileno()
     except (AttributeError, OSError, ValueError):
         return
-    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
     try:
         os.dup2(devnull, fd)
+    except OSError:
+        pass
     finally:
         os.close(devnull)
 

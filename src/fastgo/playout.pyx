@@ -114,7 +114,7 @@ cdef PlayoutScratch* _pool[_POOL]
 cdef int _pooled = 0
 
 
-cdef PlayoutScratch* _scratch_take(int max_moves):
+cdef PlayoutScratch* _scratch_take(int max_moves) noexcept:
     """A scratch for playouts of at most max_moves turns: a kept one whose table has the size
     scratch_new would give, else a new one (NULL when out of memory)."""
     global _pooled
@@ -131,7 +131,7 @@ cdef PlayoutScratch* _scratch_take(int max_moves):
     return scratch_new(max_moves)
 
 
-cdef void _scratch_give(PlayoutScratch* s):
+cdef void _scratch_give(PlayoutScratch* s) noexcept:
     """Keep s for a later call, or free it (NULL: nothing)."""
     global _pooled
     if s != NULL and _pooled < _POOL and s.mask + 1 <= _POOL_SLOTS:

@@ -78,10 +78,13 @@ def _write_atomic(path: str, data: bytes) -> None:
 
 @contextlib.contextmanager
 def _ctrl_c_deferred() -> Iterator[None]:
-    """Hold a Ctrl-C (SIGINT) that arrives inside the block until it ends, then act on it as
-    the handler in place would have. On the main thread only (Python runs signal handlers
-    there alone); elsewhere the block runs as it is."""
-    if threading.current_thread() is not threading.main_thread():
+    """Hold a Ctrl-C (SIGINT) that arrives inside the block until it ends, then send it again,
+    to the handler in place before (Python's default raises KeyboardInterrupt; SIG_DFL ends the
+    process, SIG_IGN ignores it). On the main thread only (Python runs signal handlers there
+    alone), and only where the handler in place is one Python can put back; elsewhere the
+    block runs as it is."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is None):    # (a handler not set from Python)
         yield
         return
     held: list[int] = []
@@ -95,10 +98,7 @@ def _ctrl_c_deferred() -> Iterator[None]:
     finally:
         signal.signal(signal.SIGINT, before)
         if held:
-            if callable(before):
-                before(signal.SIGINT, None)     # Python's default raises KeyboardInterrupt
-            elif before != signal.SIG_IGN:
-                raise KeyboardInterrupt
+            signal.raise_signal(signal.SIGINT)
 
 
 def npz_bytes(arrays: Mapping[str, npt.ArrayLike]) -> bytes:

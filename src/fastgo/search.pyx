@@ -58,7 +58,8 @@ float64, clipped at 0, renormalised over its children; uniform when they sum to 
 backed up (negated at every other level). A terminal leaf is valued exactly (+1 win, 0 tie, -1
 loss), without the evaluator, and counts in the batch like the others: its visit stays in flight
 until the batch is backed up (virtual loss steers the batch's other descents from it too), and a
-second descent into it ends the batch. ``dirichlet=(alpha, eps)`` mixes Dir(alpha) noise into the root's priors once per root.
+second descent into it ends the batch. ``dirichlet=(alpha, eps)`` mixes Dir(alpha) noise into the
+root's priors once per root.
 
 **Threads.** UCT runs ``threads`` workers (OpenMP) that share the tree without a lock (as
 Fuego's lock-free search does; a waiting thread would sleep or spin, and the project allows no

@@ -48,6 +48,7 @@ comments, markup, time, game information other than the above.
 
 from __future__ import annotations  # `int | None` fields on Python 3.9
 
+import array
 import bisect
 import codecs
 import functools
@@ -119,7 +120,7 @@ def _locate(text, offset):
     else:
         kept = _BREAKS          # (one read: another thread may replace it meanwhile)
         if kept is None or kept[0] is not text:
-            kept = (text, [m.start() for m in re.finditer("\n", text)])
+            kept = (text, array.array("q", [m.start() for m in re.finditer("\n", text)]))
             _BREAKS = kept
         k = bisect.bisect_left(kept[1], offset)     # the line breaks before offset
         line = k + 1
@@ -844,6 +845,7 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
     game.setup_offset = root.offset
     _add_setup(root, game.setup, text)
     pl, pl_at = root.get("PL"), where(root, "PL")
+    late_pl = None                  # (colour, node) of a PL after the first move, until a move
     points = _point_table(width, height)
     for k, node in enumerate(root.main_line()):
         props = node.props
@@ -860,17 +862,16 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
                 _add_setup(node, game.setup, text)
                 warn(f"set-up in node {k + 1}, before the first move: merged into the root's "
                      "(FF[4] puts a game's set-up in its root)", node.offset)
-            if "PL" in props and not game.moves:
+            if "PL" in props and not game.moves and "B" not in props and "W" not in props:
                 pl, pl_at = node.get("PL"), where(node, "PL")
-            elif "PL" in props:
-                # a set-up property (FF[4]): one that only says who moves next anyway is
-                # kept as read; one that breaks the alternation is a set-up fastgo cannot replay
-                nxt = (BLACK if "B" in props else WHITE if "W" in props
-                       else 3 - game.moves[-1][0])
-                if _player(node.get("PL"), text, where(node, "PL")) != nxt:
-                    raise SgfError(f"set-up PL[{node.get('PL')}] after the first move is not "
-                                   "supported (fastgo replays a set-up followed by alternating "
-                                   "moves)", text, where(node, "PL"))
+            elif "PL" in props and game.moves and "B" not in props and "W" not in props:
+                # a set-up property (FF[4]) after the first move: what it says is judged by the
+                # next move (below); one mixed into a move's node (against FF[4], meant either
+                # way by its writers) and one naming no player are left as they are
+                try:
+                    late_pl = (_player(node.get("PL"), text, 0), node)
+                except SgfError:
+                    late_pl = None
         values = props.get("B")
         ident, colour = "B", BLACK
         if values is None:
@@ -886,6 +887,13 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
             point = points.get(values[0])
             if point is None:           # a pass, or an error to name
                 point = _parse_point(values[0], width, height, text, off, True)
+            if late_pl is not None and late_pl[0] == colour == game.moves[-1][0]:
+                # PL made this move the second of its colour in a row: a set-up of the side to
+                # move, which the alternating replay cannot hold (one that agrees is no news)
+                raise SgfError(f"set-up PL[{late_pl[1].get('PL')}] after the first move is not "
+                               "supported (fastgo replays a set-up followed by alternating "
+                               "moves)", text, where(late_pl[1], "PL"))
+            late_pl = None
             game.moves.append((colour, point))
             game.offsets.append(off)
     black = int(np.count_nonzero(game.setup == BLACK))
