@@ -106,10 +106,10 @@ cdef inline void _one(const Run* r, int64_t i, int tid) noexcept nogil:
 
 # Scratches kept between calls of `playouts` (a call of a few playouts spent more on making its
 # scratch, 28 KB of it zeroed, than on playing): taken and given back with the GIL held, which
-# guards the pool; only tables of at most _POOL_SLOTS slots are kept (400 KB each at most).
+# guards the pool; only tables of at most _POOL_SLOTS slots are kept (about 110 KB a scratch).
 cdef enum:
     _POOL = 64
-    _POOL_SLOTS = 1 << 15
+    _POOL_SLOTS = 1 << 13         # (the default cap's table on every size up to 25x25)
 cdef PlayoutScratch* _pool[_POOL]
 cdef int _pooled = 0
 
