@@ -373,8 +373,9 @@ TYPED_EXPRESSIONS = [
     ("symmetry.transform_planes(planes, 3)", "npt.NDArray[np.float32]", np.float32),
     ("symmetry.transform_policy(np_mask, np.int64(6), 5, 5)", "npt.NDArray[np.bool_]", np.bool_),
     ("symmetry.transform_board(np_board, np.int64(1))", "Board", Board),
-    ("symmetry.random_transform(planes[None], rng=np.int64(7))[0]", "npt.NDArray[np.int64]",
-     np.int64),
+    # (np.expand_dims: numpy 2.0's stubs, the last for Python 3.9, type planes[None] as Any)
+    ("symmetry.random_transform(np.expand_dims(planes, 0), rng=np.int64(7))[0]",
+     "npt.NDArray[np.int64]", np.int64),
     # simulation, records
     ("spec", "Simulation", Simulation),
     ("spec.replace(seed=np.uint64(8))", "Simulation", Simulation),
