@@ -313,7 +313,8 @@ cdef class Search:
     encoding="stones", ownership=False, max_moves=None, prisoners=(0, 0))``.
     evaluator: None for UCT on playouts; else a callable ``planes -> (priors, values)`` for PUCT.
     threads: UCT workers (default: all cores; at most ``fastgo.playout.CORES``). seed: playouts' seed (an int between -2**1000 and 2**1000, taken modulo 2**64). memory: bytes for the node
-    pool (at most ``MAX_NODES`` nodes are made, whatever it allows). policy: the playout policy ("uniform" or "heavy", as ``fastgo.playouts``). rave,
+    pool (at most ``MAX_NODES`` nodes are made, whatever it allows). policy: the playout policy
+    ("uniform" or "heavy", as ``fastgo.playouts``). rave,
     exploration (UCT c, default 0.1 with RAVE and 0.7 without; PUCT c_puct, default 1.5),
     rave_equiv, prior_visits, expand_after, tactics (virtual AMAF samples for captures and
     atari escapes; 0: none): UCT tuning. batch, fpu, virtual_loss, dirichlet
@@ -439,14 +440,16 @@ cdef class Search:
         # an option of the other algorithm would be ignored (a self-play's root noise without
         # an evaluator, a playout policy with one): refused unless left at its default
         if self.prm.puct:
-            other = {"policy": policy_id != policy_code("uniform"), "rave_equiv": self.prm.rave_equiv != 2000.0,
+            other = {"policy": policy_id != policy_code("uniform"),
+                     "rave_equiv": self.prm.rave_equiv != 2000.0,
                      "prior_visits": self.prm.prior_visits != 2.0,
                      "expand_after": self.prm.expand_after != 2, "tactics": self.prm.tactics != 20}
             what = "the playout search (no evaluator)"
         else:
             other = {"batch": self.batch != 256, "fpu": self.prm.fpu != 0.0,
                      "virtual_loss": self.prm.virtual_loss != 1,
-                     "dirichlet": self.dirichlet is not None, "encoding": self.enc != _CODES["stones"]}
+                     "dirichlet": self.dirichlet is not None,
+                     "encoding": self.enc != _CODES["stones"]}
             what = "PUCT (an evaluator)"
         given = [name for name, differs in other.items() if differs]
         if given:

@@ -1066,7 +1066,7 @@ def _codec(name):
         # the CA[] was found as ASCII bytes, so the file's syntax is ASCII: a codec that reads
         # it otherwise is none (punycode, which 3.13 lets replace everything into nothing;
         # EBCDIC; unicode_escape, which would undo SGF's own escapes before the parser)
-        if codecs.getincrementaldecoder(name)().decode(_SYNTAX, final=True) != _SYNTAX.decode("ascii"):
+        if codecs.decode(_SYNTAX, name) != _SYNTAX.decode("ascii"):
             return None
         name = codecs.lookup(name).name
     except Exception:       # (whatever a codec raises: any failure means "not this charset")
