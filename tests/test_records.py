@@ -234,6 +234,35 @@ def test_iter_games_reads_what_read_games_reads_at_any_chunk_size(chunk_size):
     assert e.value.game_index == 1
 
 
+def test_text_before_the_collection_may_hold_a_parenthesis(tmp_path):
+    """A banner before the first game tree ("Game record (from the server)") made a file
+    unreadable: its "(" was taken for the tree's start. The collection starts at the first "("
+    opening a node, "(;" (as sgfmill reads it); without one at the first "(" still, so that a
+    malformed tree's fault is named. The charset is the first real root's CA[] at every chunk
+    size, and a ";" or "(" in the banner is no node or tree."""
+    raw = (b"Game record (from the server; see (below)) [x] \\\n"
+           b"(\n ;CA[ISO-8859-1]SZ[9]PB[Ren\xe9];B[aa]\n;W[bb])(;SZ[5];B[cc])")
+    text = raw.decode("latin-1")
+    games = sgf.read_games(text)
+    assert [(g.width, len(g.moves)) for g in games] == [(9, 2), (5, 1)]
+    assert sgf.decode(raw) == text
+    path = tmp_path / "banner.sgf"
+    path.write_bytes(raw)
+    assert sgf.load(path).info["PB"] == "René" and sgf.load(path, 1).width == 5
+    for chunk_size in range(1, len(raw) + 2):
+        assert list(sgf.iter_games(io.BytesIO(raw), chunk_size=chunk_size)) == games
+    # no tree opens with a node: the first "(" is read, and what is wrong there named
+    for bad, message in [("notes (B[aa])", "unexpected 'B' (expected ';', '(' or ')') (line 1, "
+                          "column 8)"), ("x ()", "empty game tree '()' (line 1, column 4)")]:
+        with pytest.raises(sgf.SgfError) as e:
+            sgf.read_games(bad)
+        assert str(e.value) == message
+        for chunk_size in (1, 2, 3, 1 << 20):
+            got = list(sgf.iter_games(io.BytesIO(bad.encode()), chunk_size=chunk_size,
+                                      errors="yield"))
+            assert [str(x) for x in got] == [message]
+
+
 #: (Python codec, CA[] value, two names): a collection whose CA[] follows names in its charset
 CHARSETS = [("gb2312", "GB2312", "中文", "李昌镐"),
             # GBK under either label, as servers write it and browsers read it (GB18030, its

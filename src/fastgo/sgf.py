@@ -244,14 +244,27 @@ def parse(text: str) -> list[Node]:
 
     Grammar (FF[4]): Collection = GameTree+; GameTree = "(" Node+ GameTree* ")"; Node = ";"
     Property*; Property = PropIdent PropValue+; PropValue = "[" text "]" with "\\" escaping the
-    next character (a backslash before a line break removes both). Text before the first "(" is
-    ignored, and between and after trees a byte-order mark, ^Z or NUL (joined or padded files)
-    counts as white space; lower-case letters in identifiers (FF[3] style "AddBlack") are dropped. Anything
-    else out of place raises ``SgfError`` with its line and column.
+    next character (a backslash before a line break removes both). Text before the first "(;"
+    (white space allowed between them; the first "(" when none) is ignored, and between and
+    after trees a byte-order mark, ^Z or NUL (joined or padded files) counts as white space;
+    lower-case letters in identifiers (FF[3] style "AddBlack") are dropped. Anything else out
+    of place raises ``SgfError`` with its line and column.
     """
     if not isinstance(text, str):
         raise TypeError(f"SGF text must be a str, not {type(text).__name__}")
     return list(_trees(text))
+
+
+def _first_tree(text, pos=0):
+    """Where the first game tree of an SGF collection (str or bytes) starts, at or after `pos`:
+    the first "(" opening a node (white space between them), so that text before the
+    collection may hold "(" ("Game record (from the server)"); failing that the first "(", so
+    that a malformed tree is read and its fault named; -1 when there is no "(" at all."""
+    if isinstance(text, str):
+        m = _TREE_START.search(text, pos)
+        return m.start() if m else text.find("(", pos)
+    m = _TREE_START_BYTES.search(text, pos)
+    return m.start() if m else text.find(b"(", pos)
 
 
 def _trees(text):
@@ -260,7 +273,7 @@ def _trees(text):
     objects, and Python's collector, which walks the objects alive at every collection of the
     oldest kind, spends less (parsing 1,000 9x9 games, that walk took as long as the rest)."""
     n = len(text)
-    i = text.find("(")
+    i = _first_tree(text)
     if i < 0:
         raise SgfError("no game tree: the file has no '('", text, 0 if not n else n)
     # one frame per open '(': [node the tree hangs from (None at the top), last node of its
@@ -1046,7 +1059,7 @@ def _charset(data):
     FF[4] puts it; a CA[] of a later game tree is not the file's), or None (no CA there, or
     one Python does not know as a text encoding)."""
     end = _root_end(data, [0, False, 0])
-    m = _CA.search(data, max(data.find(b"("), 0), len(data) if end is None else end)
+    m = _CA.search(data, max(_first_tree(data), 0), len(data) if end is None else end)
     return None if m is None else _codec(m.group(1))
 
 
@@ -1123,6 +1136,13 @@ _TREE_OUTSIDE = re.compile(r"[()\[]")            # what matters outside a proper
 _SPACE = " \t\r\n\f\v"
 _BETWEEN = "\ufeff\x1a\x00"
 _TREE_AFTER = re.compile("[^" + re.escape(_SPACE + _BETWEEN) + "]")    # ... and after a game tree
+#: The opening of a collection's first game tree, "(" and its first node's ";" (text before it,
+#: a server's banner, may hold a "(" itself), as str and as bytes; and, in bytes that may go on,
+#: a "(" whose ";" may be still to come
+_TREE_START = re.compile(r"\([ \t\r\n\f\v]*;")
+_TREE_START_BYTES = re.compile(rb"\([ \t\r\n\f\v]*;")
+_TREE_START_CUT = re.compile(r"\([ \t\r\n\f\v]*\Z")
+_TREE_START_CUT_BYTES = re.compile(rb"\([ \t\r\n\f\v]*\Z")
 _STRAY = {";": "node outside a game tree", ")": "unmatched ')'"}    # parse's words for them
 _TREE_INSIDE = re.compile(r"[\]\\]")             # ... and inside one
 
@@ -1239,18 +1259,19 @@ _ROOT_INSIDE = re.compile(rb"[\]\\]")         # ... and what matters inside one
 
 def _root_end(data, state):
     """The offset in SGF bytes `data` of the ';', '(' or ')' that ends the first game tree's
-    root node (text before the first '(' skipped, as ``parse`` does), or None when `data` does
-    not reach it yet. `state` ([stage, in a value, offset]) carries the scan on as `data`
-    grows: stage 0 before the first '(', 1 before the root's ';', 2 in its properties."""
+    root node (text before the tree skipped, as ``parse`` skips it: see _first_tree), or None
+    when `data` does not reach it yet. `state` ([stage, in a value, offset]) carries the scan on
+    as `data` grows: stage 0 before the tree's "(;", 1 in the root's properties."""
     stage, in_value, pos = state
     n = len(data)
     while True:
         if stage == 0:
-            at = data.find(b"(", pos)
-            if at < 0:
-                pos = n
+            m = _TREE_START_BYTES.search(data, pos)
+            if m is None:
+                cut = _TREE_START_CUT_BYTES.search(data, pos)
+                pos = n if cut is None else cut.start()
                 break
-            stage, pos = 1, at + 1
+            stage, pos = 1, m.end()
         elif in_value:
             m = _ROOT_INSIDE.search(data, pos)
             if m is None:
@@ -1268,11 +1289,8 @@ def _root_end(data, state):
             if m is None:
                 pos = n
                 break
-            c = m.group()
-            if c == b"[" and stage == 2:
+            if m.group() == b"[":
                 in_value, pos = True, m.end()
-            elif c == b";" and stage == 1:
-                stage, pos = 2, m.end()
             else:                                   # the next node, a variation, the tree's end
                 return m.start()                    # (or a malformed tree: parse says so)
     state[:] = [stage, in_value, pos]
@@ -1281,7 +1299,8 @@ def _root_end(data, state):
 
 def _split_trees(chunks):
     """(text, (line, column), stray) of each top-level game tree "(...)" in a stream of text
-    chunks. Text before the first tree is skipped, as ``parse`` skips it; after a tree only
+    chunks. Text before the first tree is skipped, as ``parse`` skips it (see _first_tree:
+    from the first "(" only when no tree opens with a node); after a tree only
     white space may come before the next one: `stray` is None, or the first other character
     and its (line, column) (for the caller to refuse, as ``parse`` refuses it; the text up to
     the next "(" is then skipped). A tree is given once what follows it is known. An unfinished
@@ -1290,13 +1309,31 @@ def _split_trees(chunks):
     depth, in_value = 0, False
     held = None                         # a tree that ended, not given yet
     line, column, mark = 1, 1, 0        # line and column of buf[mark]
-    for chunk in chunks:
-        keep = start if start is not None else pos
+    opened, first = False, None         # the first tree found; the first "(" before that
+    for chunk in itertools.chain(chunks, [None]):
+        if chunk is None:               # the end
+            if opened or first is None:
+                break
+            # no tree opens with a node: read from the first "(" (for parse to name the fault)
+            opened, pos, chunk = True, first, ""
+        keep = start if start is not None else first if not opened and first is not None else pos
         line, column = _advance(buf, mark, keep, line, column)
         buf, pos, mark = buf[keep:] + chunk, pos - keep, 0
         if start is not None:
             start = 0
+        if first is not None:
+            first -= keep
         while True:
+            if not opened:
+                m = _TREE_START.search(buf, pos)
+                if m is None:
+                    if first is None and buf.find("(", pos) >= 0:
+                        first = buf.find("(", pos)
+                    cut = _TREE_START_CUT.search(buf, pos)
+                    pos = len(buf) if cut is None else cut.start()
+                    break
+                opened, start, depth, pos = True, m.start(), 1, m.start() + 1
+                continue
             if in_value:
                 m = _TREE_INSIDE.search(buf, pos)
                 if m is None:
