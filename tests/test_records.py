@@ -353,11 +353,21 @@ def test_a_collection_is_decoded_in_one_charset_by_load_and_iter_games_alike(tmp
     g0, warned0 = lenient(sgf.load, path, 0)
     g1, warned1 = lenient(sgf.load, path, 1)
     assert g0.info == {"PB": "René"} and warned0 == []
-    assert g1.info == {"PB": "Jos\ufffd"} and len(warned1) == 1 and "not valid ISO-8859-1" in warned1[0]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", sgf.SgfWarning)
+    # the warning names the charset the bytes were read in, not the game's own CA[] (it said
+    # "not valid ISO-8859-1" of a byte that is valid ISO-8859-1)
+    in_utf8 = ("PB holds bytes that are not valid utf-8 (the file's charset; this game's "
+               "CA[ISO-8859-1] is not used): shown as U+FFFD (line 1, column 40)")
+    assert g1.info == {"PB": "Jos\ufffd"} and warned1 == [in_utf8]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", sgf.SgfWarning)
         streamed = list(sgf.iter_games(path, chunk_size=3))
     assert [g.info for g in streamed] == [g0.info, g1.info]
+    assert [str(w.message) for w in caught] == [in_utf8]
+    # a str given by the caller (sgf.decode's is a plain str too): the game's own CA[] is named
+    assert type(sgf.decode(path.read_bytes())) is str
+    _, warned = lenient(sgf.read_game, sgf.decode(path.read_bytes()), 1)
+    assert warned == ["PB holds bytes that are not valid ISO-8859-1: shown as U+FFFD (line 1, "
+                      "column 40)"]
     # a CA[] in the first root counts wherever it stands there, and Latin-1 then reads both
     path.write_bytes(b"(;SZ[9]PB[Jos\xe9]CA[ISO-8859-1])(;SZ[9]PB[Ren\xe9])")
     assert [sgf.load(path, k).info["PB"] for k in (0, 1)] == ["José", "René"]

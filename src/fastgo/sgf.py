@@ -848,13 +848,12 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
     if game.rules is not None and game.komi is not None:
         game.rules = game.rules.replace(komi=game.komi)
     game.result = root.get("RE")
-    charset = root.get("CA", "UTF-8").strip()
     for ident in GAME_INFO:
         if ident in root.props:
             game.info[ident] = _simple_text(ident, root.props[ident][0])
             if "\ufffd" in game.info[ident] and not strict:
-                warn(f"{ident} holds bytes that are not valid {charset}: shown as U+FFFD",
-                     where(root, ident))
+                warn(f"{ident} holds bytes that are not valid {_charset_read(root, text)}: "
+                     f"shown as U+FFFD", where(root, ident))
     game.setup_offset = root.offset
     _add_setup(root, game.setup, text)
     pl, pl_at = root.get("PL"), where(root, "PL")
@@ -925,6 +924,17 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
     elif game.handicap >= 2:
         game.to_move = WHITE
     return game
+
+
+def _charset_read(root, text):
+    """The charset a game's text was decoded in, for a warning: its CA[] (UTF-8 without one),
+    unless fastgo read the file and used another (a later game of a collection is read in the
+    first game's; a CA[] Python does not know, in UTF-8)."""
+    charset = root.get("CA", "UTF-8").strip()
+    used = getattr(text, "charset", None)
+    if used is not None and used != _codec(charset.encode("ascii", "replace")):
+        return f"{used} (the file's charset; this game's CA[{charset}] is not used)"
+    return charset
 
 
 def _player(value, text, offset):
@@ -1102,7 +1112,13 @@ def decode(data: bytes, strict: bool = False) -> str:
 
     `strict`: the whole file in CA's charset if it decodes, else UTF-8, else Latin-1 (which
     decodes anything)."""
-    strict = _flag(strict, "strict")
+    return str(_decode(data, _flag(strict, "strict")))
+
+
+def _decode(data, strict):
+    """decode's text; not strict, as an _Excerpt that names the codec it was read in
+    (``charset``), for game_from_tree's warnings about the games of a collection whose own
+    CA[] differs."""
     enc = _charset(data)
     if strict:
         for e in ([enc] if enc else []) + ["utf-8"]:
@@ -1111,7 +1127,9 @@ def decode(data: bytes, strict: bool = False) -> str:
             except UnicodeError:                  # UnicodeError: codecs such as punycode
                 continue
         return data.decode("latin-1")
-    return data.decode(enc or "utf-8", "replace")
+    text = _Excerpt(data.decode(enc or "utf-8", "replace"))
+    text.charset = enc or "utf-8"
+    return text
 
 
 def load(path: str | bytes | os.PathLike[Any], index: int = 0, *, strict: bool = False,
@@ -1121,13 +1139,16 @@ def load(path: str | bytes | os.PathLike[Any], index: int = 0, *, strict: bool =
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise TypeError(f"path must be a str, bytes or os.PathLike, not {type(path).__name__}")
     with open(path, "rb") as f:
-        return read_game(decode(f.read(), strict), index, strict=strict,
+        return read_game(_decode(f.read(), _flag(strict, "strict")), index, strict=strict,
                          komi_convention=komi_convention)
 
 
 class _Excerpt(str):
-    """One game tree's text cut from a file, with the (line, column) where it starts there, so
-    that errors and warnings give the file's line and column."""
+    """SGF text read from a file: one game tree cut from it, with the (line, column) where it
+    starts there (``origin``), so that errors and warnings give the file's line and column, or
+    the whole file; ``charset``, the codec it was decoded in (None: strictly, or unknown)."""
+    origin = (1, 1)
+    charset = None
 
 
 _TREE_OUTSIDE = re.compile(r"[()\[]")            # what matters outside a property value
@@ -1190,6 +1211,7 @@ def _iter_games(f, strict, komi_convention, errors, chunk_size):
     first = f.read(chunk_size)
     if not isinstance(first, bytes):
         raise TypeError("iter_games reads bytes: open the file in binary mode ('rb')")
+    charset = None
     if strict:
         chunks = iter([decode(first + f.read(), strict=True)])
     else:
@@ -1207,6 +1229,7 @@ def _iter_games(f, strict, komi_convention, errors, chunk_size):
     for tree, origin, stray in _split_trees(chunks):
         text = _Excerpt(tree)
         text.origin = origin
+        text.charset = None if strict else charset or "utf-8"     # (see _decode)
         try:
             roots = parse(text)
             if stray is not None:   # text after the tree (its end may be cut): what parse says
