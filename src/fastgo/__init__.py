@@ -36,7 +36,8 @@ __version__ = "0.1.0"
 
 __all__ = ["Board", "Chain", "Score", "Rules", "PRESETS", "IllegalMoveError", "ConsistencyError",
            "EMPTY", "BLACK", "WHITE", "is_legal_position", "zobrist_key", "point_to_rowcol",
-           "rowcol_to_point", "point_to_vertex", "vertex_to_point", "star_points", "max_fixed_handicap", "playouts", "simulate",
+           "rowcol_to_point", "point_to_vertex", "vertex_to_point", "star_points",
+           "max_fixed_handicap", "playouts", "simulate",
            "Playouts", "Search", "SearchResult", "Simulation",
            "count_legal_positions", "count_legal_positions_brute", "count_legal_positions_stats",
            "legal_position_mask", "estimate_legal_fraction",
