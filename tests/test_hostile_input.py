@@ -1000,6 +1000,110 @@ def test_search_init_re_entered_from_an_argument_is_refused():
     assert (rc, out.strip()) == (0, "ok"), err[-2000:]
 
 
+def test_search_of_a_new_board_started_again_by_an_argument_is_sized_for_its_copy():
+    """Search read a Board.__new__ board's size (1x1) before its arguments, whose __index__
+    then made it a 19x19 game, and copied the board after: buffers for one point, a 19x19 root
+    (a heap overflow: "free(): invalid next size", or a segfault). The board is now copied
+    first, so the search is of the 1x1 game it was given."""
+    code = """
+        import gc, fastgo
+        from fastgo.search import Search
+        for k in range(3):
+            b = fastgo.Board.__new__(fastgo.Board)
+            class One:
+                def __index__(self):
+                    b.__init__(19)
+                    return 1
+            s = Search(b, threads=One(), ownership=True, seed=k)
+            r = s.search(playouts=3000)
+            assert (s.board.width, s.board.height, s.board.history) == (1, 1, [])
+            assert r.moves.tolist() == [1] and r.ownership.shape == (1, 1), r
+            assert b.width == 19
+            del s
+            gc.collect()
+        print("ok")
+    """
+    rc, out, err = run_python(code)
+    assert (rc, out.strip()) == (0, "ok"), err[-2000:]
+
+
+class _HookRules(fastgo.Rules):
+    """Rules whose field reads run `hook` (a Rules subclass is kept as it is by a Board)."""
+    hook = None
+
+    def __getattribute__(self, name):
+        hook = type(self).hook
+        if hook is not None and name in ("scoring", "komi"):
+            type(self).hook = None
+            hook()
+        return object.__getattribute__(self, name)
+
+
+def test_the_rules_fields_are_read_once_when_the_board_starts():
+    """playouts and Search.advance read a board's scoring and komi while they read the board:
+    a Rules subclass's read that played on it ran the playouts from a position the game never
+    had (the new stones, the old player to move), and one that raised left advance half done
+    (the root board advanced, the tree not), and the next search segfaulted. The fields are
+    read once, when the board's game starts (and the board is as it was then)."""
+    b = fastgo.Board(9, rules=_HookRules())
+    b.play("E5")
+    want = fastgo.playouts(b.copy(), 300, seed=5, threads=1).scores
+    _HookRules.hook = lambda: b.play("D4")
+    got = fastgo.playouts(b, 300, seed=5, threads=1).scores
+    assert b.history == [40] and _HookRules.hook is not None      # no user code ran
+    assert np.array_equal(got, want)
+    _HookRules.hook = None
+    s = fastgo.Search(b, threads=1, seed=1)
+    s.search(playouts=500)
+
+    def fail():
+        raise KeyError("rules read")
+    _HookRules.hook = fail
+    s.advance("D4")                     # reads no rules field: no half-done advance
+    assert s.board.history == [40, 30] and s.search(playouts=500).root_visits >= 500
+    with pytest.raises(KeyError):       # where the rules are read: the new board's start
+        fastgo.Board(9, rules=_HookRules())
+    _HookRules.hook = None
+    # the score of a territory board (its fields as the board was made) matches a plain one's
+    t = fastgo.Board(5, rules=_HookRules(scoring="territory", komi=0.5))
+    t.play("C3")
+    plain = t.copy()
+    plain_rules = fastgo.Rules(scoring="territory", komi=0.5)
+    assert t.score() == fastgo.Board.from_array(plain.stones(), rules=plain_rules).score()
+
+
+def test_a_signal_handler_inside_a_batch_being_made_is_refused():
+    """BoardBatch's __init__ looks for Ctrl-C while it makes its games (a large batch takes
+    seconds): a signal handler that used the batch then read games not made yet (a legal
+    mask of uninitialised memory; a step died of SIGFPE). It is refused as a call from
+    another thread is, and the batch made afterwards is whole."""
+    code = """
+        import signal, numpy as np, fastgo
+        b = fastgo.BoardBatch.__new__(fastgo.BoardBatch)
+        seen = []
+        def handler(sig, frame):
+            for call in (b.legal_mask, lambda: b.step(np.full(len(b), 40))):
+                try:
+                    call()
+                    seen.append("ran")
+                except RuntimeError as e:
+                    seen.append(str(e)[:25])
+        signal.signal(signal.SIGALRM, handler)
+        for tries in range(5):
+            signal.setitimer(signal.ITIMER_REAL, 0.01)
+            b.__init__(60000, 9, threads=1)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            if seen:
+                break
+            b = fastgo.BoardBatch.__new__(fastgo.BoardBatch)    # (made before the timer)
+        assert seen == ["this BoardBatch is in use"] * 2, seen
+        assert b.legal_mask().all(1).all() and b.move_numbers.max() == 0
+        print("ok")
+    """
+    rc, out, err = run_python(code)
+    assert (rc, out.strip()) == (0, "ok"), err[-2000:]
+
+
 def test_rule_names_are_matched_exactly_not_by_a_strings_own_eq():
     """A str subclass whose __eq__ says True to everything passed `ko in KO_RULES`: Board and
     BoardBatch then raised KeyError, and a bogus scoring was accepted."""

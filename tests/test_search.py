@@ -514,6 +514,35 @@ def test_puct_batches_and_virtual_loss():
     assert calls[1] == 64
 
 
+def test_a_seeded_puct_search_is_the_same_at_any_speed(monkeypatch):
+    """PUCT collects its batches on one thread and a seeded search is reproducible: but a batch
+    stopped filling when the 0.1 s slice between looks for Ctrl-C ended, so on 19x19 with
+    large batches (or a busy core) which leaves shared a batch, and so the tree, followed the
+    clock. With slices of 10 µs (every batch's collection outlasting its slice) the search is
+    the one of the normal slices, batch by batch."""
+    import fastgo.search as search_module
+    b = fastgo.Board(9, rules="chinese")
+    b.play("E5")
+
+    def run():
+        calls = []
+
+        def ev(planes):
+            calls.append(len(planes))
+            n = len(planes)
+            stones = planes.reshape(n, planes.shape[1], -1)
+            priors = np.ones((n, 82))
+            priors[:, :81] += stones[:, 0] * 3 + np.arange(81) / 81
+            return priors, stones[:, 1].mean(1) - stones[:, 0].mean(1)
+        r = Search(b, evaluator=ev, seed=1, batch=48, dirichlet=(0.3, 0.25)).search(visits=1500)
+        return calls, r.moves.tolist(), r.visits.tolist(), r.values.tolist()
+
+    normal = run()
+    monkeypatch.setattr(search_module, "_SLICE", 1e-5)
+    assert search_module._SLICE == 1e-5
+    assert run() == normal and max(normal[0]) == 48
+
+
 def _even(planes):
     """Every move equally likely, every position even."""
     n, _, h, w = planes.shape

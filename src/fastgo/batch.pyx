@@ -270,8 +270,8 @@ cdef class BoardBatch:
         self.rules = start.rules
         self.ko_rule = start.ko_rule
         self.suicide = start.suicide
-        self.territory = start.rules.scoring == "territory"
-        self.komi = start.rules.komi
+        self.territory = start.territory
+        self.komi = start.komi
         self.max_moves = cap
         self.autoreset = autoreset
         self.start = start
@@ -287,6 +287,9 @@ cdef class BoardBatch:
         self.s_inv = stride_inverse(start.st.stride)
         self.hard = <uint64_t*>calloc(n * self.hard_words, sizeof(uint64_t))
         self.spans = <int16_t*>malloc(<size_t>4 * n * (self.npoints + 1) * sizeof(int16_t))
+        # in use until every game is made: a signal handler (Ctrl-C is looked for below) that
+        # calls the batch is refused, as a call from another thread is (_idle)
+        self.busy = True
         try:
             if (self.states == NULL or self.rings == NULL or self.games == NULL
                     or self.masks == NULL or self.hard == NULL or self.spans == NULL
@@ -302,6 +305,8 @@ cdef class BoardBatch:
         except BaseException:
             self._release()                     # no half-made games for a later call to find
             raise
+        finally:
+            self.busy = False
 
     # -- per-game kernels (no GIL) -----------------------------------------------------------------
 

@@ -39,6 +39,8 @@ cdef class Board:
     cdef int first             # colour to move at the set-up
     cdef int ko_rule
     cdef bint suicide
+    cdef bint territory        # rules.scoring == "territory", and rules.komi: read once, so that
+    cdef double komi           # the kernels' callers read the board without running user code
     cdef int npoints
     cdef readonly object rules
     cdef object setup          # int8 [h, w] stones of a non-empty set-up, else None (for pickling)

@@ -322,7 +322,11 @@ cdef class Board:
     cdef int _reset(self, int w, int h, rules) except -1:
         """An empty w x h game under `rules` (a validated Rules), reusing the allocations."""
         cdef void* mem
+        # the rules' fields first: a Rules subclass's attribute reads may run user code, which
+        # must find the board as it was (and every later reader reads these copies)
         cdef int ko_rule = _KO_CODES[rules.ko]
+        cdef bint suicide = rules.suicide, territory = rules.scoring == "territory"
+        cdef double komi = rules.komi
         if self.turns_inline or self.seen_inline or self.block_class:
             raise RuntimeError("Board._reset on a copy")     # only new boards are reset
         if board_bytes(w, h) != board_bytes(self.st.width, self.st.height):
@@ -340,7 +344,9 @@ cdef class Board:
         if ko_rule != KO_SIMPLE:
             self._seen_reserve(1)
         self.rules = rules
-        self.suicide = rules.suicide
+        self.suicide = suicide
+        self.territory = territory
+        self.komi = komi
         self.npoints = w * h
         self.first = BLACK
         self.setup = None
@@ -506,6 +512,8 @@ cdef class Board:
         b.setup = self.setup
         b.ko_rule = self.ko_rule
         b.suicide = self.suicide
+        b.territory = self.territory
+        b.komi = self.komi
         b.npoints = self.npoints
         b.first = self.first
         b.initialised = True
@@ -960,10 +968,9 @@ cdef class Board:
             dead = np.flatnonzero(dead).tolist()
         elif isinstance(dead, (str, bytes)) or not hasattr(dead, "__iter__"):
             raise TypeError(f"dead must be an iterable of moves or a bool mask, not {type(dead).__name__}")
-        # every piece of user code (the iterator, __index__, the rules' fields) runs before the
-        # board is read; the reading below calls no Python code
+        # every piece of user code (the iterator, __index__) runs before the board is read; the
+        # reading below calls no Python code (the rules' fields were read at the board's start)
         dead = [self._point(m) for m in dead]
-        scoring, komi = self.rules.scoring, self.rules.komi
         owner = np.empty((h, w), dtype=np.int8)
         if self.st.width != w or self.st.height != h:
             raise RuntimeError("the board changed size while its dead stones were read")
@@ -983,7 +990,7 @@ cdef class Board:
                 if q == p:
                     break
         board_ownership(colour, 1, self.st, <int8_t*>cnp.PyArray_DATA(owner), owned, territory)
-        margin = score_points(self.st, owned, territory, scoring == "territory", komi,
+        margin = score_points(self.st, owned, territory, self.territory, self.komi,
                               removed[BLACK], removed[WHITE], &black, &white)
         return Score(black, white, margin, winner_of(margin), owner)
 

@@ -461,10 +461,10 @@ cdef inline int spec_from_board(PlayoutSpec* g, Board board, int ko_rule, int ma
     g.passes = <int>board._trailing_passes(2)
     g.ko_rule = ko_rule
     g.suicide = board.suicide
-    g.territory = board.rules.scoring == "territory"
+    g.territory = board.territory
     g.has_ko_hash = board.nturns >= 1
     g.ko_hash = board.turns[board.nturns - 1].hash if board.nturns >= 1 else 0
-    g.komi = board.rules.komi
+    g.komi = board.komi
     g.max_moves = max_moves
     g.policy = POLICY_UNIFORM
     g.last_play = 0

@@ -382,9 +382,14 @@ cdef class Search:
         if self.entered:
             raise RuntimeError("Search.__init__ called twice")
         self.entered = True
-        cdef Board bd = board
+        cdef Board bd
         cdef int t
         cdef int64_t cap
+        # a plain Board, copied before any argument is read: an argument's user code could play
+        # on the caller's board or start it again at another size (buffers sized for one size
+        # and a root of another), and a subclass's copy() (another size) or play() (another
+        # move) would desynchronise the buffers or the tree from the root
+        self.root_board = bd = (<Board>board)._copy_as(Board, False)
         if evaluator is not None and not callable(evaluator):
             raise TypeError(f"evaluator must be callable, not {type(evaluator).__name__}")
         self.evaluator = evaluator
@@ -455,9 +460,6 @@ cdef class Search:
         if given:
             raise ValueError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} "
                              f"only to {what}")
-        # a plain Board: a subclass's copy() (another size) or play() (another move) would
-        # desynchronise the buffers or the tree from the root
-        self.root_board = bd._copy_as(Board, False)
 
         self.pool.nodes = <Node*>malloc(<size_t>cap * sizeof(Node))
         self.pool.moves = <int16_t*>malloc(<size_t>cap * sizeof(int16_t))
@@ -1143,7 +1145,7 @@ cdef class Search:
         cdef int64_t i, left
         cdef Node* nodes
         cdef int nthreads = _job_threads(self.nthreads, "Search.search")
-        cdef double t0
+        cdef double t0, slice_end
         if not self.guard.acquire(blocking=False):
             raise RuntimeError(_BUSY)
         try:
@@ -1165,17 +1167,20 @@ cdef class Search:
             if self.prm.puct:
                 self._noise()           # a root expanded already (advance): before any descent
             while True:
-                self.slice_end = _now() + _SLICE
                 if self.prm.puct:
+                    # the slice is looked at between batches only: a batch is filled by the
+                    # limits alone, so that a seeded search is the same at any speed
+                    slice_end = _now() + _SLICE
                     while True:
                         with nogil:
                             k = self._collect()
                         if k:
                             self._evaluate(k)
                             self._noise()
-                        if _now() >= self.slice_end or not self._may_start():
+                        if _now() >= slice_end or not self._may_start():
                             break
                 else:
+                    self.slice_end = _now() + _SLICE
                     with nogil:
                         if nthreads == 1:
                             self._work(0)
