@@ -112,11 +112,32 @@ def test_the_vector_env_s_masks_are_the_batch_s():
     assert obs["action_mask"].dtype == np.int8
     assert all(obs["action_mask"][i, a] for i, a in enumerate(acts))
     env.step(np.array([1, 2, 3]))
-    with pytest.raises(ValueError, match="mask must be a bool array of shape"):
-        env.reset(options={"reset_mask": np.array([0, 1, 2])})
+    # a wrong dtype is an ArgumentTypeError, a TypeError as the README says (and a ValueError)
+    for bad in (np.array([0, 1, 2]), np.array([0, 1, 0]), np.array([0.0, 1.0, 0.0])):
+        with pytest.raises(fastgo.errors.ArgumentTypeError, match="mask must be a bool array"):
+            env.reset(options={"reset_mask": bad})
+        with pytest.raises(TypeError):
+            env.batch.reset(bad)
+    with pytest.raises(ValueError, match="mask must be a bool array of shape") as e:
+        env.reset(options={"reset_mask": np.array([True, False])})
+    assert not isinstance(e.value, TypeError)
     assert env.batch.move_numbers.tolist() == [1, 1, 1]        # nothing restarted
     env.reset(options={"reset_mask": np.array([True, False, True])})
     assert env.batch.move_numbers.tolist() == [0, 1, 0]
+
+
+def test_autoreset_modes_by_every_documented_name():
+    """The README names the modes NEXT_STEP / SAME_STEP / DISABLED and the docstring next-step
+    / same-step / disabled (BoardBatch's autoreset): both were refused ("'same-step' is not a
+    valid AutoresetMode"), only Gymnasium's values ("SameStep") were taken."""
+    for mode in AutoresetMode:
+        names = [mode, mode.name, mode.name.lower(), mode.value, mode.name.lower().replace("_", "-")]
+        for name in names:
+            assert GoVectorEnv(2, 5, threads=1, autoreset_mode=name).metadata[
+                "autoreset_mode"] is mode
+    for bad in ("sometimes", "", 1, None):
+        with pytest.raises(ValueError, match="'next-step', 'same-step', 'disabled'"):
+            GoVectorEnv(2, 5, threads=1, autoreset_mode=bad)
 
 
 def test_rewards_go_to_the_mover():
@@ -140,8 +161,26 @@ def test_rewards_go_to_the_mover():
     env.step(9)                     # White passed, Black...
     _, r, te, _, _ = env.step(9)    # ...Black passes: not over (only one pass in a row)? no:
     assert te and r == 1.0          # White's pass then Black's: two in a row, Black won
-    with pytest.raises(fastgo.IllegalActionError):
+    with pytest.raises(fastgo.IllegalActionError, match=r"^illegal action 9: game over$"):
         env.step(9)
+
+
+def test_a_single_game_env_refuses_an_action_as_its_own_game_s():
+    # the message named "game 0" of the batch of one inside ("illegal actions in 1 game(s):
+    # game 0: action 4 occupied"), a game the env's user never made
+    env = GoEnv(3)
+    env.reset()
+    env.step(4)
+    with pytest.raises(fastgo.IllegalActionError) as e:
+        env.step(4)
+    assert str(e.value) == "illegal action 4: occupied"
+    assert (e.value.games, e.value.actions, e.value.reasons) == ([0], [4], ["occupied"])
+    aec = GoAECEnv(3)
+    aec.reset()
+    aec.step(4)
+    with pytest.raises(fastgo.IllegalActionError, match=r"^illegal action 4: occupied$"):
+        aec.step(4)
+    assert aec.batch.move_numbers.tolist() == [1]       # nothing changed
 
 
 @pytest.mark.parametrize("komi, reward", [(-0.5, -1.0), (0, 0.0), (0.5, 1.0)])

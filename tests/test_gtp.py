@@ -393,9 +393,8 @@ def test_loadsgf_and_printsgf_round_trip(tmp_path):
     bad.write_text("(;SZ[5];B[cc];W[cc])")
     transcript(e, [(f"loadsgf {bad}", "? cannot load file: move 2 (W C3) is illegal: occupied, "
                                       "under Japanese rules (the default for records without "
-                                      "RU[]), komi 6.5 (the rules' own: no KM[] in the record); "
-                                      "choose other rules with rules= (Game.board) or --rules "
-                                      "(fastgo replay) (line 1, column 16)"),
+                                      "RU[]), komi 6.5 (the rules' own: no KM[] in the record) "
+                                      "(line 1, column 16)"),     # (no rules= in GTP: no hint)
                    ("list_stones black", "= C3 A5")])     # the failed load changed nothing
     twice = tmp_path / "twice.sgf"
     twice.write_text("(;SZ[5];B[aa];B[bb])")      # read as GTP reads play b, play b

@@ -211,6 +211,15 @@ def test_equality_is_the_same_game():
         hash(a)
 
 
+def test_free_handicap_placements_that_are_refused_say_why():
+    # a repeated point was "needs at least two distinct points" of a list holding two
+    for handicap, message in [(["D4", "D4", "Q16"], "D4 is given twice"),
+                              (["D4"], "needs at least two stones"),
+                              (["D4", "pass"], "no pass")]:
+        with pytest.raises(ValueError, match=message):
+            fastgo.Board(19, handicap=handicap)
+
+
 def test_start_position_and_first_player():
     b = fastgo.Board(9, handicap=["C3", "G7"])
     b.play("E5")
@@ -244,6 +253,15 @@ def test_dead_stones_as_a_mask():
     assert b.score(dead=mask.ravel()).black == 16
     with pytest.raises(ValueError):
         b.score(dead=np.zeros((3, 3), dtype=bool))
+    # a 0/1 integer mask (as the environments' int8 masks) is a mask too: it was read as the
+    # points A1, B1 ..., scoring other stones (or "no stone at A1") without a word
+    for dtype in (np.int8, np.uint8, np.int64):
+        assert b.score(dead=mask.astype(dtype))[:4] == by_list[:4]
+        assert b.score(dead=mask.ravel().astype(dtype))[:4] == by_list[:4]
+    # an integer array of points stays a list of points, at any length
+    assert b.score(dead=np.array([7, 7]))[:4] == by_list[:4]
+    points = np.full(16, 7)
+    assert b.score(dead=points)[:4] == by_list[:4]
 
 
 def test_superko_memory_stays_sized_to_the_history_under_play_undo_churn():

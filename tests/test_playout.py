@@ -468,6 +468,9 @@ def test_simulate_is_playouts_from_a_new_board():
     assert all(np.array_equal(x, y) for x, y in zip(a.moves, c.moves))
     h = simulate(10, 9, handicap=2, seed=1, record=1)
     assert h.moves[0].size > 0
+    # first=k as playouts takes it (the README said "the same": simulate refused it)
+    later = simulate(20, 7, 5, rules="japanese", seed=8, first=30)
+    assert np.array_equal(later.scores, a.scores[30:])
 
 
 def test_results_object():

@@ -820,8 +820,10 @@ cdef class BoardBatch:
             else:
                 mk = np.asarray(mask)
                 if mk.dtype != np.bool_ or mk.shape != (self.n,):
-                    raise ValueError(f"mask must be a bool array of shape ({self.n},), got "
-                                     f"{mk.dtype} {mk.shape}")
+                    # (an index array is refused: cast to bools, [0, 1, 2] would restart 1 and 2)
+                    raise (ValueError if mk.dtype == np.bool_ else ArgumentTypeError)(
+                        f"mask must be a bool array of shape ({self.n},), got {mk.dtype} "
+                        f"{mk.shape}")
                 m = np.ascontiguousarray(mk, dtype=np.uint8)
             self.job_flags = <uint8_t*>cnp.PyArray_DATA(m)
             self._run(JOB_RESET, self._threads_now())

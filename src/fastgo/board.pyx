@@ -304,8 +304,15 @@ cdef class Board:
                 points = star_points(w, h, n) if n else []
             grid = None
             if points:
-                if len(points) < 2 or len(set(points)) != len(points) or w * h in points:
-                    raise ValueError("handicap placement needs at least two distinct points, no pass")
+                if w * h in points:
+                    raise ValueError("handicap placement: no pass")
+                if len(set(points)) != len(points):
+                    twice = next(p for p in points if points.count(p) > 1)
+                    raise ValueError(f"handicap placement: {point_to_vertex(twice, w, h)} is "
+                                     f"given twice")
+                if len(points) < 2:
+                    raise ValueError("handicap placement needs at least two stones (one is no "
+                                     "handicap: play it as Black's first move)")
                 grid = np.zeros((h, w), dtype=np.uint8)
                 for p in points:
                     grid[p // w, p % w] = BLACK
@@ -953,7 +960,9 @@ cdef class Board:
         """Score the position as it stands (the game need not be over).
 
         `dead` lists points of chains the players agree are dead; they are removed first (and count
-        as prisoners under territory scoring). Area: stones + empty points reaching only that
+        as prisoners under territory scoring). A numpy array of the board's shape, (height, width)
+        or (width * height,), is a mask instead when it is bool or holds only 0 and 1 (the
+        environments' int8 masks; a list of points that long would repeat A1 and B1). Area: stones + empty points reaching only that
         colour (rule 9). Territory: empty points reaching only that colour + prisoners + dead
         stones. Komi goes to White. Returns Score(black, white, margin, winner, ownership)."""
         cdef int w = self.st.width, h = self.st.height, p, q
@@ -962,7 +971,9 @@ cdef class Board:
         cdef int territory[3]
         cdef uint8_t colour[MAX_PAD]     # the colouring with the dead stones removed
         cdef double black, white, margin
-        if isinstance(dead, np.ndarray) and dead.dtype == np.bool_:
+        if isinstance(dead, np.ndarray) and (dead.dtype == np.bool_ or (
+                dead.dtype.kind in "iu" and dead.shape in ((h, w), (w * h,))
+                and ((dead == 0) | (dead == 1)).all())):
             if dead.shape not in ((h, w), (w * h,)):
                 raise ValueError(f"a dead-stone mask must have shape ({h}, {w}) or ({w * h},)")
             dead = np.flatnonzero(dead).tolist()

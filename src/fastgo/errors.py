@@ -44,10 +44,13 @@ class IllegalActionError(Rebuilt, ValueError):
     an action that is no point and no pass, N = ``width * height``).
     """
 
-    def __init__(self, games, actions, reasons):
+    def __init__(self, games, actions, reasons, one=False):
         self.games = list(games)
         self.actions = list(actions)
         self.reasons = list(reasons)
+        if one:             # a single-game environment's: its one game has no index to name
+            super().__init__(f"illegal action {self.actions[0]}: {self.reasons[0]}")
+            return
         shown = "; ".join(f"game {g}: action {a} {r}"
                           for g, a, r in zip(self.games[:5], self.actions, self.reasons))
         more = f" (and {len(self.games) - 5} more)" if len(self.games) > 5 else ""

@@ -662,7 +662,9 @@ class Engine:
             # and a move after two passes resumes the game
             parts = game.segments(upto=upto, insert_passes=True)
         except sgf.SgfError as e:
-            raise GtpError(f"cannot load file: {e}") from None
+            # (the record's rules are used: the hint of how to choose others is no GTP's)
+            message = str(e).replace(e.hint, "") if isinstance(e, sgf.ReplayError) else str(e)
+            raise GtpError(f"cannot load file: {message}") from None
         self.width, self.height, self.rules = game.width, game.height, parts[-1].rules
         # the record's HA[] for printsgf where its set-up bears it out (board_to_sgf refuses a
         # count the stones contradict, as in a record that plays its handicap stones as moves)

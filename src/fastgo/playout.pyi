@@ -59,5 +59,5 @@ def simulate(n: SupportsIndex, width: SupportsIndex = 9, height: Optional[Suppor
              handicap: Union[SupportsIndex, Sequence[Move]] = 0, seed: SupportsIndex = 0,
              threads: Optional[SupportsIndex] = None, ko: str = "rules",
              max_moves: Optional[SupportsIndex] = None, ownership: bool = False,
-             record: Union[SupportsIndex, Iterable[SupportsIndex]] = 0,
+             record: Union[SupportsIndex, Iterable[SupportsIndex]] = 0, first: SupportsIndex = 0,
              policy: str = "uniform") -> Playouts: ...

@@ -517,10 +517,10 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
 
 
 def simulate(n, width=9, height=None, *, rules=None, komi=None, handicap=0, seed=0, threads=None,
-             ko="rules", max_moves=None, ownership=False, record=0, policy="uniform"):
+             ko="rules", max_moves=None, ownership=False, record=0, first=0, policy="uniform"):
     """Play `n` random games from the empty board of the given size and rules (a ``Rules`` or a
     preset name; `komi` and `handicap` as for ``Board``) and score them: ``playouts`` from a new
-    ``Board``. Returns ``Playouts``."""
+    ``Board`` (a new game took no prisoners). Returns ``Playouts``."""
     board = _Board(width, height, rules=rules, komi=komi, handicap=handicap)
     return playouts(board, n, seed=seed, threads=threads, ko=ko, max_moves=max_moves,
-                    ownership=ownership, record=record, policy=policy)
+                    ownership=ownership, record=record, first=first, policy=policy)

@@ -172,8 +172,9 @@ class ReplayError(SgfError):
         self.reason = reason
         self.rules = rules
         side = "B" if colour == BLACK else "W"
-        under = (f", under {rules}; choose other rules with rules= (Game.board) or --rules "
-                 "(fastgo replay)") if rules else ""
+        #: how to choose other rules, in the message (a GTP controller has no such choice)
+        self.hint = "; choose other rules with rules= (Game.board) or --rules (fastgo replay)"
+        under = f", under {rules}{self.hint}" if rules else ""
         super().__init__(f"move {move_number} ({side} {vertex}) is illegal: {reason}{under}",
                          text, offset)
 

@@ -75,6 +75,16 @@ def _rewards(movers: int | npt.NDArray[np.int8], res: StepResult) -> npt.NDArray
     return np.where(res.terminated, won.astype(np.float64) - lost.astype(np.float64), 0.0)
 
 
+def _step_one(batch: BoardBatch, action: int) -> StepResult:
+    """A single-game env's step: its batch of one stepped, a refusal told as the game's own
+    (the batch's message names "game 0", which the env's user never made)."""
+    from fastgo.errors import IllegalActionError
+    try:
+        return batch.step(np.array([action], dtype=np.int64))
+    except IllegalActionError as e:
+        raise IllegalActionError(e.games, e.actions, e.reasons, one=True) from None
+
+
 def _reward(mover: int, winner: int) -> float:
     """_rewards for one game whose step ended it: +1.0 when the mover won, -1.0 when it lost,
     0.0 for a tie (in plain Python: numpy's calls on arrays of one cost a single-game env's

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fastgo.coords import _flag
-from fastgo.envs import _batch, _reward, _rewards, check_action, require
+from fastgo.envs import _batch, _reward, _rewards, _step_one, check_action, require
 
 require("gymnasium", "gym")         # a missing extra is said in fastgo's words
 import gymnasium as gym  # type: ignore[import-not-found, unused-ignore]  # noqa: E402
@@ -42,6 +42,21 @@ __all__ = ["GoEnv", "GoVectorEnv"]
 
 _MODES = {AutoresetMode.NEXT_STEP: "next-step", AutoresetMode.SAME_STEP: "same-step",
           AutoresetMode.DISABLED: "disabled"}
+
+
+def _autoreset_mode(value: Any) -> AutoresetMode:
+    """An AutoresetMode from itself or a name: BoardBatch's ("next-step"), the enum member's
+    ("NEXT_STEP") or its value ("NextStep"), in any case."""
+    if isinstance(value, AutoresetMode):
+        return value
+    if isinstance(value, str):
+        key = value.lower().replace("-", "").replace("_", "")
+        for mode in _MODES:
+            if key in (mode.name.lower().replace("_", ""), str(mode.value).lower()):
+                return mode
+    names = ", ".join(repr(v) for v in _MODES.values())
+    raise ValueError(f"autoreset_mode must be an AutoresetMode or one of {names} (or the "
+                     f"enum's names), not {value!r}")
 
 
 def _spaces(width: int, height: int, encoding: str,
@@ -86,9 +101,7 @@ class GoVectorEnv(VectorEnv[_Observation, npt.NDArray[np.int64], npt.NDArray[Any
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  threads: SupportsIndex | None = None, copy: bool = True,
                  render_mode: str | None = None) -> None:
-        mode = AutoresetMode(autoreset_mode) if isinstance(autoreset_mode, str) else autoreset_mode
-        if mode not in _MODES:
-            raise ValueError(f"autoreset_mode must be an AutoresetMode, not {autoreset_mode!r}")
+        mode = _autoreset_mode(autoreset_mode)
         if render_mode is not None:        # (metadata["render_modes"] is empty)
             raise ValueError(f"GoVectorEnv renders nothing: render_mode must be None, not "
                              f"{render_mode!r} (GoEnv renders 'ansi')")
@@ -202,7 +215,7 @@ class GoEnv(gym.Env[_Observation, SupportsIndex]):
              ) -> tuple[_Observation, float, bool, bool, dict[str, Any]]:
         action = check_action(action, self.batch.num_points + 1)
         mover = int(self.batch.to_move[0])
-        res = self.batch.step(np.array([action], dtype=np.int64))
+        res = _step_one(self.batch, action)
         terminated = bool(res.terminated[0])
         reward = _reward(mover, int(res.winners[0])) if terminated else 0.0
         if self.render_mode == "human":

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, SupportsIndex
 import numpy as np
 import numpy.typing as npt
 
-from fastgo.envs import _batch, _reward, check_action, require
+from fastgo.envs import _batch, _reward, _step_one, check_action, require
 
 require("pettingzoo", "pettingzoo")
 from gymnasium import spaces  # type: ignore[import-not-found, unused-ignore]  # noqa: E402
@@ -104,7 +104,7 @@ class GoAECEnv(AECEnv):
             return self._was_dead_step(action)
         action = check_action(action, self.batch.num_points + 1)
         self._cumulative_rewards[agent] = 0.0
-        res = self.batch.step(np.array([action], dtype=np.int64))
+        res = _step_one(self.batch, action)
         self.rewards = {a: 0.0 for a in self.agents}
         if res.terminated[0]:
             for a in self.agents:           # each as if it had made the last move
