@@ -1139,11 +1139,11 @@ def test_checkpoint_and_resume(tmp_path):
         (whole.peak_states, whole.total_states, whole.final_states)
     # another board in the same directory is refused by name (the finished count left its result)
     assert json.loads((tmp_path / "result.json").read_text())["count"] == str(whole.count)
-    with pytest.raises(ValueError, match="result of a 7x8 sweep, not of 6x8"):
+    with pytest.raises(ValueError, match="result of another board's sweep: 7 points wide and 8 long, not 6 wide and 8 long"):
         count_legal_positions_stats(8, 6, checkpoint=tmp_path)
     # also where the other board's count needs another number of words (a 9x9 count does):
     # that was called a pass of a count in several passes (a counting tester's finding)
-    with pytest.raises(ValueError, match="result of a 7x8 sweep, not of 9x9"):
+    with pytest.raises(ValueError, match="result of another board's sweep: 7 points wide and 8 long, not 9 wide and 9 long"):
         count_legal_positions_stats(9, 9, checkpoint=tmp_path)
 
 
@@ -1253,7 +1253,7 @@ def test_checksums_refuse_a_damaged_or_edited_checkpoint(tmp_path, capsys):
             (dict(rows_done=True), r"rows_done must be an integer 1\.\.7, got True"),
             (dict(rows_done=7, file="states-row7.bin"), r"states-row7\.bin is missing"),
             (dict(states=meta["states"] - 1), r"holds \d+ bytes, not the \d+ states"),
-            (dict(frontier=4, length=16), r"checkpoint of a 4x16 sweep, not of 8x8"),
+            (dict(frontier=4, length=16), r"checkpoint of another board's sweep: 4 points wide and 16 long, not 8 wide and 8 long"),
             (dict(limbs=1), r"a pass counting modulo a power of two with 1 words"),
             (dict(primes=[PRIMES[0], PRIMES[1]]), r"a pass counting modulo \[9223"),
             (dict(peak_states=-5), r"peak_states must be an integer at least 0, got -5"),

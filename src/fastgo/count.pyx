@@ -138,8 +138,9 @@ def _sides(width, height, int max_short, int max_long, what):
     if w < 1 or h < 1:
         raise ValueError(f"board size {w}x{h}: width and height must be positive")
     if min(w, h) > max_short or max(w, h) > max_long:
-        raise ValueError(f"board size {w}x{h} out of range for {what}: the shorter side may be "
-                         f"at most {max_short} and the longer at most {max_long}")
+        most = (f"each side may be at most {max_long}" if max_short == max_long else
+                f"the shorter side may be at most {max_short} and the longer at most {max_long}")
+        raise ValueError(f"board size {w}x{h} out of range for {what}: {most}")
     return w, h
 
 
@@ -972,9 +973,8 @@ def _saved_plan(directory, int w, int h):
         if os.path.exists(path):        # one pass (the board is checked by _sweep)
             data = _read_checkpoint(path)
             if (data.get("frontier"), data.get("length")) != (min(w, h), max(w, h)):
-                raise ValueError(f"{path} is the {name[:-5].replace('sweep', 'checkpoint')} of "
-                                 f"a {data.get('frontier')}x{data.get('length')} sweep, not of "
-                                 f"{min(w, h)}x{max(w, h)}")
+                raise _other_sweep(path, name[:-5].replace('sweep', 'checkpoint'), data,
+                                   min(w, h), max(w, h))
             # a pass alone is exact: a modular one's directory (passN) holds residues
             if data.get("limbs") != exact or data.get("primes") is not None:
                 raise ValueError(f"{path} holds a pass counting modulo "
@@ -1092,11 +1092,16 @@ cdef _save(const Table* tabs, int ntabs, directory, dict meta):
             os.remove(os.path.join(directory, other))
 
 
+def _other_sweep(path, what, meta, f, length):
+    # (in the sweep's terms, the board's shorter side first: a 5x4 board's is 4 wide, 5 long)
+    return ValueError(f"{path} is the {what} of another board's sweep: {meta.get('frontier')} "
+                      f"points wide and {meta.get('length')} long, not {f} wide and {length} long")
+
+
 def _same_sweep(path, what, meta, int f, int length, int limbs, primes):
     """Refuse the checkpoint or result at `path` when it belongs to another board or pass."""
     if (meta.get("frontier"), meta.get("length")) != (f, length):
-        raise ValueError(f"{path} is the {what} of a {meta.get('frontier')}x{meta.get('length')} "
-                         f"sweep, not of {f}x{length}")
+        raise _other_sweep(path, what, meta, f, length)
     if (meta.get("limbs"), meta.get("primes")) != (limbs, None if primes is None else list(primes)):
         raise ValueError(f"{path} counts with {meta.get('limbs')!r} words modulo "
                          f"{meta.get('primes') or 'a power of two'}, not as this pass does "
