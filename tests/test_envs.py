@@ -122,6 +122,14 @@ def test_the_vector_env_s_masks_are_the_batch_s():
         env.reset(options={"reset_mask": np.array([True, False])})
     assert not isinstance(e.value, TypeError)
     assert env.batch.move_numbers.tolist() == [1, 1, 1]        # nothing restarted
+    # nor reseeded: a refused reset drew the same samples afterwards as no reset
+    env.reset(seed=5, options={"reset_mask": np.array([False] * 3)})
+    want = [env.action_space.sample().tolist() for _ in range(3)]
+    env.reset(seed=5, options={"reset_mask": np.array([False] * 3)})
+    env.action_space.sample()
+    with pytest.raises(TypeError):
+        env.reset(seed=5, options={"reset_mask": np.array([0, 1, 2])})
+    assert [env.action_space.sample().tolist() for _ in range(2)] == want[1:]
     env.reset(options={"reset_mask": np.array([True, False, True])})
     assert env.batch.move_numbers.tolist() == [0, 1, 0]
 
@@ -135,8 +143,11 @@ def test_autoreset_modes_by_every_documented_name():
         for name in names:
             assert GoVectorEnv(2, 5, threads=1, autoreset_mode=name).metadata[
                 "autoreset_mode"] is mode
-    for bad in ("sometimes", "", 1, None):
+    for bad in ("sometimes", "", "n-e-x-t_s-t-e-p", "DIS_ABLED", "same step", "Next-Step "):
         with pytest.raises(ValueError, match="'next-step', 'same-step', 'disabled'"):
+            GoVectorEnv(2, 5, threads=1, autoreset_mode=bad)
+    for bad in (1, None, b"next-step"):
+        with pytest.raises(TypeError, match="'next-step', 'same-step', 'disabled'"):
             GoVectorEnv(2, 5, threads=1, autoreset_mode=bad)
 
 

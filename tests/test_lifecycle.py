@@ -9,6 +9,7 @@ import pytest
 
 import fastgo
 import fastgo.coords
+from fastgo import sgf
 from board_state import random_game, snapshot
 
 
@@ -211,6 +212,22 @@ def test_equality_is_the_same_game():
         hash(a)
 
 
+def test_move_number_counts_the_turns_as_history_lists_them():
+    # (GTP and SGF read len(history) and history[-1], a list of every turn made at each call:
+    # a record's replay was quadratic in its length)
+    b = fastgo.Board(5)
+    for k, m in enumerate(["C3", "pass", "D4", "B2", "pass"]):
+        assert b.move_number == len(b.history) == k
+        b.play(m)
+    assert b.move_number == 5 and b.copy().move_number == 5
+    assert pickle.loads(pickle.dumps(b)).move_number == 5
+    b.undo(2)
+    assert b.move_number == len(b.history) == 3
+    assert fastgo.Board.from_array(b.stones()).move_number == 0
+    part = sgf.FinishedPart(b)
+    assert part.move_number == len(part.history) == 3
+
+
 def test_free_handicap_placements_that_are_refused_say_why():
     # a repeated point was "needs at least two distinct points" of a list holding two
     for handicap, message in [(["D4", "D4", "Q16"], "D4 is given twice"),
@@ -262,6 +279,14 @@ def test_dead_stones_as_a_mask():
     assert b.score(dead=np.array([7, 7]))[:4] == by_list[:4]
     points = np.full(16, 7)
     assert b.score(dead=points)[:4] == by_list[:4]
+    # a two-dimensional array is a mask: of the board's shape, of bools or 0 and 1 (an integer
+    # one of another shape said "no stone at A1", one holding a 2 "move must be an integer")
+    with pytest.raises(ValueError, match=r"must have shape \(4, 4\) or \(16,\), not \(3, 3\)"):
+        b.score(dead=np.zeros((3, 3), dtype=np.int8))
+    with pytest.raises(ValueError, match="holds only 0 and 1"):
+        b.score(dead=mask.astype(np.int8) * 2)
+    with pytest.raises(TypeError, match="not float64"):
+        b.score(dead=mask.astype(float))
 
 
 def test_superko_memory_stays_sized_to_the_history_under_play_undo_churn():

@@ -203,6 +203,25 @@ def test_tree_moves_are_the_rules_legal_moves_deep_in_the_tree(rules):
     assert checked >= 20
 
 
+@pytest.mark.parametrize("ko", ["positional", "situational"])
+def test_advance_adds_the_new_root_to_the_superko_memory(ko):
+    """advance adds the new root's colouring to the game's superko memory (it read every turn
+    of the game again: quadratic over a long game of advances). With no tree kept, an advanced
+    search is the search of a new Search on the same game, move for move: on 3x3, where random
+    games repeat colourings often, a missing or wrong key changes the playouts."""
+    moves = ["B2", "A1", "C3", "B1", "A2", "C1", "pass", "A3", "B3", "C2"]
+    b = fastgo.Board(3, rules=fastgo.Rules(ko=ko))
+    s = Search(b, threads=1, seed=4)
+    for m in moves:
+        s.advance(m)                    # (no search yet: nothing kept, each time a new tree)
+        b.play(m)
+        got = s.search(playouts=3000)
+        want = Search(b, threads=1, seed=4).search(playouts=3000)
+        assert got.moves.tolist() == want.moves.tolist(), m
+        assert got.visits.tolist() == want.visits.tolist(), m
+        s = Search(b, threads=1, seed=4)        # a new one for the next advance (no tree)
+
+
 def test_advance_keeps_the_subtree_and_refuses_illegal_moves():
     b = fastgo.Board(7, rules="chinese")
     s = Search(b, threads=1, seed=2)

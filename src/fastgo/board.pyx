@@ -852,6 +852,12 @@ cdef class Board:
         return [self.turns[i].move for i in range(1, self.nturns + 1)]
 
     @property
+    def move_number(self):
+        """How many turns were played since the set-up, passes included: ``len(history)``
+        without making the list (as ``BoardBatch.move_numbers``)."""
+        return self.nturns
+
+    @property
     def captures(self):
         """(stones captured by Black, stones captured by White); stones a player removes by
         their own suicide count for the opponent."""
@@ -960,9 +966,10 @@ cdef class Board:
         """Score the position as it stands (the game need not be over).
 
         `dead` lists points of chains the players agree are dead; they are removed first (and count
-        as prisoners under territory scoring). A numpy array of the board's shape, (height, width)
-        or (width * height,), is a mask instead when it is bool or holds only 0 and 1 (the
-        environments' int8 masks; a list of points that long would repeat A1 and B1). Area: stones + empty points reaching only that
+        as prisoners under territory scoring). A numpy array is a mask of the board's shape,
+        (height, width) or (width * height,), of bools or the integers 0 and 1 (the
+        environments' int8 masks), when it is bool, not one-dimensional, or that long holding
+        only 0 and 1 (a list of points that long would repeat A1 and B1). Area: stones + empty points reaching only that
         colour (rule 9). Territory: empty points reaching only that colour + prisoners + dead
         stones. Komi goes to White. Returns Score(black, white, margin, winner, ownership)."""
         cdef int w = self.st.width, h = self.st.height, p, q
@@ -971,11 +978,17 @@ cdef class Board:
         cdef int territory[3]
         cdef uint8_t colour[MAX_PAD]     # the colouring with the dead stones removed
         cdef double black, white, margin
-        if isinstance(dead, np.ndarray) and (dead.dtype == np.bool_ or (
-                dead.dtype.kind in "iu" and dead.shape in ((h, w), (w * h,))
+        if isinstance(dead, np.ndarray) and (dead.dtype == np.bool_ or dead.ndim != 1 or (
+                dead.dtype.kind in "iu" and dead.shape == (w * h,)
                 and ((dead == 0) | (dead == 1)).all())):
             if dead.shape not in ((h, w), (w * h,)):
-                raise ValueError(f"a dead-stone mask must have shape ({h}, {w}) or ({w * h},)")
+                raise ValueError(f"a dead-stone mask must have shape ({h}, {w}) or ({w * h},), "
+                                 f"not {dead.shape}")
+            if dead.dtype.kind not in "biu":
+                raise ArgumentTypeError(f"a dead-stone mask holds bools or the integers 0 and "
+                                        f"1, not {dead.dtype}")
+            if dead.dtype != np.bool_ and not ((dead == 0) | (dead == 1)).all():
+                raise ValueError("a dead-stone mask of integers holds only 0 and 1")
             dead = np.flatnonzero(dead).tolist()
         elif isinstance(dead, (str, bytes)) or not hasattr(dead, "__iter__"):
             raise TypeError(f"dead must be an iterable of moves or a bool mask, not {type(dead).__name__}")

@@ -404,14 +404,14 @@ class Engine:
             raise GtpError(what) from None
 
     def _board_empty(self):
-        return not self.board.history and not self.board.stones().any()
+        return self.board.move_number == 0 and not self.board.stones().any()
 
     def _bring_to_move(self, colour):
         """Make it `colour`'s turn (see the module docstring); return the undo record's steps."""
         b = self.board
         if not b.is_over and b.to_move == colour:
             return ("undo", 0)
-        if not b.is_over and (not b.history or b.history[-1] != b.pass_move):
+        if not b.is_over and b.consecutive_passes == 0:       # (history: a list of every turn)
             b.play(b.pass_move)
             return ("undo", 1)
         # resume: a new part from the stones as they stand; the finished one is kept, compactly
@@ -558,7 +558,7 @@ class Engine:
             raise GtpError("syntax error")
         if self.undo_stack:
             self._revert(self.undo_stack.pop())
-        elif self.board.history:
+        elif self.board.move_number:
             self.board.undo()               # a turn of a loaded game
         elif self.earlier:
             self.board = self.earlier.pop().board()   # a resumption of a loaded game
@@ -571,7 +571,7 @@ class Engine:
         side = "black" if b.to_move == BLACK else "white"
         cb, cw = self._prisoners()
         lines = [str(b), f"{side} to move; captures: black {cb}, white {cw}; "
-                         f"turns {sum(len(x.history) for x in self.earlier) + len(b.history)}{'; game over' if b.is_over else ''}",
+                         f"turns {sum(x.move_number for x in self.earlier) + b.move_number}{'; game over' if b.is_over else ''}",
                  f"rules: {self._rules_text()}"]
         return "\n" + "\n".join(lines)
 

@@ -261,7 +261,7 @@ class Player:
                              "to_move=..., rules=board.rules)")
         me = board.to_move
         pass_move = board.num_points
-        opponent_passed = bool(board.history) and board.history[-1] == pass_move
+        opponent_passed = board.consecutive_passes > 0
 
         def stop(reason, winrate=float("nan")):
             return self._done(Decision(pass_move, winrate, 0, time.perf_counter() - t0, [], reason))

@@ -448,15 +448,17 @@ cdef inline int spec_from_board(PlayoutSpec* g, Board board, int ko_rule, int ma
     """Fill g to continue `board`'s game under `ko_rule` (the board's own rule or another one).
 
     Under a superko rule the keys of the game's colourings are gathered into `own`, which the
-    caller frees with hashset_free after the playouts; otherwise own is left empty. Passes
+    caller frees with hashset_free after the playouts; otherwise own is left empty (`own` NULL:
+    none are gathered and g.seen is NULL, for a caller that keeps the keys itself). Passes
     ending the game so far count towards the two that end a playout. g keeps no pointer into
     `board`: the board may change while playouts run on g."""
     cdef int64_t i
     cdef int to_move
-    own.keys = NULL
-    own.counts = NULL
-    own.cap = 0
-    own.used = 0
+    if own != NULL:
+        own.keys = NULL
+        own.counts = NULL
+        own.cap = 0
+        own.used = 0
     g.to_move = board._colour_to_move()
     g.passes = <int>board._trailing_passes(2)
     g.ko_rule = ko_rule
@@ -474,7 +476,7 @@ cdef inline int spec_from_board(PlayoutSpec* g, Board board, int ko_rule, int ma
     g.prisoners[BLACK] = 0
     g.prisoners[WHITE] = 0
     g.seen = NULL
-    if ko_rule == KO_SIMPLE:
+    if ko_rule == KO_SIMPLE or own == NULL:
         return 0
     if hashset_init(own, 16) or hashset_reserve(own, board.nturns + 1):
         hashset_free(own)

@@ -145,7 +145,7 @@ cdef class Search:
     cdef int16_t root_moves[LAST_MOVES]     # katago: the root game's last turns, oldest first
     cdef int root_nmoves
 
-    cdef _set_root(self, int policy_id)
+    cdef _set_root(self, int policy_id, bint advanced=*)
     cdef _root_history(self, bint advanced)
     cdef void _clear_tree(self) noexcept
     cdef void _clear_counts(self) noexcept nogil

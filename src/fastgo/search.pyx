@@ -510,22 +510,37 @@ cdef class Search:
 
     # -- the root ---------------------------------------------------------------------------------
 
-    cdef _set_root(self, int policy_id):
-        """Read the root position and the game's ko memory from self.root_board (a private copy)."""
+    cdef _set_root(self, int policy_id, bint advanced=False):
+        """Read the root position and the game's ko memory from self.root_board (a private copy).
+        `advanced`: the board played one turn since the last call, whose colouring's key is
+        added to the memory (read afresh, every turn's: a long game of advances was quadratic)."""
         cdef Board bd = self.root_board
         cdef HashSet own
         cdef int t
-        hashset_free(&self.seen)
-        spec_from_board(&self.spec, bd, bd.ko_rule, self.prm.max_moves, &own)
-        self.spec.prisoners[BLACK], self.spec.prisoners[WHITE] = self.prisoners
-        self.seen = own                 # the game's superko keys (empty under simple ko)
-        if self.spec.seen != NULL:
-            self.spec.seen = &self.seen
-        self.spec.policy = policy_id
-        for t in range(self.nthreads):
-            hashset_free(&self.workers[t].seen)
-            if hashset_copy(&self.workers[t].seen, &self.seen):
+        cdef uint64_t key
+        if advanced and bd.ko_rule != KO_SIMPLE:
+            spec_from_board(&self.spec, bd, bd.ko_rule, self.prm.max_moves, NULL)
+            key = superko_key(bd.ko_rule, bd.turns[bd.nturns].hash, self.spec.to_move)
+            if hashset_reserve(&self.seen, 1):
                 raise MemoryError()
+            hashset_add(&self.seen, key)
+            for t in range(self.nthreads):
+                if hashset_reserve(&self.workers[t].seen, 1):
+                    raise MemoryError()
+                hashset_add(&self.workers[t].seen, key)
+            self.spec.seen = &self.seen
+        else:
+            hashset_free(&self.seen)
+            spec_from_board(&self.spec, bd, bd.ko_rule, self.prm.max_moves, &own)
+            self.seen = own             # the game's superko keys (empty under simple ko)
+            if self.spec.seen != NULL:
+                self.spec.seen = &self.seen
+            for t in range(self.nthreads):
+                hashset_free(&self.workers[t].seen)
+                if hashset_copy(&self.workers[t].seen, &self.seen):
+                    raise MemoryError()
+        self.spec.prisoners[BLACK], self.spec.prisoners[WHITE] = self.prisoners
+        self.spec.policy = policy_id
         board_copy(self.root_state, bd.st)
         self.root_colour = self.spec.to_move
         self.root_noised = False
@@ -1243,7 +1258,7 @@ cdef class Search:
                 for k in range(root.nchildren):
                     if self.pool.nodes[root.first + k].move == point:
                         child = root.first + k
-            self._set_root(self.spec.policy)
+            self._set_root(self.spec.policy, True)
             self._root_history(True)
             if child < 0:
                 self._clear_tree()

@@ -251,9 +251,22 @@ def parse(text: str) -> list[Node]:
     lower-case letters in identifiers (FF[3] style "AddBlack") are dropped. Anything else out
     of place raises ``SgfError`` with its line and column.
     """
+    return _parse(text)
+
+
+def _parse(text, strict=False, banner=True):
+    """parse, reading strictly (text before the first "(" only is skipped: a "(" before the
+    first "(;" starts a tree, malformed or not) or not (such text is skipped with a warning);
+    `banner` False: `text` is one tree cut from a file by iter_games, which skipped the file's
+    text before it."""
     if not isinstance(text, str):
         raise TypeError(f"SGF text must be a str, not {type(text).__name__}")
-    return list(_trees(text))
+    return list(_trees(text, strict, banner))
+
+
+#: What lenient reading says of text before the first game tree that holds "(": a banner's
+#: "(from the server)", or a malformed game tree ("(FF[4]...", "((;...") that is not read
+_SKIPPED = "text before the first game tree '(;' skipped, a '(' in it included"
 
 
 def _first_tree(text, pos=0):
@@ -268,13 +281,18 @@ def _first_tree(text, pos=0):
     return m.start() if m else text.find(b"(", pos)
 
 
-def _trees(text):
-    """parse's game trees one at a time, each as its ')' closes it (the text after it is read
+def _trees(text, strict=False, banner=True):
+    """_parse's game trees one at a time, each as its ')' closes it (the text after it is read
     when the next is asked for): a reader that keeps the games, not the trees, keeps few
     objects, and Python's collector, which walks the objects alive at every collection of the
     oldest kind, spends less (parsing 1,000 9x9 games, that walk took as long as the rest)."""
     n = len(text)
-    i = _first_tree(text)
+    i = text.find("(")
+    if banner and not strict:
+        start = _first_tree(text)
+        if start > i >= 0:
+            _warn(SgfWarning(_SKIPPED, text, i))
+        i = start
     if i < 0:
         raise SgfError("no game tree: the file has no '('", text, 0 if not n else n)
     # one frame per open '(': [node the tree hangs from (None at the top), last node of its
@@ -541,7 +559,7 @@ class Game:
         for k, (colour, point) in enumerate(moves):
             offset = self.offsets[k] if k < len(self.offsets) else None
             if insert_passes and (b.is_over or colour != b.to_move):
-                if not b.is_over and (not b.history or b.history[-1] != b.pass_move):
+                if not b.is_over and b.consecutive_passes == 0:     # (history: a list)
                     b.play(b.pass_move)
                 else:                           # resume, as GTP's play does
                     try:
@@ -573,8 +591,8 @@ class FinishedPart:
     whole ``Board``: the set-up it started from (``start_position()``, read-only and shared
     with the part before when equal, as in a run of passes), the colour that moved first, its
     turns, the prisoners taken in it and its rules. ``board()`` replays it into a ``Board``.
-    It reads like the finished ``Board`` it was: ``history``, ``captures``, ``first_player``,
-    ``rules``, ``width``, ``height``, ``is_over``."""
+    It reads like the finished ``Board`` it was: ``history``, ``move_number``, ``captures``,
+    ``first_player``, ``rules``, ``width``, ``height``, ``is_over``."""
 
     __slots__ = ("_setup", "first_player", "_moves", "captures", "rules")
 
@@ -595,6 +613,7 @@ class FinishedPart:
     width = property(lambda self: self._setup.shape[1])
     height = property(lambda self: self._setup.shape[0])
     history = property(lambda self: self._moves.tolist(), doc="The part's turns, as points.")
+    move_number = property(lambda self: len(self._moves), doc="How many turns the part played.")
     is_over = property(lambda self: True)
 
     def start_position(self):
@@ -853,8 +872,7 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
         if ident in root.props:
             game.info[ident] = _simple_text(ident, root.props[ident][0])
             if "\ufffd" in game.info[ident] and not strict:
-                warn(f"{ident} holds bytes that are not valid {_charset_read(root, text)}: "
-                     f"shown as U+FFFD", where(root, ident))
+                warn(_fffd_message(ident, root, text), where(root, ident))
     game.setup_offset = root.offset
     _add_setup(root, game.setup, text)
     pl, pl_at = root.get("PL"), where(root, "PL")
@@ -927,15 +945,24 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
     return game
 
 
-def _charset_read(root, text):
-    """The charset a game's text was decoded in, for a warning: its CA[] (UTF-8 without one),
-    unless fastgo read the file and used another (a later game of a collection is read in the
-    first game's; a CA[] Python does not know, in UTF-8)."""
+def _fffd_message(ident, root, text):
+    """The warning about U+FFFD in the text of property `ident` of a game's root: the charset
+    fastgo read the file in, and why when the game's CA[] names another (a later game of a
+    collection is read in the first game's; a CA[] Python does not know, in UTF-8); for a text
+    the caller decoded, only that the decoding replaced bytes, and the charset CA[] names."""
     charset = root.get("CA", "UTF-8").strip()
     used = getattr(text, "charset", None)
-    if used is not None and used != _codec(charset.encode("ascii", "replace")):
-        return f"{used} (the file's charset; this game's CA[{charset}] is not used)"
-    return charset
+    if used is None:
+        return (f"{ident} holds U+FFFD, bytes the text's decoding could not read (the record's "
+                f"charset is {charset})")
+    own = _codec(charset.encode("ascii", "replace"))
+    if own is None:
+        used = f"{used} (CA[{charset}] names no charset Python knows)"
+    elif used != own:
+        used = f"{used} (the file's charset; this game's CA[{charset}] is not used)"
+    else:
+        used = charset
+    return f"{ident} holds bytes that are not valid {used}: shown as U+FFFD"
 
 
 def _player(value, text, offset):
@@ -1005,8 +1032,13 @@ def _issue(game):
     game's line and column, so a reader that runs for long (a server, a collection of a million
     games) would keep one entry per game, memory without end (the "once" filter still keeps
     each text it shows). Each warning is still shown as the filters say."""
-    if not game.warnings:
-        return game
+    for w in game.warnings:
+        _warn(w)
+    return game
+
+
+def _warn(w):
+    """Issue the SgfWarning w as _issue says, from the first place outside this module."""
     frame = sys._getframe(1)
     while frame is not None and frame.f_globals.get("__name__") == __name__:
         frame = frame.f_back
@@ -1015,11 +1047,9 @@ def _issue(game):
     else:
         filename, lineno = frame.f_code.co_filename, frame.f_lineno
         module = frame.f_globals.get("__name__", "<string>")
-    for w in game.warnings:
-        # (no module_globals: with it Python asks the module's loader for its source at every
-        # warning, shown or not, which fails for `python -c` and `python -m`)
-        warnings.warn_explicit(w, type(w), filename, lineno, module=module, registry=None)
-    return game
+    # (no module_globals: with it Python asks the module's loader for its source at every
+    # warning, shown or not, which fails for `python -c` and `python -m`)
+    warnings.warn_explicit(w, type(w), filename, lineno, module=module, registry=None)
 
 
 def read_game(text: str, index: int = 0, *, strict: bool = False,
@@ -1027,7 +1057,7 @@ def read_game(text: str, index: int = 0, *, strict: bool = False,
     """The ``Game`` of the main line of game tree `index` of an SGF text; lenient reading's
     ``SgfWarning``s are issued as Python warnings (and kept in ``Game.warnings``)."""
     index = _index(index, "index")
-    trees = parse(text)
+    trees = _parse(text, _flag(strict, "strict"))
     if not -len(trees) <= index < len(trees):
         raise SgfError(f"the collection has {len(trees)} game tree(s); no game {index}")
     return _issue(game_from_tree(trees[index], text, strict=strict,
@@ -1044,7 +1074,7 @@ def read_games(text: str, *, strict: bool = False,
     # were parsed first: an error in its syntax anywhere is the one raised, else the first
     # game's that cannot be read, after the warnings of the games before it
     games, failure = [], None
-    for root in _trees(text):
+    for root in _trees(text, _flag(strict, "strict")):
         if failure is None:
             try:
                 games.append(game_from_tree(root, text, strict=strict,
@@ -1069,8 +1099,11 @@ def _charset(data):
     """The Python codec of the CA[] in the first game tree's root node of SGF bytes (where
     FF[4] puts it; a CA[] of a later game tree is not the file's), or None (no CA there, or
     one Python does not know as a text encoding)."""
-    end = _root_end(data, [0, False, 0])
-    m = _CA.search(data, max(_first_tree(data), 0), len(data) if end is None else end)
+    scan = [0, False, 0, -1]
+    end = _root_end(data, scan)
+    if scan[3] < 0:
+        return None                 # no game tree opens with a node
+    m = _CA.search(data, scan[3], len(data) if end is None else end)
     return None if m is None else _codec(m.group(1))
 
 
@@ -1113,24 +1146,25 @@ def decode(data: bytes, strict: bool = False) -> str:
 
     `strict`: the whole file in CA's charset if it decodes, else UTF-8, else Latin-1 (which
     decodes anything)."""
-    return str(_decode(data, _flag(strict, "strict")))
+    if isinstance(data, (bytearray, memoryview)):
+        data = bytes(data)
+    elif not isinstance(data, bytes):
+        raise TypeError(f"SGF data must be bytes, not {type(data).__name__}")
+    return _decode(data, _flag(strict, "strict"))[0]
 
 
 def _decode(data, strict):
-    """decode's text; not strict, as an _Excerpt that names the codec it was read in
-    (``charset``), for game_from_tree's warnings about the games of a collection whose own
-    CA[] differs."""
+    """(decode's text, the codec it was read in: None when strict), the codec for
+    game_from_tree's warnings about the games of a collection whose own CA[] differs."""
     enc = _charset(data)
     if strict:
         for e in ([enc] if enc else []) + ["utf-8"]:
             try:
-                return data.decode(e)
+                return data.decode(e), None
             except UnicodeError:                  # UnicodeError: codecs such as punycode
                 continue
-        return data.decode("latin-1")
-    text = _Excerpt(data.decode(enc or "utf-8", "replace"))
-    text.charset = enc or "utf-8"
-    return text
+        return data.decode("latin-1"), None
+    return data.decode(enc or "utf-8", "replace"), enc or "utf-8"
 
 
 def load(path: str | bytes | os.PathLike[Any], index: int = 0, *, strict: bool = False,
@@ -1140,7 +1174,10 @@ def load(path: str | bytes | os.PathLike[Any], index: int = 0, *, strict: bool =
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise TypeError(f"path must be a str, bytes or os.PathLike, not {type(path).__name__}")
     with open(path, "rb") as f:
-        return read_game(_decode(f.read(), _flag(strict, "strict")), index, strict=strict,
+        text, charset = _decode(f.read(), _flag(strict, "strict"))
+        text = _Excerpt(text)           # (naming its charset: see _fffd_message)
+        text.charset = charset
+        return read_game(text, index, strict=strict,
                          komi_convention=komi_convention)
 
 
@@ -1227,12 +1264,17 @@ def _iter_games(f, strict, komi_convention, errors, chunk_size):
             yield decoder.decode(b"", final=True)
         chunks = pieces()
     k = 0
-    for tree, origin, stray in _split_trees(chunks):
+    skipped = []                    # where _split_trees skipped a "(" before the first tree
+    for tree, origin, stray in _split_trees(chunks, not strict, skipped):
+        if skipped:
+            at = _Excerpt("(")
+            at.origin = skipped.pop()
+            _warn(SgfWarning(_SKIPPED, at, 0))
         text = _Excerpt(tree)
         text.origin = origin
         text.charset = None if strict else charset or "utf-8"     # (see _decode)
         try:
-            roots = parse(text)
+            roots = _parse(text, strict, banner=False)
             if stray is not None:   # text after the tree (its end may be cut): what parse says
                 at = _Excerpt(stray[0])
                 at.origin = stray[1]
@@ -1261,19 +1303,21 @@ def _read_to_charset(f, first, chunk_size):
     reads on in chunks until the first CA[] or the end of the first game tree's root node (where
     FF[4] puts CA), so that the charset chosen does not depend on `chunk_size`."""
     head = bytearray(first)
-    scan = [0, False, 0]            # _root_end's state
+    scan = [0, False, 0, -1]        # _root_end's state
     ca_from = 0                     # no CA[] can start before this offset
     while True:
         end = _root_end(head, scan)
-        m = _CA.search(head, ca_from, len(head) if end is None else end)
-        if m is not None:
-            return bytes(head), _codec(m.group(1))
+        if scan[3] >= 0:            # in the first tree's root (a banner's CA[] is none)
+            ca_from = max(ca_from, scan[3])
+            m = _CA.search(head, ca_from, len(head) if end is None else end)
+            if m is not None:
+                return bytes(head), _codec(m.group(1))
+            # a CA[] cut by the chunk's end: search again from its start, not from the beginning
+            cut = _CA_OPEN.search(head, ca_from)
+            ca_from = len(head) if cut is None else cut.start()
         more = f.read(chunk_size) if end is None else b""
         if not more:
             return bytes(head), None
-        # a CA[] cut by the chunk's end: search again from its start, not from the beginning
-        cut = _CA_OPEN.search(head, ca_from)
-        ca_from = len(head) if cut is None else cut.start()
         head += more
 
 
@@ -1284,9 +1328,10 @@ _ROOT_INSIDE = re.compile(rb"[\]\\]")         # ... and what matters inside one
 def _root_end(data, state):
     """The offset in SGF bytes `data` of the ';', '(' or ')' that ends the first game tree's
     root node (text before the tree skipped, as ``parse`` skips it: see _first_tree), or None
-    when `data` does not reach it yet. `state` ([stage, in a value, offset]) carries the scan on
-    as `data` grows: stage 0 before the tree's "(;", 1 in the root's properties."""
-    stage, in_value, pos = state
+    when `data` does not reach it yet. `state` ([stage, in a value, offset, the tree's offset
+    or -1]) carries the scan on as `data` grows: stage 0 before the tree's "(;", 1 in the
+    root's properties."""
+    stage, in_value, pos, start = state
     n = len(data)
     while True:
         if stage == 0:
@@ -1295,7 +1340,7 @@ def _root_end(data, state):
                 cut = _TREE_START_CUT_BYTES.search(data, pos)
                 pos = n if cut is None else cut.start()
                 break
-            stage, pos = 1, m.end()
+            stage, pos, start = 1, m.end(), m.start()
         elif in_value:
             m = _ROOT_INSIDE.search(data, pos)
             if m is None:
@@ -1316,15 +1361,18 @@ def _root_end(data, state):
             if m.group() == b"[":
                 in_value, pos = True, m.end()
             else:                                   # the next node, a variation, the tree's end
+                state[:] = [stage, in_value, pos, start]
                 return m.start()                    # (or a malformed tree: parse says so)
-    state[:] = [stage, in_value, pos]
+    state[:] = [stage, in_value, pos, start]
     return None
 
 
-def _split_trees(chunks):
+def _split_trees(chunks, banner=True, skipped=None):
     """(text, (line, column), stray) of each top-level game tree "(...)" in a stream of text
     chunks. Text before the first tree is skipped, as ``parse`` skips it (see _first_tree:
-    from the first "(" only when no tree opens with a node); after a tree only
+    from the first "(" only when no tree opens with a node; with `banner` False, reading
+    strictly, text before the first "(" alone), the (line, column) of a "(" in it appended to
+    `skipped`; after a tree only
     white space may come before the next one: `stray` is None, or the first other character
     and its (line, column) (for the caller to refuse, as ``parse`` refuses it; the text up to
     the next "(" is then skipped). A tree is given once what follows it is known. An unfinished
@@ -1333,7 +1381,7 @@ def _split_trees(chunks):
     depth, in_value = 0, False
     held = None                         # a tree that ended, not given yet
     line, column, mark = 1, 1, 0        # line and column of buf[mark]
-    opened, first = False, None         # the first tree found; the first "(" before that
+    opened, first = not banner, None    # the first tree found; the first "(" before that
     for chunk in itertools.chain(chunks, [None]):
         if chunk is None:               # the end
             if opened or first is None:
@@ -1356,6 +1404,10 @@ def _split_trees(chunks):
                     cut = _TREE_START_CUT.search(buf, pos)
                     pos = len(buf) if cut is None else cut.start()
                     break
+                if first is None and 0 <= buf.find("(", pos, m.start()):
+                    first = buf.find("(", pos, m.start())
+                if first is not None and skipped is not None:
+                    skipped.append(_advance(buf, mark, first, line, column))
                 opened, start, depth, pos = True, m.start(), 1, m.start() + 1
                 continue
             if in_value:
@@ -1918,7 +1970,7 @@ def _print_replay(game, board, rules_text, earlier=()):
     total = score(board, earlier)
     print(board)
     print()
-    n = len(board.history) + sum(len(b.history) for b in earlier)
+    n = board.move_number + sum(b.move_number for b in earlier)
     resumed = f" (resumed {len(earlier)} time{'' if len(earlier) == 1 else 's'} after the game ended)" if earlier else ""
     print(f"{game.width}x{game.height}, {rules_text}; "
           f"{n} move{'' if n == 1 else 's'} replayed, all legal{resumed}; game over: {board.is_over}")

@@ -47,14 +47,15 @@ _MODES = {AutoresetMode.NEXT_STEP: "next-step", AutoresetMode.SAME_STEP: "same-s
 def _autoreset_mode(value: Any) -> AutoresetMode:
     """An AutoresetMode from itself or a name: BoardBatch's ("next-step"), the enum member's
     ("NEXT_STEP") or its value ("NextStep"), in any case."""
+    names = ", ".join(repr(v) for v in _MODES.values())
     if isinstance(value, AutoresetMode):
         return value
-    if isinstance(value, str):
-        key = value.lower().replace("-", "").replace("_", "")
-        for mode in _MODES:
-            if key in (mode.name.lower().replace("_", ""), str(mode.value).lower()):
-                return mode
-    names = ", ".join(repr(v) for v in _MODES.values())
+    if not isinstance(value, str):
+        raise TypeError(f"autoreset_mode must be an AutoresetMode or one of {names}, not "
+                        f"{type(value).__name__}")
+    for mode, spelt in _MODES.items():
+        if value.lower() in (spelt, mode.name.lower(), str(mode.value).lower()):
+            return mode
     raise ValueError(f"autoreset_mode must be an AutoresetMode or one of {names} (or the "
                      f"enum's names), not {value!r}")
 
@@ -147,11 +148,13 @@ class GoVectorEnv(VectorEnv[_Observation, npt.NDArray[np.int64], npt.NDArray[Any
             seed = next((s for s in seed if s is not None), None)
         if isinstance(seed, np.integer):
             seed = int(seed)
+        mask = None if options is None else options.get("reset_mask")
+        # the games first: a refused mask (an index array, made bools, reset other games) leaves
+        # the env as it was, its random generators too
+        self.batch.reset(mask)
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
-        mask = None if options is None else options.get("reset_mask")
-        self.batch.reset(mask)      # (an index array, made bools, reset other games)
         return self._obs(), {}
 
     def step(self, actions: npt.ArrayLike
