@@ -484,7 +484,8 @@ class Game:
     def rules_used(self, rules: Rules | str | None = None,
                    komi: float | None = None) -> tuple[Rules, str]:
         """(``Rules``, the words that say which and why) of a replay; the one rule for rules and
-        komi everywhere (``board``, ``Game.rules``, ``fastgo replay``, GTP ``loadsgf``):
+        komi everywhere (``board``, ``segments``, ``effective_rules``, ``fastgo replay``, GTP
+        ``loadsgf``; ``Game.rules`` is only what the record's ``RU`` names):
 
         - rules: `rules` (a ``Rules`` or preset name) if given, else the record's ``RU`` if it
           names rules fastgo knows, else ``RECORD_RULES`` (simple ko, suicide forbidden, as
