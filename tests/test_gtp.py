@@ -155,7 +155,7 @@ def test_every_error_case_transcript(tmp_path):
         ("fastgo-playouts 1 2", "? syntax error"),
         ("fastgo-seconds -1", "? bad value -1"),
         ("fastgo-resign 1.5", "? bad value 1.5"),
-        ("fastgo-seed 9223372036854775808", "? bad value 9223372036854775808"),
+        ("fastgo-seed 18446744073709551616", "? bad value 18446744073709551616"),
         ("fastgo-seed -9223372036854775809", "? bad value -9223372036854775809"),
         ("fastgo-why_illegal", "? syntax error"),
         ("fastgo-why_illegal Q99", "? syntax error"),
@@ -761,7 +761,8 @@ def test_engine_options_are_validated(kw, error):
     (["--komi", "inf"], "komi must be finite"),
     (["--search", "minimax"], "invalid choice: 'minimax'"),
     # huge ints are range errors, not a np.isfinite TypeError traceback
-    (["--seed", "99999999999999999999999"], "seed must be in [-9223372036854775808, 9223372036854775807], not 99999999999999999999999"),
+    (["--seed", "99999999999999999999999"],
+     "seed must be in [-9223372036854775808, 18446744073709551615], not 99999999999999999999999"),
     (["--playouts", "1" + "0" * 30], "playouts must be in [1, 1e+09], not 1000000000000000000000000000000"),
 ])
 def test_bad_command_line_options_exit_with_a_message_and_no_answer(args, message):
@@ -776,13 +777,14 @@ def test_seeds_are_the_same_range_on_the_command_line_and_in_fastgo_seed():
     r = run_engine(b"fastgo-seed\nfastgo-seed -2\nfastgo-seed\n", "--seed", "-1")
     assert r.returncode == 0 and r.stdout.decode().split("\n\n")[:3] == ["= -1", "= ", "= -2"]
     e = engine()
-    for seed in (-2**63, -1, 0, 1234567, 2**63 - 1):
+    # (an unsigned 64-bit seed, as fastgo bench and simulate print them, was refused)
+    for seed in (-2**63, -1, 0, 1234567, 2**63 - 1, 2**63, 2**64 - 1):
         assert e.handle(f"fastgo-seed {seed}") == "= \n\n"
         assert e.handle("fastgo-seed") == f"= {seed}\n\n"          # read back exactly
         assert e.player.seed == seed
-    for bad in (2**63, -2**63 - 1):
+    for bad in (2**64, -2**63 - 1, 10**19 * 9, 10**25):
         assert e.handle(f"fastgo-seed {bad}") == f"? bad value {bad}\n\n"
-        assert e.player.seed == 2**63 - 1
+        assert e.player.seed == 2**64 - 1
     assert e.handle("fastgo-playouts 1000000000") == "= \n\n"
     assert e.handle("fastgo-playouts") == "= 1000000000\n\n"
 

@@ -106,20 +106,21 @@ _FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 #: Significant digits an int argument is read to: a longer number (Python would refuse to
-#: convert one of over 4,300 digits) reads as +-10**19, beyond every command's range (the
-#: largest is fastgo-seed's 2**63 - 1), so that the command answers its own range error.
-_INT_DIGITS = 19
+#: convert one of over 4,300 digits) reads as +-10**20, beyond every command's range (the
+#: largest is fastgo-seed's 2**64 - 1), so that the command answers its own range error.
+_INT_DIGITS = 20
 #: GTP 2's int: 0 <= x <= 2**31 - 1; time values are read as such.
 GTP_INT_MAX = 2**31 - 1
 #: The seeds the engine takes, from its constructor, ``--seed`` and ``fastgo-seed`` alike: 64-bit
-#: signed ints (the search takes any int modulo 2**64, so -1 is a seed like any other).
-SEED_MIN, SEED_MAX = -2**63, 2**63 - 1
+#: ints, signed or not (the search takes any int modulo 2**64, so -1 is a seed like any other,
+#: and 2**64 - 1 the same seed; a seed printed by ``fastgo bench`` or ``simulate`` is taken).
+SEED_MIN, SEED_MAX = -2**63, 2**64 - 1
 
 
 def _int_arg(text, signed=False):
     """An int argument: ASCII digits, as GTP 2's int is unsigned, so a sign ('-5', '+5') is a
     syntax error like any other character; `signed` also takes a leading minus (fastgo-seed's
-    64-bit signed seeds)."""
+    seeds)."""
     if not (_SIGNED_INT if signed else _INT).fullmatch(text):
         raise GtpError("syntax error")
     if len(text.lstrip("-").lstrip("0")) > _INT_DIGITS:
