@@ -21,8 +21,9 @@ stones, 2 = empty points, 3 = all 1 when White is to move.
 ``katago`` (KataGo's spatial inputs, version 7, the 12 planes that do not need the encore,
 ladders or pass-alive areas): 0 = on the board (all 1), 1 = the mover's stones, 2 = the
 opponent's stones, 3 / 4 / 5 = stones of chains with exactly 1 / 2 / 3 liberties, 6 = empty
-points where the ko rule forbids the mover's play now (simple ko or superko, exact; none once
-the game is over), 7..11 = the
+points where the ko rule forbids the mover's play now (simple ko or superko, exact, the plays
+``why_illegal`` calls "ko" or "superko": with suicide allowed, a lone stone's suicide under
+positional superko too; none once the game is over), 7..11 = the
 point played k + 1 turns ago, k = 0..4 (7: the opponent's last move, 8: the mover's last; a
 pass or a turn before the set-up marks nothing).
 
