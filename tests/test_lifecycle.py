@@ -321,6 +321,38 @@ def test_shared_tables_are_read_only_and_bools_are_not_numbers():
     assert fastgo.Rules(suicide=np.bool_(False)).suicide is False
 
 
+def test_value_classes_with_slots_pickle_under_every_protocol(tmp_path):
+    """Playouts, Tally, records.Game and what holds them refused pickle protocols 0 and 1 (a
+    class with __slots__ and no __getstate__), as SearchResult had: a process tester's finding."""
+    from fastgo import cluster, records
+    spec = fastgo.Simulation.new(40, 5, seed=1, chunk=20, records=True)
+    result = cluster.run(spec, out=tmp_path / "run", threads=1)
+    run = records.read(tmp_path / "run")
+    b = fastgo.Board(5)
+    b.play("C3")
+    b.pass_()
+    b.pass_()
+    values = {"Playouts": fastgo.playouts(b.copy(), 10, seed=1, threads=1, record=2),
+              "Tally": result.tally, "records.Game": run[5],
+              "FinishedPart": sgf.FinishedPart(b)}
+    for name, value in values.items():
+        for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+            back = pickle.loads(pickle.dumps(value, protocol))
+            assert type(back) is type(value), (name, protocol)
+            for k in type(value).__slots__:
+                x, y = getattr(back, k), getattr(value, k)
+                if isinstance(x, list):
+                    assert all(np.array_equal(u, v) for u, v in zip(x, y)), (name, k)
+                elif isinstance(x, (fastgo.Board, dict, fastgo.Rules)):
+                    assert x == y, (name, k)
+                else:
+                    assert np.array_equal(np.asarray(x), np.asarray(y)), (name, k)
+        assert type(copy.deepcopy(value)) is type(value)
+    for protocol in (0, 1):             # and what holds them
+        assert pickle.loads(pickle.dumps(result, protocol)).tally.games == 40
+        assert len(pickle.loads(pickle.dumps(run, protocol))) == 40
+
+
 def test_results_and_errors_cross_process_boundaries():
     """What a worker process returns or raises reaches its parent by pickle. The namedtuples
     made while an extension module started named importlib._bootstrap as their module (no

@@ -284,7 +284,9 @@ def test_a_chunk_with_sgf_shards_counts_the_writing(monkeypatch):
 
     monkeypatch.setattr(sgf, "games_to_sgf", slow)
     with_sgf = cluster.choose_chunk(spec, 1, 1, 2.0)
-    assert with_sgf <= 2000 < plain == 100_000
+    assert with_sgf <= 2000 < plain
+    # (the cap where the kernel is fast enough: a debug build, -O0, fills 4,000 games in 2 s)
+    assert plain == 100_000 or fastgo.board.DEBUG_BUILD
 
 
 def test_records_index_and_slice_as_a_sequence_of_the_runs_games(tmp_path):
@@ -461,6 +463,18 @@ def test_one_driver_at_a_time_in_a_directory(tmp_path):
     (tmp_path / records.LOCK).write_text(f"{gone.pid} {socket.gethostname()}")
     assert cluster.run(spec, out=tmp_path, threads=1, resume=True).tally == first.tally
     assert records.LOCK not in os.listdir(tmp_path)
+    # and one whose driver was killed but not yet reaped by its parent (a zombie: the signal
+    # test finds it, and the resume was refused as "in use")
+    if sys.platform.startswith("linux"):
+        zombie = subprocess.Popen([sys.executable, "-c", "pass"])
+        stat = f"/proc/{zombie.pid}/stat"
+        deadline = time.monotonic() + 60
+        while open(stat).read().rsplit(")", 1)[1].split()[0] != "Z":
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        (tmp_path / records.LOCK).write_text(f"{zombie.pid} {socket.gethostname()}")
+        assert cluster.run(spec, out=tmp_path, threads=1, resume=True).tally == first.tally
+        zombie.wait()
 
 
 def test_a_killed_writers_temporary_is_removed_when_the_run_completes(tmp_path):

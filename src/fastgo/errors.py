@@ -1,4 +1,5 @@
-"""The exceptions fastgo raises of its own, and the one line a command prints for an OSError."""
+"""The exceptions fastgo raises of its own, the one line a command prints for an OSError, and
+how both those exceptions and the package's value classes with ``__slots__`` are pickled."""
 
 
 def _rebuild(cls, args, state):
@@ -15,6 +16,24 @@ class Rebuilt:
 
     def __reduce__(self):
         return _rebuild, (type(self), self.args, self.__dict__)
+
+
+def _slotted(cls, state):
+    obj = cls.__new__(cls)          # __init__ is not run: the fields are the pickled ones
+    for name, value in state.items():
+        object.__setattr__(obj, name, value)
+    return obj
+
+
+class Slotted:
+    """Pickled and copied by the values of its ``__slots__``, under every pickle protocol (0
+    and 1 refuse a class with slots and no ``__getstate__``)."""
+
+    __slots__ = ()
+
+    def __reduce__(self):
+        return _slotted, (type(self), {k: getattr(self, k) for k in type(self).__slots__
+                                       if hasattr(self, k)})
 
 
 class IllegalMoveError(Rebuilt, ValueError):

@@ -12,6 +12,8 @@ import time
 import warnings
 
 import numpy as np
+
+from fastgo.errors import Slotted
 cimport numpy as cnp
 
 cdef extern from *:
@@ -189,7 +191,7 @@ def default_threads():
     return 1 if _forked else min(max(1, fastgo_max_threads()), CORES)
 
 
-class Playouts:
+class Playouts(Slotted):
     """The results of a batch of playouts; arrays are indexed by playout.
 
     scores    float64[n]: Black's points minus White's, komi included, under the rules' scoring

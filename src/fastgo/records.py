@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fastgo.coords import _index
-from fastgo.errors import RecordsError
+from fastgo.errors import RecordsError, Slotted
 from fastgo.board import Board
 from fastgo.simulation import FORMAT, Simulation, Tally
 
@@ -487,14 +487,21 @@ class RunDirectory:
 
 
 def _alive(pid: int) -> bool:
-    """Whether a process `pid` runs on this host (one of another user's counts as running)."""
+    """Whether a process `pid` runs on this host (one of another user's counts as running; a
+    zombie, which has exited and waits for its parent to reap it, does not: the signal test
+    finds it, and a killed driver's parent that resumes before reaping it was refused)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except (PermissionError, OSError):
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:      # (Linux; elsewhere: running)
+            stat = f.read()
+        return stat[stat.rindex(b")") + 2:stat.rindex(b")") + 3] != b"Z"    # (after the name)
+    except (OSError, ValueError):
+        return True
 
 
 def _short(value: Any) -> str:
@@ -502,7 +509,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-class Game:
+class Game(Slotted):
     """One recorded game: its index in the run, moves (int32 points, pass = width * height),
     score (Black minus White, komi included), winner (1, 2, 0 a tie), length (turns), capped."""
 

@@ -66,7 +66,7 @@ import numpy as np
 
 from fastgo.board import Board, Score, is_legal_position
 from fastgo.coords import MAX_SIDE, _flag, _index, check_size, point_to_vertex, star_points
-from fastgo.errors import IllegalMoveError, Rebuilt
+from fastgo.errors import IllegalMoveError, Rebuilt, Slotted
 from fastgo.rules import PRESETS, Rules
 
 EMPTY, BLACK, WHITE = 0, 1, 2
@@ -587,7 +587,7 @@ class Game:
 MAX_RESUMPTIONS = 10_000
 
 
-class FinishedPart:
+class FinishedPart(Slotted):
     """A finished part of a resumed game (see ``Game.board``), kept compactly instead of as a
     whole ``Board``: the set-up it started from (``start_position()``, read-only and shared
     with the part before when equal, as in a run of passes), the colour that moved first, its

@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from fastgo.board import Board
 from fastgo.coords import _flag
-from fastgo.errors import IllegalMoveError
+from fastgo.errors import IllegalMoveError, Slotted
 from fastgo.playout import _int, ko_choice, playouts, policy_code
 from fastgo.rules import Rules
 
@@ -235,7 +235,7 @@ def _wilson(k: int, n: int, confidence: float) -> tuple[float, float]:
     return wilson_interval(k, n, confidence) if n else (float("nan"), float("nan"))
 
 
-class Tally:
+class Tally(Slotted):
     """The statistics of a set of chunks of one run, merged exactly (integer sums):
 
     games         games counted
