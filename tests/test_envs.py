@@ -130,8 +130,14 @@ def test_the_vector_env_s_masks_are_the_batch_s():
     with pytest.raises(TypeError):
         env.reset(seed=5, options={"reset_mask": np.array([0, 1, 2])})
     assert [env.action_space.sample().tolist() for _ in range(2)] == want[1:]
+    # nor restarted by a refused seed (the games were reset before Gymnasium looked at it)
+    env.step(np.array([5, 6, 7]))
+    for bad in (-1, 1.5, "x"):
+        with pytest.raises(Exception):
+            env.reset(seed=bad)
+        assert env.batch.move_numbers.tolist() == [2, 2, 2]
     env.reset(options={"reset_mask": np.array([True, False, True])})
-    assert env.batch.move_numbers.tolist() == [0, 1, 0]
+    assert env.batch.move_numbers.tolist() == [0, 2, 0]
 
 
 def test_autoreset_modes_by_every_documented_name():

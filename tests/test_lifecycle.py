@@ -321,6 +321,17 @@ def test_shared_tables_are_read_only_and_bools_are_not_numbers():
     assert fastgo.Rules(suicide=np.bool_(False)).suicide is False
 
 
+class _Tagged(fastgo.Playouts):
+    __slots__ = ("__tag", "me")
+
+    def tag(self):
+        return self.__tag
+
+
+class _Free(fastgo.Playouts):
+    pass
+
+
 def test_value_classes_with_slots_pickle_under_every_protocol(tmp_path):
     """Playouts, Tally, records.Game and what holds them refused pickle protocols 0 and 1 (a
     class with __slots__ and no __getstate__), as SearchResult had: a process tester's finding."""
@@ -351,6 +362,24 @@ def test_value_classes_with_slots_pickle_under_every_protocol(tmp_path):
     for protocol in (0, 1):             # and what holds them
         assert pickle.loads(pickle.dumps(result, protocol)).tally.games == 40
         assert len(pickle.loads(pickle.dumps(run, protocol))) == 40
+    # a subclass keeps its own slots (a private one too), its __dict__ and the base's fields,
+    # and an object that holds itself comes back holding itself (a reviewer's cases)
+    for cls in (_Tagged, _Free):
+        obj = cls.__new__(cls)
+        for k in fastgo.Playouts.__slots__:
+            setattr(obj, k, getattr(values["Playouts"], k))
+        if cls is _Tagged:
+            obj._Tagged__tag, obj.me = "t", obj
+        else:
+            obj.extra = [1, 2]
+        for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+            back = pickle.loads(pickle.dumps(obj, protocol))
+            assert np.array_equal(back.scores, obj.scores) and back.threads == obj.threads
+            if cls is _Tagged:
+                assert back.tag() == "t" and back.me is back
+            else:
+                assert back.extra == [1, 2]
+        assert copy.deepcopy(obj).threads == obj.threads
 
 
 def test_results_and_errors_cross_process_boundaries():

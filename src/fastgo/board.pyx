@@ -249,9 +249,9 @@ cdef class Board:
     placement (``star_points``: square boards from 7x7 to 25x25) or a list of moves for free
     placement; handicap stones are part of the set-up and White moves first. A board is
     initialised once: its size and rules are fixed, and ``__init__`` on a live board raises
-    ``TypeError``. The rules' fields are read once, then (a ``Rules`` subclass's attribute code
-    runs there, never while the board is read; a ``Rules`` altered afterwards through
-    ``object.__setattr__`` changes ``rules`` but not the game).
+    ``TypeError``. The rules' fields are read once, when the game starts: a ``Rules`` subclass's
+    attribute code runs then and never while the board is read, and a ``Rules`` altered later
+    through ``object.__setattr__`` changes ``rules`` but not the game.
 
     Moves are points ``row * width + col`` (A1 = 0, row 0 at the bottom, pass = width * height),
     ``(row, col)`` tuples or GTP vertices such as ``"D4"`` and ``"pass"``.

@@ -18,22 +18,23 @@ class Rebuilt:
         return _rebuild, (type(self), self.args, self.__dict__)
 
 
-def _slotted(cls, state):
-    obj = cls.__new__(cls)          # __init__ is not run: the fields are the pickled ones
-    for name, value in state.items():
-        object.__setattr__(obj, name, value)
-    return obj
-
-
 class Slotted:
-    """Pickled and copied by the values of its ``__slots__``, under every pickle protocol (0
-    and 1 refuse a class with slots and no ``__getstate__``)."""
+    """Pickled and copied by the values of its slots (every class's in its MRO, and a
+    subclass's ``__dict__``), as Python's default does, under every pickle protocol: 0 and 1
+    refuse a class with slots that does not define ``__getstate__`` itself."""
 
     __slots__ = ()
 
-    def __reduce__(self):
-        return _slotted, (type(self), {k: getattr(self, k) for k in type(self).__slots__
-                                       if hasattr(self, k)})
+    def __getstate__(self):
+        slots = {}
+        for cls in type(self).__mro__:
+            names = cls.__dict__.get("__slots__", ())
+            for name in (names,) if isinstance(names, str) else names:
+                if name.startswith("__") and not name.endswith("__"):
+                    name = f"_{cls.__name__.lstrip('_')}{name}"     # (a private name, mangled)
+                if name not in ("__dict__", "__weakref__") and hasattr(self, name):
+                    slots[name] = getattr(self, name)
+        return getattr(self, "__dict__", None) or None, slots
 
 
 class IllegalMoveError(Rebuilt, ValueError):

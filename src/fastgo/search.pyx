@@ -113,6 +113,7 @@ from fastgo.board import Board as _Board
 # PUCT's input encodings, name -> number of planes: BoardBatch's (and so fastgo.features'),
 # whose planes are exactly features.encode's
 from fastgo.batch import ENCODINGS, _ENC_CODES as _CODES
+from fastgo.errors import Slotted
 
 cnp.import_array()
 
@@ -207,7 +208,7 @@ def _float(value, name, lo, hi):
     return v
 
 
-class SearchResult:
+class SearchResult(Slotted):
     """What a search found, for the side to move at the root.
 
     best_move  the root move with the most visits (ties: higher value, then the earlier move);
@@ -238,10 +239,6 @@ class SearchResult:
         for k, v in fields.items():
             setattr(self, k, v)
 
-    def __reduce__(self):
-        # (every pickle protocol: 0 and 1 refused a class with __slots__ and no __getstate__)
-        return (_search_result, (tuple(getattr(self, k) for k in SearchResult.__slots__),))
-
     def policy(self, temperature=1.0):
         """Visit-count policy target, float64[points + 1]: visits ** (1 / temperature) normalised
         (temperature 0: all on the most visited moves, shared equally)."""
@@ -262,11 +259,6 @@ class SearchResult:
         bm = "none" if self.best_move is None else point_to_vertex(self.best_move, self.width, self.height)
         return (f"<SearchResult best {bm} winrate {self.winrate:.3f}, {self.playouts} playouts, "
                 f"root visits {self.root_visits}, {self.seconds:.3f} s>")
-
-
-def _search_result(fields):
-    """A SearchResult from its fields in __slots__ order (unpickling)."""
-    return SearchResult(**dict(zip(SearchResult.__slots__, fields)))
 
 
 cdef int _live(Search search) except -1:
@@ -519,14 +511,16 @@ cdef class Search:
         cdef int t
         cdef uint64_t key
         if advanced and bd.ko_rule != KO_SIMPLE:
-            spec_from_board(&self.spec, bd, bd.ko_rule, self.prm.max_moves, NULL)
-            key = superko_key(bd.ko_rule, bd.turns[bd.nturns].hash, self.spec.to_move)
+            # room in every set first: out of memory, nothing has changed (advance undoes)
             if hashset_reserve(&self.seen, 1):
                 raise MemoryError()
-            hashset_add(&self.seen, key)
             for t in range(self.nthreads):
                 if hashset_reserve(&self.workers[t].seen, 1):
                     raise MemoryError()
+            spec_from_board(&self.spec, bd, bd.ko_rule, self.prm.max_moves, NULL)
+            key = superko_key(bd.ko_rule, bd.turns[bd.nturns].hash, self.spec.to_move)
+            hashset_add(&self.seen, key)
+            for t in range(self.nthreads):
                 hashset_add(&self.workers[t].seen, key)
             self.spec.seen = &self.seen
         else:
@@ -1258,7 +1252,11 @@ cdef class Search:
                 for k in range(root.nchildren):
                     if self.pool.nodes[root.first + k].move == point:
                         child = root.first + k
-            self._set_root(self.spec.policy, True)
+            try:
+                self._set_root(self.spec.policy, True)
+            except MemoryError:
+                bd.undo()           # (nothing else changed: the root is as it was)
+                raise
             self._root_history(True)
             if child < 0:
                 self._clear_tree()

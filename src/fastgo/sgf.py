@@ -186,13 +186,16 @@ class Node:
     """One SGF node: properties (identifier -> list of raw values, escapes resolved), the
     variations that follow it (``children[0]`` is the main line) and its offset in the text.
     ``repeated``: the identifiers given more than once in the node (FF[4] allows one each; their
-    values are joined in ``props``), each with the index in its values where the repeat starts."""
+    values are joined in ``props``), each with the index in its values where the repeat starts.
+    ``warnings``: what lenient reading found around a root (text skipped before it), for its
+    ``Game``'s warnings."""
 
     props: dict = field(default_factory=dict)
     children: list = field(default_factory=list)
     offset: int = 0
     value_offsets: dict = field(default_factory=dict, repr=False)
     repeated: dict = field(default_factory=dict, repr=False)
+    warnings: list = field(default_factory=list, repr=False, compare=False)
 
     def get(self, ident, default=None):
         """The first value of a property, or `default`."""
@@ -246,7 +249,9 @@ def parse(text: str) -> list[Node]:
     Grammar (FF[4]): Collection = GameTree+; GameTree = "(" Node+ GameTree* ")"; Node = ";"
     Property*; Property = PropIdent PropValue+; PropValue = "[" text "]" with "\\" escaping the
     next character (a backslash before a line break removes both). Text before the first "(;"
-    (white space allowed between them; the first "(" when none) is ignored, and between and
+    (white space allowed between them; the first "(" when none) is ignored, a "(" in it noted in
+    the first root's ``warnings`` (its Game's warning; reading strictly, ``read_game`` and the
+    others start at the first "(" instead), and between and
     after trees a byte-order mark, ^Z or NUL (joined or padded files) counts as white space;
     lower-case letters in identifiers (FF[3] style "AddBlack") are dropped. Anything else out
     of place raises ``SgfError`` with its line and column.
@@ -288,10 +293,11 @@ def _trees(text, strict=False, banner=True):
     oldest kind, spends less (parsing 1,000 9x9 games, that walk took as long as the rest)."""
     n = len(text)
     i = text.find("(")
+    skipped = None
     if banner and not strict:
         start = _first_tree(text)
         if start > i >= 0:
-            _warn(SgfWarning(_SKIPPED, text, i))
+            skipped = SgfWarning(_SKIPPED, text, i)     # (the first game's warning)
         i = start
     if i < 0:
         raise SgfError("no game tree: the file has no '('", text, 0 if not n else n)
@@ -317,6 +323,9 @@ def _trees(text, strict=False, banner=True):
                 stack[-1][2] = True
             i += 1
             if root:
+                if skipped is not None:
+                    tree.warnings.append(skipped)
+                    skipped = None
                 yield tree
         elif c == ";":
             if not stack:
@@ -802,6 +811,8 @@ def game_from_tree(root, text=None, *, strict=False, komi_convention=None):
                        "points a side", text, where(root, "SZ"))
     game = Game(width=width, height=height, text=text,
                 size_offset=where(root, "SZ") if "SZ" in root.props else root.offset)
+    if not strict:
+        game.warnings.extend(root.warnings)
 
     def warn(message, offset):
         game.warnings.append(SgfWarning(message, text, offset))
@@ -1267,15 +1278,18 @@ def _iter_games(f, strict, komi_convention, errors, chunk_size):
     k = 0
     skipped = []                    # where _split_trees skipped a "(" before the first tree
     for tree, origin, stray in _split_trees(chunks, not strict, skipped):
-        if skipped:
-            at = _Excerpt("(")
-            at.origin = skipped.pop()
-            _warn(SgfWarning(_SKIPPED, at, 0))
         text = _Excerpt(tree)
         text.origin = origin
         text.charset = None if strict else charset or "utf-8"     # (see _decode)
+        note = None
+        if skipped:                     # (the first game's warning, as parse gives it)
+            at = _Excerpt("(")
+            at.origin = skipped.pop()
+            note = SgfWarning(_SKIPPED, at, 0)
         try:
             roots = _parse(text, strict, banner=False)
+            if note is not None:
+                roots[0].warnings.append(note)
             if stray is not None:   # text after the tree (its end may be cut): what parse says
                 at = _Excerpt(stray[0])
                 at.origin = stray[1]
@@ -1407,7 +1421,7 @@ def _split_trees(chunks, banner=True, skipped=None):
                     break
                 if first is None and 0 <= buf.find("(", pos, m.start()):
                     first = buf.find("(", pos, m.start())
-                if first is not None and skipped is not None:
+                if first is not None and first < m.start() and skipped is not None:
                     skipped.append(_advance(buf, mark, first, line, column))
                 opened, start, depth, pos = True, m.start(), 1, m.start() + 1
                 continue

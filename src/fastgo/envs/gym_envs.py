@@ -149,8 +149,11 @@ class GoVectorEnv(VectorEnv[_Observation, npt.NDArray[np.int64], npt.NDArray[Any
         if isinstance(seed, np.integer):
             seed = int(seed)
         mask = None if options is None else options.get("reset_mask")
-        # the games first: a refused mask (an index array, made bools, reset other games) leaves
-        # the env as it was, its random generators too
+        # the seed checked (Gymnasium's own refusal of a bad one), then the games, then the
+        # generators: a refused seed or mask (an index array, made bools, reset other games)
+        # leaves the env as it was, its games and generators alike
+        if seed is not None:
+            gym.utils.seeding.np_random(seed)
         self.batch.reset(mask)
         super().reset(seed=seed)
         if seed is not None:
