@@ -248,6 +248,8 @@ def test_text_before_the_collection_may_hold_a_parenthesis(tmp_path):
     skipped = "text before the first game tree '(;' skipped, a '(' in it included (line 1, column 13)"
     games, warned = lenient(sgf.read_games, text)
     assert [(g.width, len(g.moves)) for g in games] == [(9, 2), (5, 1)] and warned == [skipped]
+    # the first game's warning (fastgo replay prints a game's warnings, not Python's)
+    assert [str(w) for w in games[0].warnings] == [skipped] and games[1].warnings == []
     assert sgf.decode(raw) == text
     path = tmp_path / "banner.sgf"
     path.write_bytes(raw)
