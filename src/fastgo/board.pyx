@@ -971,9 +971,10 @@ cdef class Board:
         as prisoners under territory scoring). A numpy array is a mask of the board's shape,
         (height, width) or (width * height,), of bools or the integers 0 and 1 (the
         environments' int8 masks), when it is bool, not one-dimensional, or that long holding
-        only 0 and 1 (a list of points that long would repeat A1 and B1). Area: stones + empty points reaching only that
-        colour (rule 9). Territory: empty points reaching only that colour + prisoners + dead
-        stones. Komi goes to White. Returns Score(black, white, margin, winner, ownership)."""
+        only 0 and 1 (a list of points that long would repeat A1 and B1). Area: stones + empty
+        points reaching only that colour (rule 9). Territory: empty points reaching only that
+        colour + prisoners + dead stones. Komi goes to White. Returns Score(black, white, margin,
+        winner, ownership)."""
         cdef int w = self.st.width, h = self.st.height, p, q
         cdef int removed[3]
         cdef int owned[3]
@@ -993,7 +994,8 @@ cdef class Board:
                 raise ValueError("a dead-stone mask of integers holds only 0 and 1")
             dead = np.flatnonzero(dead).tolist()
         elif isinstance(dead, (str, bytes)) or not hasattr(dead, "__iter__"):
-            raise TypeError(f"dead must be an iterable of moves or a bool mask, not {type(dead).__name__}")
+            raise TypeError(f"dead must be an iterable of moves or a numpy mask, not "
+                            f"{type(dead).__name__}")
         # every piece of user code (the iterator, __index__) runs before the board is read; the
         # reading below calls no Python code (the rules' fields were read at the board's start)
         dead = [self._point(m) for m in dead]
