@@ -1413,14 +1413,13 @@ def _split_trees(chunks, banner=True, skipped=None):
         while True:
             if not opened:
                 m = _TREE_START.search(buf, pos)
+                if first is None:       # the first "(" of the text before the tree
+                    f = buf.find("(", pos, len(buf) if m is None else m.start())
+                    first = f if f >= 0 else None
                 if m is None:
-                    if first is None and buf.find("(", pos) >= 0:
-                        first = buf.find("(", pos)
                     cut = _TREE_START_CUT.search(buf, pos)
                     pos = len(buf) if cut is None else cut.start()
                     break
-                if first is None and 0 <= buf.find("(", pos, m.start()):
-                    first = buf.find("(", pos, m.start())
                 if first is not None and first < m.start() and skipped is not None:
                     skipped.append(_advance(buf, mark, first, line, column))
                 opened, start, depth, pos = True, m.start(), 1, m.start() + 1
