@@ -169,12 +169,15 @@ cdef int _idle(BoardBatch batch) except -1:
     return 0
 
 
+# (The docstring's first lines: the signature, as Board's.)
 cdef class BoardBatch:
-    """n games of one size and one rule set, stepped together.
+    """BoardBatch(n, width=9, height=None, *, rules=None, ko=None, suicide=None, scoring=None,
+               komi=None, handicap=0, max_moves=None, autoreset="next-step", threads=None)
+--
 
-    ``BoardBatch(n, width=9, height=None, *, rules=None, ko=None, suicide=None, scoring=None,
-    komi=None, handicap=0, max_moves=None, autoreset="next-step", threads=None)``. The rule
-    options are those of ``Board``; every game starts from the same position (empty, or the
+    n games of one size and one rule set, stepped together.
+
+    The rule options are those of ``Board``; every game starts from the same position (empty, or the
     handicap placement). ``max_moves`` caps the turns of a game (truncation; None: no cap).
     ``autoreset`` follows Gymnasium's vector conventions: ``"next-step"`` (a game that ended
     restarts at the next ``step``, whose action for it is ignored), ``"same-step"`` (a game

@@ -239,19 +239,24 @@ cdef inline void _block_put(void* blk, int cls) noexcept:
     _block_count[cls] += 1
 
 
+# A C class's docstring starts with its signature, ended by a line "--" and an empty line:
+# CPython shows it as the class's __text_signature__ (inspect.signature, help).
 @cython.no_gc
 cdef class Board:
-    """A game of Go: the board, whose turn it is, the history that ko and superko look back to.
+    """Board(width=9, height=None, *, rules=None, ko=None, suicide=None, scoring=None,
+          komi=None, handicap=0)
+--
 
-    ``Board(width=9, height=None, *, rules=None, ko=None, suicide=None, scoring=None, komi=None,
-    handicap=0)``. Sizes 1..25 each (height defaults to width). ``rules`` is a ``Rules`` or a
-    preset name; the keyword options override it. ``handicap`` is a stone count for GTP's fixed
-    placement (``star_points``: square boards from 7x7 to 25x25) or a list of moves for free
-    placement; handicap stones are part of the set-up and White moves first. A board is
-    initialised once: its size and rules are fixed, and ``__init__`` on a live board raises
-    ``TypeError``. The rules' fields are read once, when the game starts: a ``Rules`` subclass's
-    attribute code runs then and never while the board is read, and a ``Rules`` altered later
-    through ``object.__setattr__`` changes ``rules`` but not the game.
+    A game of Go: the board, whose turn it is, the history that ko and superko look back to.
+
+    Sizes 1..25 each (height defaults to width). ``rules`` is a ``Rules`` or a preset name; the
+    keyword options override it. ``handicap`` is a stone count for GTP's fixed placement
+    (``star_points``: square boards from 7x7 to 25x25) or a list of moves for free placement;
+    handicap stones are part of the set-up and White moves first. A board is initialised once: its
+    size and rules are fixed, and ``__init__`` on a live board raises ``TypeError``. The rules'
+    fields are read once, when the game starts: a ``Rules`` subclass's attribute code runs then and
+    never while the board is read, and a ``Rules`` altered later through ``object.__setattr__``
+    changes ``rules`` but not the game.
 
     Moves are points ``row * width + col`` (A1 = 0, row 0 at the bottom, pass = width * height),
     ``(row, col)`` tuples or GTP vertices such as ``"D4"`` and ``"pass"``.

@@ -296,13 +296,16 @@ def _evaluated(a, shape, what):
     return a
 
 
+# (The docstring's first lines: the signature, as board.Board's.)
 cdef class Search:
-    """A search tree over a copy of `board` (see the module docstring for the algorithms).
+    """Search(board, *, evaluator=None, threads=None, seed=0, memory=268435456,
+           policy="uniform", rave=True, exploration=None, rave_equiv=2000.0, prior_visits=2.0,
+           expand_after=2, tactics=20, batch=256, fpu=0.0, virtual_loss=1, dirichlet=None,
+           encoding="stones", ownership=False, max_moves=None, prisoners=(0, 0))
+--
 
-    ``Search(board, *, evaluator=None, threads=None, seed=0, memory=256 * 2**20,
-    policy="uniform", rave=True, exploration=None, rave_equiv=2000.0, prior_visits=2.0,
-    expand_after=2, tactics=20, batch=256, fpu=0.0, virtual_loss=1, dirichlet=None,
-    encoding="stones", ownership=False, max_moves=None, prisoners=(0, 0))``.
+    A search tree over a copy of `board` (see the module docstring for the algorithms).
+
     evaluator: None for UCT on playouts; else a callable ``planes -> (priors, values)`` for PUCT.
     threads: UCT workers (default: all cores; at most ``fastgo.playout.CORES``). seed: playouts' seed (an int between -2**1000 and 2**1000, taken modulo 2**64). memory: bytes for the node
     pool (at most ``MAX_NODES`` nodes are made, whatever it allows). policy: the playout policy
