@@ -387,3 +387,125 @@ def test_numpy_small_integer_sizes_make_the_envs_of_that_size(size):
     assert aec.observation_space("black_0")["action_mask"].shape == (n * n + 1,)
     aec.reset()
     assert aec.observe("black_0")["action_mask"].shape == (n * n + 1,)
+
+
+def test_an_illegal_action_loses_the_game_when_asked():
+    """illegal_action="lose" (for learners that do not mask): the game ends, lost by the player
+    who chose the action, the position as it was and no move allowed; a later step is refused
+    as after two passes, and reset starts again. Out-of-range actions are still refused. The
+    default still raises and changes nothing."""
+    env = GoEnv(5, illegal_action="lose")
+    env.reset(seed=0)
+    env.step(12)                                    # Black C3
+    before = env.unwrapped.batch.board(0)
+    assert before.why_illegal(12) == "occupied"
+    obs, reward, terminated, truncated, info = env.step(12)
+    assert (reward, terminated, truncated, info) == (-1.0, True, False, {"illegal": "occupied"})
+    assert not obs["action_mask"].any() and not env.action_masks().any()
+    assert env.unwrapped.batch.board(0).history == before.history == [12]
+    with pytest.raises(fastgo.errors.IllegalActionError, match="game over"):
+        env.step(13)
+    with pytest.raises(ValueError, match="action must be 0..25"):
+        env.step(26)
+    obs, _ = env.reset()
+    assert obs["action_mask"].all() and env.action_masks().dtype == np.bool_
+    plain = GoEnv(5)
+    plain.reset()
+    plain.step(12)
+    with pytest.raises(fastgo.errors.IllegalActionError, match="occupied"):
+        plain.step(12)
+    assert plain.batch.board(0).history == [12]
+    for bad, error in ((True, TypeError), ("win", ValueError)):
+        with pytest.raises(error, match="illegal_action must be 'raise' or 'lose'"):
+            GoEnv(5, illegal_action=bad)
+        with pytest.raises(error, match="illegal_action must be 'raise' or 'lose'"):
+            GoVectorEnv(2, 5, illegal_action=bad)
+
+
+def test_a_single_env_that_loses_on_illegal_actions_passes_check_env_with_unmasked_actions():
+    """Gymnasium's check_env, then random actions from the whole space (no mask, as a learner
+    without masking draws them) on a 3x3 board, where most are illegal: every step is answered,
+    each illegal one (by Board.why_illegal on the position) ends the game with -1."""
+    env = GoEnv(3, illegal_action="lose")
+    check_env(env)
+    rng = np.random.default_rng(1)
+    env.reset(seed=1)
+    losses = 0
+    for _ in range(400):
+        action = int(rng.integers(0, 10))
+        reason = env.batch.board(0).why_illegal(action)
+        _, reward, terminated, truncated, info = env.step(action)
+        if reason is not None:
+            assert (reward, terminated, info) == (-1.0, True, {"illegal": reason})
+            losses += 1
+        else:
+            assert "illegal" not in info
+        if terminated or truncated:
+            env.reset()
+    assert losses > 50
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode))
+def test_the_vector_env_loses_illegal_actions_as_sync_vector_env_over_goenv(mode):
+    """GoVectorEnv(illegal_action="lose") against Gymnasium's SyncVectorEnv over
+    GoEnv(illegal_action="lose"), unmasked random actions (most illegal on 3x3): the same
+    observations, rewards, flags, infos (the reasons, under final_info in same-step) and final
+    observations at every step, in every autoreset mode."""
+    n, size, cap = 6, 3, 12
+    ours = GoVectorEnv(n, size, komi=0.5, max_moves=cap, autoreset_mode=mode,
+                       illegal_action="lose")
+    ref = SyncVectorEnv([lambda: GoEnv(size, komi=0.5, max_moves=cap, illegal_action="lose")
+                         for _ in range(n)], autoreset_mode=mode)
+    o1, _ = ours.reset(seed=3)
+    o2, _ = ref.reset(seed=3)
+    losses = 0
+    for t in range(200):
+        for k in o1:
+            assert np.array_equal(o1[k], o2[k]), (t, k)
+        assert np.array_equal(ours.action_masks(), o1["action_mask"].astype(bool))
+        acts = np.random.default_rng(t).integers(0, size * size + 1, n)
+        o1, r1, te1, tr1, i1 = ours.step(acts)
+        o2, r2, te2, tr2, i2 = ref.step(acts)
+        assert np.array_equal(r1, r2) and np.array_equal(te1, te2) and np.array_equal(tr1, tr2)
+        assert sorted(i1) == sorted(i2), t
+        if mode == AutoresetMode.SAME_STEP and "final_obs" in i2:
+            assert np.array_equal(i1["_final_obs"], i2["_final_obs"])
+            for j in np.flatnonzero(i2["_final_obs"]):
+                for k in o1:
+                    assert np.array_equal(i1["final_obs"][j][k], i2["final_obs"][j][k]), (t, j)
+            i1, i2 = i1["final_info"], i2["final_info"]
+            assert sorted(i1) == sorted(i2), t
+        if "_illegal" in i2:
+            assert np.array_equal(i1["_illegal"], i2["_illegal"])
+            assert list(i1["illegal"]) == list(i2["illegal"])
+            losses += int(i1["_illegal"].sum())
+        if mode == AutoresetMode.DISABLED and (te1.any() or tr1.any()):
+            with pytest.raises(fastgo.errors.IllegalActionError, match="game over"):
+                ours.step(np.zeros(n, dtype=np.int64))
+            m = te1 | tr1
+            o1, _ = ours.reset(options={"reset_mask": m})
+            o2, _ = ref.reset(options={"reset_mask": m})
+    assert losses > 100
+
+
+def test_pettingzoo_env_is_wrapped_as_go_v5_s():
+    """fastgo.envs.pettingzoo_env.env() wraps GoAECEnv in go_v5.env()'s wrappers: PettingZoo's
+    api_test passes; a step before reset is refused; an illegal action ends the game with -1 to
+    the agent that chose it (TerminateIllegalWrapper's rule, which warns) and 0 to the other.
+    raw_env() and GoAECEnv raise instead."""
+    from fastgo.envs import pettingzoo_env
+    api_test(pettingzoo_env.env(board_size=5), num_cycles=200)
+    env = pettingzoo_env.env(board_size=5)
+    with pytest.raises(AssertionError, match="reset"):
+        env.step(0)
+    env.reset()
+    env.step(12)
+    env.step(12)                                    # White on Black's stone
+    assert env.rewards == {"black_0": 0, "white_0": -1.0}
+    assert all(env.terminations.values())
+    raw = pettingzoo_env.raw_env(board_size=5)
+    assert type(raw) is GoAECEnv
+    raw.reset()
+    raw.step(12)
+    with pytest.raises(fastgo.errors.IllegalActionError, match="occupied"):
+        raw.step(12)

@@ -1,6 +1,6 @@
 """Type stubs for the compiled ``fastgo.batch`` module."""
 
-from typing import (Any, Dict, NamedTuple, Optional, Sequence, SupportsIndex, Tuple, TypeVar, Union,
+from typing import (Any, Dict, NamedTuple, NoReturn, Optional, Sequence, SupportsIndex, Tuple, TypeVar, Union,
                     final, overload)
 
 import numpy as np
@@ -18,6 +18,9 @@ MAX_GAMES: int
 ENCODINGS: Dict[str, int]
 # (for the package's other modules) dtype -> the encoder's number kind
 _DTYPES: Dict[np.dtype[Any], int]
+def _actions_array(actions: npt.ArrayLike, n: SupportsIndex,
+                   npoints: SupportsIndex) -> npt.NDArray[np.int64]: ...
+def _refuse_range(a: npt.NDArray[Any], npoints: SupportsIndex) -> NoReturn: ...
 
 class StepResult(NamedTuple):
     terminated: npt.NDArray[np.bool_]

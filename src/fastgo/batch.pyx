@@ -75,6 +75,31 @@ _REASONS[MOVE_CAP] = "move cap"
 
 # (module= names this module: a namedtuple made while an extension module starts would name
 # importlib._bootstrap, and neither pickle nor multiprocessing could find the class)
+def _actions_array(actions, int64_t n, int npoints):
+    """`actions` as step takes them (an integer array or sequence of n points or passes; floats
+    only when exact integers, in a list), C-contiguous int64; anything else refused. Values of
+    an int64 array are range-checked by the step's judgement."""
+    if isinstance(actions, np.ma.MaskedArray):
+        raise ArgumentTypeError("actions must not be a masked array: np.asarray drops the mask, "
+                                "so its masked entries would be played as moves (fill them: "
+                                "actions.filled(...))")
+    a = np.asarray(actions)
+    if not isinstance(actions, np.ndarray) and a.ndim == 1:
+        if a.dtype.kind in "fO":
+            a = _exact_ints(actions, a, npoints)
+        elif a.dtype.kind in "iu" and isinstance(actions, (list, tuple)):
+            _refuse_bools(actions)          # numpy makes [True, 5] int64: True is no point
+    if a.dtype.kind not in "iu" or a.shape != (n,):
+        raise (ValueError if a.dtype.kind in "iu" else ArgumentTypeError)(
+            f"actions must be an integer array of shape ({n},), got {a.dtype} {a.shape}")
+    if a.dtype != np.int64:
+        # range-checked before the cast, so that no value wraps into a valid one
+        if n and (a.min() < 0 or a.max() > npoints):
+            _refuse_range(a, npoints)
+        a = a.astype(np.int64)
+    return np.ascontiguousarray(a)
+
+
 StepResult = namedtuple("StepResult", "terminated truncated winners reset", module="fastgo.batch")
 StepResult.__doc__ = """What one ``BoardBatch.step`` did, per game (numpy arrays of length n):
 terminated (bool: this turn was the second pass in a row), truncated (bool: this turn reached
@@ -755,26 +780,7 @@ cdef class BoardBatch:
                     and cnp.PyArray_ISCARRAY_RO(actions)):
                 acts = actions      # the usual call, taken as it is: a step costs microseconds
             else:
-                if isinstance(actions, np.ma.MaskedArray):
-                    raise ArgumentTypeError("actions must not be a masked array: np.asarray "
-                                            "drops the mask, so its masked entries would be "
-                                            "played as moves (fill them: actions.filled(...))")
-                a = np.asarray(actions)
-                if not isinstance(actions, np.ndarray) and a.ndim == 1:
-                    if a.dtype.kind in "fO":
-                        a = _exact_ints(actions, a, self.npoints)
-                    elif a.dtype.kind in "iu" and isinstance(actions, (list, tuple)):
-                        _refuse_bools(actions)  # numpy makes [True, 5] int64: True is no point
-                if a.dtype.kind not in "iu" or a.shape != (self.n,):
-                    raise (ValueError if a.dtype.kind in "iu" else ArgumentTypeError)(
-                        f"actions must be an integer array of shape ({self.n},), got {a.dtype} "
-                        f"{a.shape}")
-                if a.dtype != np.int64:
-                    # range-checked before the cast, so that no value wraps into a valid one
-                    if self.n and (a.min() < 0 or a.max() > self.npoints):
-                        _refuse_range(a, self.npoints)
-                    a = a.astype(np.int64)
-                acts = np.ascontiguousarray(a)
+                acts = _actions_array(actions, self.n, self.npoints)
             # the jobs read the actions twice without the GIL (judged, then played): from a
             # copy, which no other thread can change in between (the caller's array can)
             if self.own_actions is None:

@@ -14,11 +14,11 @@ Engines, by ``cluster``:
   chunks, merged with ``as_completed``. Each task runs the kernel on ``threads`` threads (default
   1) with the GIL released, so a worker's own thread pool (``--nthreads``, its cores by default)
   runs that many chunks at once; for workers started with ``--nthreads 1`` pass ``threads=`` their
-  cores. Needs ``pip install "fastgo[dask]"``.
+  cores. Needs Dask (``pip install "dask[distributed]"``, the ``dask`` extra).
 - ``"ray"`` (join the running cluster, or the one this process already ``ray.init``-ed) or
   ``"ray://host:10001"`` (Ray Client): remote tasks with ``num_cpus=threads`` and ``threads``
   passed to the kernel explicitly (Ray sets ``OMP_NUM_THREADS=1`` in its workers), streamed with
-  ``ray.wait``. Needs ``pip install "fastgo[ray]"``.
+  ``ray.wait``. Needs Ray (``pip install "ray[client]"``, the ``ray`` extra).
 
 A cluster retries the chunks of a worker that dies (Dask reschedules them, Ray re-runs the
 task); a retried chunk writes the same shard bytes again, so nothing is lost or counted twice.
@@ -35,7 +35,7 @@ import sys
 import time
 import uuid
 
-from fastgo.errors import ClusterError, os_error_text
+from fastgo.errors import ClusterError, os_error_text, require
 from fastgo.playout import KO_CHOICES, POLICIES, default_threads, playouts, _int, _MAX_THREADS
 from fastgo.simulation import Simulation, Tally, play_chunk
 
@@ -43,14 +43,6 @@ from fastgo.simulation import Simulation, Tally, play_chunk
 #: waits for the round trip through this process (result in, next chunk out)
 _WINDOW = 4
 _MIN_IN_FLIGHT = 32
-
-
-def optional(module, extra):
-    """Import an optional dependency, or say which extra installs it."""
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise ImportError(f"{module} is needed for this: pip install \"fastgo[{extra}]\"") from None
 
 
 def chunk_task(spec, start, stop, threads, out):
@@ -104,7 +96,7 @@ class DaskEngine:
     name = "dask"
 
     def __init__(self, target, threads=None, timeout=30.0):
-        distributed = optional("distributed", "dask")
+        distributed = require("distributed", "dask")
         self._owned = not isinstance(target, distributed.Client)
         if self._owned and not isinstance(target, str):
             # a LocalCluster (in-process ones too: inproc:// addresses), dask_jobqueue's...:
@@ -159,7 +151,7 @@ class DaskEngine:
         import pickle
         import fastgo
         from fastgo.simulation import FORMAT
-        distributed = optional("distributed", "dask")
+        distributed = require("distributed", "dask")
         run = uuid.uuid4().hex[:12]         # keys of this run only: never another run's results
         todo = iter(chunks)
         mine = (fastgo.__version__, FORMAT)
@@ -364,7 +356,7 @@ class RayEngine:
     name = "ray"
 
     def __init__(self, target, threads=None, timeout=30.0):
-        ray = optional("ray", "ray")
+        ray = require("ray", "ray")
         self._owned = False
         if not ray.is_initialized():
             if target == "ray":
@@ -393,7 +385,7 @@ class RayEngine:
         self._task = ray.remote(chunk_task).options(num_cpus=self.threads, max_retries=3)
 
     def results(self, spec, chunks, out):
-        ray = optional("ray", "ray")
+        ray = require("ray", "ray")
         todo = iter(chunks)
         spec_ref = ray.put(spec)
         submit = lambda ab: self._task.remote(spec_ref, ab[0], ab[1], self.threads, out)
@@ -414,7 +406,7 @@ class RayEngine:
 
     def close(self):
         if self._owned:
-            optional("ray", "ray").shutdown()
+            require("ray", "ray").shutdown()
 
 
 def _check_ray_auto(timeout):

@@ -16,6 +16,7 @@ import numpy as np
 
 from fastgo.board import Board
 from fastgo.coords import point_to_vertex, star_points, vertex_to_point
+from fastgo.errors import install_hint
 
 #: Pixels between two lines of the grid (the picture scales: it is SVG).
 CELL = 24
@@ -172,12 +173,12 @@ def html(board, **kw):
 
 def png(board, scale=1.0, **kw):
     """The picture of ``svg(board, **kw)`` as PNG bytes, `scale` times its size in pixels
-    (``CELL`` between lines at 1). Needs cairosvg: ``pip install "fastgo[draw]"``."""
+    (``CELL`` between lines at 1). Needs cairosvg (``pip install cairosvg``, the ``draw`` extra)."""
     try:
         import cairosvg  # type: ignore[import-not-found, import-untyped, unused-ignore]
     except (ImportError, OSError) as e:       # OSError: cairosvg installed, libcairo missing
-        raise ImportError(f'fastgo.draw.png needs cairosvg (and the cairo library): pip install '
-                          f'"fastgo[draw]" ({e})') from None
+        raise ImportError(f"fastgo.draw.png needs cairosvg (and the cairo library): "
+                          f"{install_hint('draw')} ({e})") from None
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale <= 100:
         raise ValueError(f"scale must be a number in (0, 100], not {scale!r}")
     return cairosvg.svg2png(bytestring=svg(board, **kw).encode(), scale=scale)

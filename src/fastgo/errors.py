@@ -1,5 +1,8 @@
-"""The exceptions fastgo raises of its own, the one line a command prints for an OSError, and
-how both those exceptions and the package's value classes with ``__slots__`` are pickled."""
+"""The exceptions fastgo raises of its own, the one line a command prints for an OSError, what
+a missing optional dependency's ImportError says, and how both those exceptions and the
+package's value classes with ``__slots__`` are pickled."""
+
+import importlib
 
 
 def _rebuild(cls, args, state):
@@ -86,6 +89,26 @@ class ArgumentTypeError(TypeError, ValueError):
 class RecordsError(ValueError):
     """An output directory that cannot take a simulation's shards: not writable, holding another
     run's shards, or a resume whose spec differs from the one the directory was started with."""
+
+
+#: the packages of each optional extra (pyproject.toml's optional-dependencies), for messages
+EXTRAS = {"gym": "gymnasium", "pettingzoo": "pettingzoo", "dask": '"dask[distributed]"',
+          "ray": '"ray[client]"', "plot": "matplotlib", "draw": "cairosvg", "progress": "tqdm"}
+
+
+def install_hint(extra):
+    """How to install an extra's packages: by name (which works whether fastgo came from an
+    index or from its source tree), or as fastgo's extra."""
+    return (f'pip install {EXTRAS[extra]} (fastgo\'s "{extra}" extra: pip install '
+            f'"fastgo[{extra}]", or ".[{extra}]" in fastgo\'s source tree)')
+
+
+def require(module, extra):
+    """Import an optional dependency, or raise an ImportError that says what installs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(f"{module} is needed here: {install_hint(extra)}") from exc
 
 
 def os_error_text(e):

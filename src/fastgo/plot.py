@@ -1,4 +1,4 @@
-"""Pictures of a simulation's statistics with matplotlib (``pip install "fastgo[plot]"``): the
+"""Pictures of a simulation's statistics with matplotlib (``pip install matplotlib``, the ``plot`` extra): the
 ownership heat map drawn on the board, the score histogram and the game-length histogram.
 
 ``save(result, "run.png")`` writes all three side by side; the format is the file's extension
@@ -8,6 +8,7 @@ ownership heat map drawn on the board, the score histogram and the game-length h
 import numpy as np
 
 from fastgo.coords import star_points
+from fastgo.errors import install_hint
 
 FORMATS = ("png", "svg")
 
@@ -16,7 +17,7 @@ def _pyplot():
     try:
         import matplotlib  # type: ignore[import-not-found, unused-ignore]  # (the plot extra)
     except ImportError:
-        raise ImportError('matplotlib is needed for plots: pip install "fastgo[plot]"') from None
+        raise ImportError(f"matplotlib is needed for plots: {install_hint('plot')}") from None
     matplotlib.use("Agg", force=False)      # files only: no display needed
     import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]
     return plt

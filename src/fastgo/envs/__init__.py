@@ -1,5 +1,6 @@
 """Reinforcement-learning environments over ``BoardBatch``: Gymnasium (``pip install
-"fastgo[gym]"``) and PettingZoo (``pip install "fastgo[pettingzoo]"``).
+gymnasium``, the ``gym`` extra) and PettingZoo (``pip install pettingzoo``, the ``pettingzoo``
+extra).
 
 ``import fastgo.envs`` needs neither; each class is imported from its module on first use, and
 importing this package registers the Gymnasium ids ``fastgo/Go9x9-v0``, ``fastgo/Go19x19-v0``
@@ -14,10 +15,11 @@ imports it for you.
 from __future__ import annotations  # `X | None` on Python 3.9
 
 import importlib
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import numpy as np
+
+from fastgo.errors import require
 
 if TYPE_CHECKING:       # (at runtime each class is imported from its module on first use)
     import numpy.typing as npt
@@ -33,14 +35,6 @@ _HOMES = {"GoEnv": "fastgo.envs.gym_envs", "GoVectorEnv": "fastgo.envs.gym_envs"
           "GoAECEnv": "fastgo.envs.pettingzoo_env"}
 
 
-def require(module: str, extra: str) -> ModuleType:
-    """Import an optional dependency, or say which extra installs it."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise ImportError(f"{module} is needed here: pip install \"fastgo[{extra}]\"") from exc
-
-
 def check_action(action: object, n: int) -> int:
     """`action` as an int, if Gymnasium's ``Discrete(n)`` holds it: a Python or numpy integer,
     or a 0-d integer array, in 0..n - 1. Bools, floats and strings are refused (TypeError), as
@@ -50,6 +44,19 @@ def check_action(action: object, n: int) -> int:
     if not 0 <= a < n:
         raise ValueError(f"action must be 0..{n - 1} (the pass last), not {a}")
     return a
+
+
+ILLEGAL_ACTIONS = ("raise", "lose")
+
+
+def check_illegal_action(value: object) -> str:
+    """The envs' ``illegal_action`` option: "raise" (an ``IllegalActionError``, nothing changes)
+    or "lose" (the player who chose it loses the game at once, reward -1)."""
+    if not isinstance(value, str):
+        raise TypeError(f"illegal_action must be 'raise' or 'lose', not {type(value).__name__}")
+    if value not in ILLEGAL_ACTIONS:
+        raise ValueError(f"illegal_action must be 'raise' or 'lose', not {value!r}")
+    return value
 
 
 def _batch(n: SupportsIndex, size: SupportsIndex, height: SupportsIndex | None,

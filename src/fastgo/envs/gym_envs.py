@@ -7,7 +7,11 @@ dicts: ``"observation"``, the feature planes [C, height, width] of ``encoding`` 
 pass last). Actions are fastgo points (``row * width + col``, row 0 at the bottom, pass =
 ``width * height``): what the ``Discrete`` action space holds, a Python or numpy integer (a
 bool, float or string is a TypeError, a value out of range a ValueError). An illegal action
-raises ``IllegalActionError``; a refused one changes nothing.
+raises ``IllegalActionError`` and changes nothing; with ``illegal_action="lose"`` (``GoEnv``
+only, for learners that do not mask: Stable-Baselines3's ``check_env`` and ``PPO``) it ends the
+game instead, the player who chose it losing (reward -1, ``terminated``, ``info["illegal"]``
+the reason). ``action_masks()`` returns the legal moves as bools (sb3-contrib's
+``MaskablePPO`` asks for it).
 
 Rewards go to the player who moved: at the turn that ends the game (the second pass in a row)
 +1 if that player won, -1 if they lost, 0 for a tie; 0 on every other turn and on truncation
@@ -22,7 +26,8 @@ import numpy as np
 import numpy.typing as npt
 
 from fastgo.coords import _flag
-from fastgo.envs import _batch, _reward, _rewards, _step_one, check_action, require
+from fastgo.envs import (_batch, _reward, _rewards, _step_one, check_action,
+                         check_illegal_action, require)
 
 require("gymnasium", "gym")         # a missing extra is said in fastgo's words
 import gymnasium as gym  # type: ignore[import-not-found, unused-ignore]  # noqa: E402
@@ -30,7 +35,8 @@ from gymnasium import spaces  # type: ignore[import-not-found, unused-ignore]  #
 from gymnasium.vector import AutoresetMode, VectorEnv  # type: ignore[import-not-found, unused-ignore]  # noqa: E402
 from gymnasium.vector.utils import batch_space  # type: ignore[import-not-found, unused-ignore]  # noqa: E402
 
-from fastgo.batch import ENCODINGS, MAX_GAMES, _DTYPES  # noqa: E402
+from fastgo.batch import ENCODINGS, MAX_GAMES, _DTYPES, _actions_array, _refuse_range  # noqa: E402
+from fastgo.errors import IllegalActionError  # noqa: E402
 
 if TYPE_CHECKING:
     from fastgo.rules import Rules
@@ -91,6 +97,10 @@ class GoVectorEnv(VectorEnv[_Observation, npt.NDArray[np.int64], npt.NDArray[Any
     ``SyncVectorEnv``: True returns new observation arrays each call; False returns the env's
     own two buffers, which the next ``step`` or ``reset`` overwrites (the copy of the planes
     took about a third of a step of 1,024 9x9 games); final observations are copies either way.
+    ``illegal_action="lose"``: a game whose action is illegal ends, lost by its mover (reward -1,
+    ``terminated``, ``info["illegal"]`` the reason), its position as it was; the other games
+    step as usual, and the lost game restarts as the autoreset mode says (as
+    ``SyncVectorEnv`` over ``GoEnv(illegal_action="lose")``).
     """
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
@@ -101,8 +111,9 @@ class GoVectorEnv(VectorEnv[_Observation, npt.NDArray[np.int64], npt.NDArray[Any
                  dtype: npt.DTypeLike = np.float32, max_moves: SupportsIndex | None = None,
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  threads: SupportsIndex | None = None, copy: bool = True,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, illegal_action: str = "raise") -> None:
         mode = _autoreset_mode(autoreset_mode)
+        self.illegal_action = check_illegal_action(illegal_action)
         if render_mode is not None:        # (metadata["render_modes"] is empty)
             raise ValueError(f"GoVectorEnv renders nothing: render_mode must be None, not "
                              f"{render_mode!r} (GoEnv renders 'ansi')")
@@ -125,10 +136,21 @@ class GoVectorEnv(VectorEnv[_Observation, npt.NDArray[np.int64], npt.NDArray[Any
         self._planes = np.empty(self.observation_space["observation"].shape,  # type: ignore[index]
                                 dtype=dtype)          # (a Dict space)
         self._mask = np.empty((num_envs, w * h + 1), dtype=np.bool_)
+        # games ended by an illegal action, still at that position: restarted by the next step
+        # (next-step autoreset) or by reset (disabled); the batch does not know they ended
+        self._lost = np.zeros(num_envs, dtype=np.bool_)
+
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """bool [num_envs, points + 1]: each game's legal moves now (the pass last; none in a
+        game that is over): the observation's ``action_mask``, as sb3-contrib asks for it."""
+        mask = self.batch.legal_mask()
+        mask[self._lost] = False
+        return mask
 
     def _obs(self, copy: bool | None = None) -> _Observation:
         self.batch.encode(self.encoding, out=self._planes)
         self.batch.legal_mask(out=self._mask)
+        self._mask[self._lost] = False
         if not (self.copy if copy is None else copy):
             # a bool array's bytes are 0 and 1: viewed as int8 they are the mask space's values
             return {"observation": self._planes, "action_mask": self._mask.view(np.int8)}
@@ -155,6 +177,7 @@ class GoVectorEnv(VectorEnv[_Observation, npt.NDArray[np.int64], npt.NDArray[Any
         if seed is not None:
             gym.utils.seeding.np_random(seed)
         self.batch.reset(mask)
+        self._lost[slice(None) if mask is None else mask] = False
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
@@ -164,48 +187,112 @@ class GoVectorEnv(VectorEnv[_Observation, npt.NDArray[np.int64], npt.NDArray[Any
              ) -> tuple[_Observation, npt.NDArray[np.float64], npt.NDArray[np.bool_],
                         npt.NDArray[np.bool_], dict[str, Any]]:
         movers = self.batch.to_move
+        if self.illegal_action == "lose":
+            return self._step_losing(movers, actions)
         res = self.batch.step(actions)
+        return self._finish(_rewards(movers, res), res.terminated.copy(), res.truncated.copy(),
+                            {})
+
+    def _step_losing(self, movers: npt.NDArray[np.int8], actions: npt.ArrayLike
+                     ) -> tuple[_Observation, npt.NDArray[np.float64], npt.NDArray[np.bool_],
+                                npt.NDArray[np.bool_], dict[str, Any]]:
+        """step under illegal_action="lose". The games whose actions the rules refuse pass in
+        the batch's step and are then set back to their position (Board copies): the batch
+        steps every game or none. A game lost at an earlier step restarts here under next-step
+        autoreset (its action ignored, as the batch does for a game that ended by passes)."""
+        n, npoints = self.num_envs, self.batch.num_points
+        acts = _actions_array(actions, n, npoints).copy()
+        if n and (acts.min() < 0 or acts.max() > npoints):
+            _refuse_range(acts, npoints)
+        restart = self._lost.copy()
+        if restart.any():
+            if self.metadata["autoreset_mode"] == AutoresetMode.DISABLED:
+                games = np.flatnonzero(restart)
+                raise IllegalActionError(games, acts[games], ["game over"] * len(games))
+            acts[restart] = npoints             # (played, then reset)
+        live = ~(self.batch.terminated | self.batch.truncated | restart)
+        lose = live & ~self.batch.legal_mask()[np.arange(n), acts]
+        boards = {int(i): self.batch.board(int(i)) for i in np.flatnonzero(lose)}
+        reasons = np.full(n, None, dtype=object)
+        for i, board in boards.items():
+            reasons[i] = board.why_illegal(int(acts[i]))
+        acts[lose] = npoints
+        res = self.batch.step(acts)
+        for i, board in boards.items():
+            self.batch.set(i, board)
+        if restart.any():
+            self.batch.reset(restart)
+            self._lost[restart] = False
         rewards = _rewards(movers, res)
         terminated = res.terminated.copy()
         truncated = res.truncated.copy()
+        rewards[restart] = 0.0
+        terminated[restart] = truncated[restart] = False
+        rewards[lose] = -1.0
+        terminated[lose] = True
+        truncated[lose] = False
         info: dict[str, Any] = {}
+        if lose.any():
+            info["illegal"] = reasons
+            info["_illegal"] = lose
+            self._lost |= lose
+        return self._finish(rewards, terminated, truncated, info)
+
+    def _finish(self, rewards: npt.NDArray[np.float64], terminated: npt.NDArray[np.bool_],
+                truncated: npt.NDArray[np.bool_], info: dict[str, Any]
+                ) -> tuple[_Observation, npt.NDArray[np.float64], npt.NDArray[np.bool_],
+                           npt.NDArray[np.bool_], dict[str, Any]]:
+        """step's end: same-step autoreset's final observations and restarts (the ending
+        step's `info` goes to ``final_info``, as Gymnasium's vector envs do), the observation."""
         if self._same_step and (terminated.any() or truncated.any()):
             ended = terminated | truncated
             final = self._obs(copy=True)       # the new games' observations overwrite ours
-            info["final_obs"] = np.full(self.num_envs, None, dtype=object)
+            info = {"final_obs": np.full(self.num_envs, None, dtype=object), "_final_obs": ended,
+                    "final_info": info, "_final_info": ended}
             for i in np.flatnonzero(ended):
                 info["final_obs"][i] = {k: v[i] for k, v in final.items()}
-            info["_final_obs"] = ended
-            info["final_info"] = {}
-            info["_final_info"] = ended
             self.batch.reset(ended)
+            self._lost[ended] = False
         return self._obs(), rewards, terminated, truncated, info
 
 
 class GoEnv(gym.Env[_Observation, SupportsIndex]):
     """One self-play game (a ``BoardBatch`` of one). ``GoEnv(size=9, height=None, *, rules=None,
-    komi=None, encoding="agz17", dtype=np.float32, max_moves=None, render_mode=None)``;
-    ``render_mode="ansi"``: ``render()`` gives the board as text; ``"human"``: each ``reset``
-    and ``step`` prints it (Gymnasium's convention)."""
+    komi=None, encoding="agz17", dtype=np.float32, max_moves=None, render_mode=None,
+    illegal_action="raise")``; ``render_mode="ansi"``: ``render()`` gives the board as text;
+    ``"human"``: each ``reset`` and ``step`` prints it (Gymnasium's convention).
+    ``illegal_action="lose"``: an illegal move ends the game, lost by the player who chose it
+    (see the module docstring)."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
 
     def __init__(self, size: SupportsIndex = 9, height: SupportsIndex | None = None, *,
                  rules: Rules | str | None = None, komi: float | None = None,
                  encoding: str = "agz17", dtype: npt.DTypeLike = np.float32,
-                 max_moves: SupportsIndex | None = None, render_mode: str | None = None) -> None:
+                 max_moves: SupportsIndex | None = None, render_mode: str | None = None,
+                 illegal_action: str = "raise") -> None:
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
         self.render_mode = render_mode
+        self.illegal_action = check_illegal_action(illegal_action)
+        self._lost = False          # the game ended by an illegal action (illegal_action="lose")
         self.batch = _batch(1, size, height, rules, komi, max_moves, "disabled", 1)
         self.encoding = encoding
         self.observation_space, self.action_space = _spaces(
             self.batch.width, self.batch.height, encoding, dtype)
         self._dtype = dtype
 
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """bool [points + 1]: the legal moves now (the pass last; none once the game is over):
+        the observation's ``action_mask``, as sb3-contrib's ``MaskablePPO`` asks for it."""
+        mask = self.batch.legal_mask()[0]
+        if self._lost:
+            mask[:] = False
+        return mask
+
     def _obs(self) -> _Observation:
         return {"observation": self.batch.encode(self.encoding, dtype=self._dtype)[0],
-                "action_mask": self.batch.legal_mask()[0].astype(np.int8)}
+                "action_mask": self.action_masks().astype(np.int8)}
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[_Observation, dict[str, Any]]:
@@ -213,6 +300,7 @@ class GoEnv(gym.Env[_Observation, SupportsIndex]):
         if seed is not None:
             self.action_space.seed(seed)
         self.batch.reset()
+        self._lost = False
         if self.render_mode == "human":
             print(self.batch.board(0))
         return self._obs(), {}
@@ -220,6 +308,15 @@ class GoEnv(gym.Env[_Observation, SupportsIndex]):
     def step(self, action: SupportsIndex
              ) -> tuple[_Observation, float, bool, bool, dict[str, Any]]:
         action = check_action(action, self.batch.num_points + 1)
+        if self._lost:                  # as a game over by two passes
+            raise IllegalActionError([0], [action], ["game over"], one=True)
+        if (self.illegal_action == "lose" and not self.batch.legal_mask()[0][action]
+                and not (self.batch.terminated[0] or self.batch.truncated[0])):
+            reason = self.batch.board(0).why_illegal(action)
+            self._lost = True
+            if self.render_mode == "human":
+                print(self.batch.board(0))
+            return self._obs(), -1.0, True, False, {"illegal": reason}
         mover = int(self.batch.to_move[0])
         res = _step_one(self.batch, action)
         terminated = bool(res.terminated[0])

@@ -21,6 +21,9 @@ Where it differs from ``go_v5``:
 - rules: exact positional superko by default (any ``fastgo.Rules``), in the legal mask; ``go_v5``
   does not mask positional superko;
 - a move cap (``max_moves``, default ``2 * N * N``) truncates the game, reward 0.
+
+``env()`` wraps it as ``go_v5.env()`` does (an illegal action loses the game); ``GoAECEnv`` and
+``raw_env()`` raise ``IllegalActionError`` on one instead.
 """
 
 from __future__ import annotations  # `X | None` on Python 3.9
@@ -35,13 +38,13 @@ from fastgo.envs import _batch, _reward, _step_one, check_action, require
 require("pettingzoo", "pettingzoo")
 from gymnasium import spaces  # type: ignore[import-not-found, unused-ignore]  # noqa: E402
 from pettingzoo import AECEnv  # type: ignore[import-untyped, import-not-found, unused-ignore]  # noqa: E402  (no type hints)
-from pettingzoo.utils import AgentSelector  # type: ignore[import-untyped, import-not-found, unused-ignore]  # noqa: E402
+from pettingzoo.utils import AgentSelector, wrappers  # type: ignore[import-untyped, import-not-found, unused-ignore]  # noqa: E402
 
 
 if TYPE_CHECKING:
     from fastgo.rules import Rules
 
-__all__ = ["GoAECEnv", "env"]
+__all__ = ["GoAECEnv", "env", "raw_env"]
 
 
 class GoAECEnv(AECEnv):
@@ -129,6 +132,16 @@ class GoAECEnv(AECEnv):
         pass
 
 
-def env(**kwargs: Any) -> GoAECEnv:
-    """A ``GoAECEnv`` (``go_v5``-style constructor name)."""
+def raw_env(**kwargs: Any) -> GoAECEnv:
+    """A ``GoAECEnv`` without wrappers (``go_v5.raw_env``'s counterpart): an illegal action
+    raises ``IllegalActionError`` and changes nothing."""
     return GoAECEnv(**kwargs)
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """A ``GoAECEnv`` in ``go_v5.env()``'s wrappers, PettingZoo's own: an illegal action ends
+    the game with reward -1 to the agent that chose it (``TerminateIllegalWrapper``, which warns),
+    an action outside the space fails an assertion, and a call before ``reset`` is refused
+    (``OrderEnforcingWrapper``)."""
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(
+        wrappers.TerminateIllegalWrapper(GoAECEnv(**kwargs), illegal_reward=-1)))
