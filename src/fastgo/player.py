@@ -197,26 +197,31 @@ class Player:
 
     # -- dead stones ------------------------------------------------------------------------------
 
-    def ownership(self, board, n=1000, policy=None):
+    def ownership(self, board, n=1000, policy=None, seed=None):
         """Mean owner of each point (+1 Black, -1 White), float [height, width], over `n`
         playouts of `policy` (default the player's) from `board`'s position alone (a finished
-        game is not continued)."""
+        game is not continued); `seed` the playouts' (default: one from the player's)."""
         start = Board.from_array(board.stones(), to_move=board.to_move, rules=board.rules)
-        return np.asarray(_playouts(start, n, seed=(self.seed * 1_000_003 + 7) % 2**64,
-                                    threads=1, ownership=True,
+        if seed is None:
+            seed = (self.seed * 1_000_003 + 7) % 2**64
+        return np.asarray(_playouts(start, n, seed=seed, threads=1, ownership=True,
                                     policy=self.policy if policy is None else policy).ownership)
 
     def dead_stones(self, board, n=1000):
         """Points of the chains that `n` playouts of the heavy policy from `board`'s position
         end, on balance, with the opponent owning (the chain's mean ownership leans to the
-        opponent): a dead-stone estimate for scoring; seki is not recognised as such.
+        opponent): a dead-stone estimate for scoring; seki is not recognised as such. The
+        playouts' seed is the position's (its colouring's hash and the player to move), not the
+        player's: two players, whatever their seeds, judge a position alike (two engines' GTP
+        ``final_score`` of a game agree).
 
         Whole chains, heavy playouts (which take a chain in atari and avoid self-atari): in
         GNU Go 3.8 level-1 self-play games on 9x9 (Chinese rules), the score with these dead
         stones removed was GNU Go's ``final_score`` in 40 of 40 (seeds 1-40) and 39 of 40
         (seeds 100-139, a reviewer's), judged stone by stone over 400 uniform playouts, with
         70% of them needed, in 27 and 29 (benchmarks/RESULTS.md)."""
-        own = self.ownership(board, n, policy="heavy").ravel()
+        own = self.ownership(board, n, policy="heavy",
+                             seed=(board.hash ^ board.to_move * 0x9E3779B97F4A7C15) % 2**64).ravel()
         g = board.stones().ravel()
         dead, seen = [], np.zeros(g.size, dtype=bool)
         for p in np.flatnonzero(g).tolist():
