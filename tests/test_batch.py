@@ -9,6 +9,7 @@ scores, winners, terminal flags, move numbers and the side to move must be equal
 """
 
 import os
+import pickle
 import random
 import subprocess
 import sys
@@ -709,3 +710,55 @@ def test_thread_choice_changes_no_result(many_cores):
         assert (a.hashes == b.hashes).all()
         assert all((x == y).all() for x, y in zip(ra, rb))
     assert used == {1, 2}
+
+
+def _same_batches(a, b):
+    for name in ("to_move", "move_numbers", "terminated", "truncated", "hashes"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    for name in ("stones", "scores", "winners"):
+        assert np.array_equal(getattr(a, name)(), getattr(b, name)()), name
+    assert np.array_equal(a.legal_mask(), b.legal_mask())
+    for enc in ("agz17", "katago"):         # (the history planes, the ko plane)
+        assert np.array_equal(a.encode(enc), b.encode(enc)), enc
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(handicap=2, max_moves=30, autoreset="disabled"),
+                                dict(rules="japanese", autoreset="same-step"),
+                                dict(ko="situational", suicide=False)])
+def test_a_pickled_batch_plays_on_exactly_as_the_original(kw):
+    """pickle (a BoardBatch was refused: a vector env could not be pickled either) keeps every
+    game: its set-up (a game set from a Board with its own stones too), turns, the planes'
+    history, ko and superko memory, passes and ends; the copy then steps exactly as the
+    original for 60 steps of random actions with many passes."""
+    a = BoardBatch(8, 7, **kw)
+    rng = np.random.default_rng(1)
+
+    def play(batch_pair, steps, seed):
+        for t in range(steps):
+            m = batch_pair[0].legal_mask()
+            m[:, -1] |= ~m.any(1)               # (ended games: any action)
+            acts = fastgo.random_actions(m, seed + t)
+            acts[rng.random(8) < 0.3] = 49
+            results = [batch.step(acts) for batch in batch_pair]
+            for x, y in zip(results[0], results[-1]):
+                assert np.array_equal(x, y)
+            ended = results[0].terminated | results[0].truncated
+            if batch_pair[0].autoreset == "disabled" and ended.any():
+                for batch in batch_pair:
+                    batch.reset(ended)
+            if len(batch_pair) == 2:
+                _same_batches(*batch_pair)
+
+    play([a], 25, 0)
+    diagram = np.zeros((7, 7), dtype=np.int8)
+    diagram[3, 3], diagram[2, 2] = 1, 2
+    own = fastgo.Board.from_array(diagram, to_move=2, rules=a.rules)
+    own.play("E5")
+    a.set(3, own)
+    a.set(4, a.board(5))                        # (from the batch's own start: no copy kept)
+    b = pickle.loads(pickle.dumps(a))
+    _same_batches(a, b)
+    assert (b.board(3).history, b.board(3).start_position().tolist()) == \
+        (own.history, diagram.tolist())
+    assert b.rules == a.rules and b.max_moves == a.max_moves and b.autoreset == a.autoreset
+    play([a, b], 60, 100)

@@ -509,3 +509,46 @@ def test_pettingzoo_env_is_wrapped_as_go_v5_s():
     raw.step(12)
     with pytest.raises(fastgo.errors.IllegalActionError, match="occupied"):
         raw.step(12)
+
+
+def test_envs_pickle_and_play_on_as_the_originals():
+    """A pickled env (Gymnasium's made one in its wrappers, the vector env with a game lost to
+    an illegal action, PettingZoo's wrapped AEC env) continues exactly as the original: its
+    BoardBatch pickles game by game (a BoardBatch was refused, so no env could be pickled)."""
+    import pickle
+    single = gym.make("fastgo/Go9x9-v0")
+    single.reset(seed=1)
+    single.step(40)
+    copy = pickle.loads(pickle.dumps(single))
+    for a, b in zip(single.step(41), copy.step(41)):
+        if isinstance(a, dict) and "observation" in a:
+            assert all(np.array_equal(a[k], b[k]) for k in a)
+        else:
+            assert a == b
+    vec = GoVectorEnv(4, 5, illegal_action="lose", autoreset_mode=AutoresetMode.DISABLED)
+    vec.reset(seed=2)
+    vec.step(np.array([0, 1, 2, 3]))
+    vec.step(np.array([0, 5, 6, 7]))                # game 0 loses (occupied)
+    copy = pickle.loads(pickle.dumps(vec))
+    assert np.array_equal(copy.action_masks(), vec.action_masks())
+    assert not copy.action_masks()[0].any() and copy.action_masks()[1:].any()
+    with pytest.raises(fastgo.errors.IllegalActionError, match="game over"):
+        copy.step(np.array([9, 9, 9, 9]))
+    for env in (vec, copy):
+        env.reset(options={"reset_mask": np.array([True, False, False, False])})
+    for a, b in zip(vec.step(np.array([9, 10, 11, 12])), copy.step(np.array([9, 10, 11, 12]))):
+        if isinstance(a, dict):
+            assert sorted(a) == sorted(b)
+            assert all(np.array_equal(a[k], b[k]) for k in a if k in ("observation", "action_mask"))
+        else:
+            assert np.array_equal(a, b)
+    from fastgo.envs import pettingzoo_env
+    aec = pettingzoo_env.env(board_size=5)
+    aec.reset()
+    aec.step(12)
+    copy = pickle.loads(pickle.dumps(aec))
+    for env in (aec, copy):
+        env.step(13)
+    assert aec.agent_selection == copy.agent_selection and aec.rewards == copy.rewards
+    assert np.array_equal(aec.observe("black_0")["observation"],
+                          copy.observe("black_0")["observation"])

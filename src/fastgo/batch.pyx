@@ -75,6 +75,21 @@ _REASONS[MOVE_CAP] = "move cap"
 
 # (module= names this module: a namedtuple made while an extension module starts would name
 # importlib._bootstrap, and neither pickle nor multiprocessing could find the class)
+def _unpickle_batch(Board start, max_moves, autoreset, threads, boards):
+    """BoardBatch.__reduce__'s inverse: a batch of len(boards) games from `start` under its
+    rules (its komi included), each game then set from its Board."""
+    cdef BoardBatch c = BoardBatch.__new__(BoardBatch)
+    if not 1 <= len(boards) <= MAX_GAMES or autoreset not in AUTORESET_NAMES:
+        raise ValueError("not a pickled BoardBatch")
+    c.threads = _threads(threads)
+    c._adapt_reset()
+    _check_memory(len(boards), start)
+    c._allocate(len(boards), start.copy(), _index(max_moves, "max_moves"), _AUTORESET[autoreset])
+    for i, board in enumerate(boards):
+        c.set(i, board)
+    return c
+
+
 def _actions_array(actions, int64_t n, int npoints):
     """`actions` as step takes them (an integer array or sequence of n points or passes; floats
     only when exact integers, in a list), C-contiguous int64; anything else refused. Values of
@@ -1080,11 +1095,18 @@ cdef class BoardBatch:
                 raise ValueError(f"the board has {bd.nturns} turns, over the batch's max_moves")
             setup = (np.zeros((bd.st.height, bd.st.width), dtype=np.int8) if bd.setup is None
                      else bd.setup)
-            start = Board.from_array(setup, to_move=bd.first, rules=self.rules)
+            own_setup = (bd.first != self.start.first
+                         or not np.array_equal(setup, self.start.start_position()))
+            # (a game from the batch's own start keeps no copy of it: only other set-ups do)
+            start = Board.from_array(setup, to_move=bd.first, rules=self.rules) if own_setup \
+                else self.start
             history = [bd.turns[t].move for t in range(1, bd.nturns + 1)]
             self.load_state(k, start)
-            self.games[k].loaded = 1
-            self.loaded[k] = start
+            self.games[k].loaded = own_setup
+            if own_setup:
+                self.loaded[k] = start
+            else:
+                self.loaded.pop(k, None)
             # (a Board's turns under the batch's rules are legal here: judged as a check)
             for t, point in enumerate(history):
                 if self.judge(k, point):
@@ -1105,9 +1127,14 @@ cdef class BoardBatch:
         return self.copy()
 
     def __reduce__(self):
-        raise TypeError("a BoardBatch cannot be pickled (its games live in C memory, with the "
-                        "history its planes read): copy() copies it in this process; to send "
-                        "games elsewhere, send batch.board(i) (Boards pickle, turns and all)")
+        """Pickled as its start position, its settings and each game as a ``Board`` (set-up and
+        turns); unpickling replays the turns (``set``), so each game's planes' history, ko,
+        superko, passes and move count are as they were: a game that ended stays ended (and
+        restarts at the next step under next-step autoreset)."""
+        _live(self)
+        boards = [self.board(i) for i in range(self.n)]
+        return _unpickle_batch, (self.start, self.max_moves, AUTORESET_NAMES[self.autoreset],
+                                 self.threads, boards)
 
     def copy(self):
         """An independent copy of every game (also ``copy.copy`` and ``copy.deepcopy``)."""
