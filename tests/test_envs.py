@@ -261,11 +261,12 @@ def test_render_modes_outside_the_metadata_are_refused():
     for make in (lambda m: GoVectorEnv(2, 5, render_mode=m), lambda m: GoEnv(5, render_mode=m),
                  lambda m: GoAECEnv(board_size=5, render_mode=m)):
         with pytest.raises(ValueError, match="render_mode must be None"):
-            make("rgb_array")
+            make("rgb")
         assert make(None).render_mode is None
     assert GoEnv(5, render_mode="ansi").render_mode == "ansi"
-    with pytest.raises(ValueError, match="render_mode must be None"):
-        GoVectorEnv(2, 5, render_mode="human")
+    for mode in ("human", "rgb_array"):
+        with pytest.raises(ValueError, match="render_mode must be None"):
+            GoVectorEnv(2, 5, render_mode=mode)
 
 
 def test_human_rendering_prints_the_board(capsys):
@@ -552,3 +553,34 @@ def test_envs_pickle_and_play_on_as_the_originals():
     assert aec.agent_selection == copy.agent_selection and aec.rewards == copy.rewards
     assert np.array_equal(aec.observe("black_0")["observation"],
                           copy.observe("black_0")["observation"])
+
+
+def test_rgb_array_rendering_draws_the_stones_where_they_stand():
+    """render_mode="rgb_array" (Gymnasium's RecordVideo and HumanRendering take it): an RGB
+    image, uint8 [(rows + 1) * cell, (cols + 1) * cell, 3], row 1 at the bottom; read back at
+    the intersections: black and white fills where the stones are (by Board.stones), the grid's
+    line colour at empty ones, the wood between lines. Gymnasium's checker renders it too."""
+    from fastgo.draw import CELL, rgb
+    env = GoEnv(5, height=4, render_mode="rgb_array")
+    check_env(env, skip_render_check=False)
+    env.reset()
+    for action in (0, 7, 19, 12):                   # Black A1, White C2, Black E4, White C3
+        env.step(action)
+    img = env.render()
+    assert img.shape == (5 * CELL, 6 * CELL, 3) and img.dtype == np.uint8
+    stones = env.batch.board(0).stones()
+    colours = {1: (0, 0, 0), 2: (255, 255, 255), 0: (0, 0, 0)}
+    for row in range(4):
+        for col in range(5):
+            y, x = (4 - row) * CELL - 1, (col + 1) * CELL - 1      # (pixel centres at +0.5)
+            assert tuple(img[y:y + 2, x:x + 2].mean((0, 1)).round()) == \
+                colours[int(stones[row, col])], (row, col)
+    wood = tuple(img[CELL + CELL // 2, CELL + CELL // 2])          # between four lines
+    assert wood == (0xdc, 0xb3, 0x5c)
+    assert np.array_equal(rgb(env.batch.board(0)), img)
+    assert int(stones[0, 0]) == 1 and int(stones[1, 2]) == 2
+    aec = GoAECEnv(board_size=5, render_mode="rgb_array")
+    aec.reset()
+    assert aec.render().shape == (6 * CELL, 6 * CELL, 3)
+    with pytest.raises(ValueError, match="cell must be an int in 8..128"):
+        rgb(fastgo.Board(5), cell=4)

@@ -190,7 +190,7 @@ def test_mypy_checks_the_installed_package_without_an_error(tmp_path):
 #: at runtime (a numpy scalar type: an array of that dtype; else an instance of that class).
 TYPED_SETUP = """\
 import tempfile
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -398,7 +398,7 @@ TYPED_EXPRESSIONS_GYM = [
     ("v_step[2]", "npt.NDArray[np.bool_]", np.bool_),
     ("e_step[1]", "float", float),
     ("e_step[2]", "bool", bool),
-    ("env.render()", "Optional[str]", type(None)),
+    ("env.render()", "Union[str, npt.NDArray[np.uint8], None]", type(None)),
 ]
 
 

@@ -1,7 +1,8 @@
 """Boards you can look at: SVG pictures of a ``Board`` (Jupyter shows ``Board`` objects with
 them, through ``Board._repr_svg_``), with an ownership map and marked points.
 
-``svg(board)`` draws the grid, star points, stones, a dot on the last move and the GTP
+``rgb(board)`` is the same board as an RGB numpy image (no text), for videos and
+Gymnasium's ``rgb_array`` rendering. ``svg(board)`` draws the grid, star points, stones, a dot on the last move and the GTP
 coordinates (columns A.. without I, rows from 1 at the bottom, as ``point_to_vertex`` writes
 them). Plain SVG 1.1 with no script and no external reference, so any browser, Jupyter or
 cairosvg shows it. Each element carries a class that says what it is (``stone black``,
@@ -161,6 +162,49 @@ def svg(board, ownership=None, marks=None, coordinates=True, last_move=True):
                            f'dominant-baseline="central" fill="{MARK}">{escape(str(label))}</text>')
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _rgb(hex_colour):
+    return np.array([int(hex_colour[k:k + 2], 16) for k in (1, 3, 5)], dtype=np.float64)
+
+
+def rgb(board, cell=CELL):
+    """The board as an RGB image, uint8 [(height + 1) * cell, (width + 1) * cell, 3], row 1 at
+    the bottom as ``svg`` draws it: the grid, star points and the stones (edges smoothed), with
+    no text, so that it needs nothing beyond numpy (Gymnasium's ``render_mode="rgb_array"``;
+    ``svg`` or ``png`` for pictures with coordinates and marks). `cell`: pixels between two
+    lines, 8..128."""
+    _check_board(board)
+    if isinstance(cell, bool) or not isinstance(cell, (int, np.integer)) or not 8 <= cell <= 128:
+        raise ValueError(f"cell must be an int in 8..128, not {cell!r}")
+    stones = board.stones()[::-1]           # image rows from the top
+    h, w = stones.shape
+    # each pixel's centre in grid units (intersection (r, c) at ((c + 1) * cell, (r + 1) * cell))
+    fy, fx = (np.indices(((h + 1) * cell, (w + 1) * cell)) + 0.5) / cell - 1
+    r, c = np.rint(fy).astype(np.int64), np.rint(fx).astype(np.int64)
+    near = (r >= 0) & (r < h) & (c >= 0) & (c < w)
+    img = np.empty(fy.shape + (3,))
+    img[:] = _rgb(WOOD)
+    half = 0.6 / cell                       # lines 1.2 pixels wide
+    span_x = (fx > -half) & (fx < w - 1 + half)
+    span_y = (fy > -half) & (fy < h - 1 + half)
+    line = near & (((np.abs(fx - c) < half) & span_y) | ((np.abs(fy - r) < half) & span_x))
+    img[line] = _rgb(LINE)
+    dist = np.hypot(fx - c, fy - r) * cell  # pixels to the nearest intersection
+    for p in star_points(w, h, 9) if min(w, h) >= 7 else []:
+        sr, sc = h - 1 - p // w, p % w
+        dot = (r == sr) & (c == sc) & (dist < 0.1 * cell + 0.5)
+        img[dot] = _rgb(LINE)
+    colour = np.where(near, stones[np.clip(r, 0, h - 1), np.clip(c, 0, w - 1)], 0)
+    radius = 0.46 * cell
+    cover = np.clip(radius - dist + 0.5, 0.0, 1.0)[..., None]       # the disc, edge smoothed
+    rim = np.clip(dist - (radius - 1.5) + 0.5, 0.0, 1.0)[..., None]  # a white stone's outline
+    for value, fill in ((1, _rgb(BLACK_FILL)), (2, _rgb(WHITE_FILL))):
+        on = (colour == value)[..., None] * cover
+        if value == 2:
+            fill = fill * (1 - rim) + _rgb(LINE) * rim
+        img = img * (1 - on) + fill * on
+    return np.rint(img).astype(np.uint8)
 
 
 def html(board, **kw):

@@ -260,19 +260,22 @@ class GoEnv(gym.Env[_Observation, SupportsIndex]):
     """One self-play game (a ``BoardBatch`` of one). ``GoEnv(size=9, height=None, *, rules=None,
     komi=None, encoding="agz17", dtype=np.float32, max_moves=None, render_mode=None,
     illegal_action="raise")``; ``render_mode="ansi"``: ``render()`` gives the board as text;
-    ``"human"``: each ``reset`` and ``step`` prints it (Gymnasium's convention).
+    ``"rgb_array"``: as an RGB image, uint8 [rows, cols, 3] (``fastgo.draw.rgb``: Gymnasium's
+    ``RecordVideo`` takes it); ``"human"``: each ``reset`` and ``step`` prints it as text
+    (Gymnasium's convention).
     ``illegal_action="lose"``: an illegal move ends the game, lost by the player who chose it
     (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(self, size: SupportsIndex = 9, height: SupportsIndex | None = None, *,
                  rules: Rules | str | None = None, komi: float | None = None,
                  encoding: str = "agz17", dtype: npt.DTypeLike = np.float32,
                  max_moves: SupportsIndex | None = None, render_mode: str | None = None,
                  illegal_action: str = "raise") -> None:
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
+        if render_mode not in (None, "ansi", "human", "rgb_array"):
+            raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array', not "
+                             f"{render_mode!r}")
         self.render_mode = render_mode
         self.illegal_action = check_illegal_action(illegal_action)
         self._lost = False          # the game ended by an illegal action (illegal_action="lose")
@@ -325,7 +328,10 @@ class GoEnv(gym.Env[_Observation, SupportsIndex]):
             print(self.batch.board(0))
         return self._obs(), reward, terminated, bool(res.truncated[0]), {}
 
-    def render(self) -> str | None:  # type: ignore[override]  # (str frames: 'ansi')
+    def render(self) -> str | npt.NDArray[np.uint8] | None:  # type: ignore[override]  # (str frames: 'ansi')
         if self.render_mode == "ansi":
             return str(self.batch.board(0))
+        if self.render_mode == "rgb_array":
+            from fastgo.draw import rgb
+            return rgb(self.batch.board(0))
         return None

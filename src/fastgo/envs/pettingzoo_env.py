@@ -50,15 +50,16 @@ __all__ = ["GoAECEnv", "env", "raw_env"]
 class GoAECEnv(AECEnv):
     """``GoAECEnv(board_size=19, komi=None, *, rules=None, max_moves=None, render_mode=None)``."""
 
-    metadata = {"name": "fastgo_go_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
-                "render_fps": 2}
+    metadata = {"name": "fastgo_go_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                "is_parallelizable": False, "render_fps": 2}
 
     def __init__(self, board_size: SupportsIndex = 19, komi: float | None = None, *,
                  rules: Rules | str | None = None, max_moves: SupportsIndex | None = None,
                  render_mode: str | None = None) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
+        if render_mode not in (None, "ansi", "human", "rgb_array"):
+            raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array', not "
+                             f"{render_mode!r}")
         self.render_mode = render_mode
         self.batch = _batch(1, board_size, None, rules, komi, max_moves, "disabled", 1)
         n = self.batch.width
@@ -118,14 +119,17 @@ class GoAECEnv(AECEnv):
         self.agent_selection = self._selector.next()
         self._accumulate_rewards()
 
-    def render(self) -> str | None:
-        """The board as text ("ansi"), or printed ("human": PettingZoo's render_test asks for
-        it first)."""
+    def render(self) -> str | npt.NDArray[np.uint8] | None:
+        """The board as text ("ansi"), printed ("human": PettingZoo's render_test asks for it
+        first), or as an RGB image ("rgb_array", ``fastgo.draw.rgb``: uint8 [rows, cols, 3])."""
         if self.render_mode is None:
             return None
         if self.render_mode == "human":
             print(self.batch.board(0))
             return None
+        if self.render_mode == "rgb_array":
+            from fastgo.draw import rgb
+            return rgb(self.batch.board(0))
         return str(self.batch.board(0))
 
     def close(self) -> None:
