@@ -762,3 +762,22 @@ def test_a_pickled_batch_plays_on_exactly_as_the_original(kw):
         (own.history, diagram.tolist())
     assert b.rules == a.rules and b.max_moves == a.max_moves and b.autoreset == a.autoreset
     play([a, b], 60, 100)
+
+
+def test_unpickling_refuses_what_no_batch_pickles():
+    """_unpickle_batch (reached by a hand-made pickle) refuses a start that is no Board (None
+    reached the C fields: a segfault, a reviewer's finding) or one with turns played (its games
+    would restart from another position than board(i) rebuilds); `threads` pickles as asked
+    (None: all cores of the machine that unpickles)."""
+    from fastgo.batch import _unpickle_batch
+    with pytest.raises(TypeError):
+        _unpickle_batch(None, 0, "next-step", 1, [Board(5)])
+    played = Board(5)
+    played.play("C3")
+    with pytest.raises(ValueError, match="not a pickled BoardBatch"):
+        _unpickle_batch(played, 0, "next-step", 1, [Board(5)])
+    assert BoardBatch(2, 5).__reduce__()[1][3] is None
+    assert BoardBatch(2, 5, threads=1).__reduce__()[1][3] == 1
+    batch = BoardBatch(2, 5, threads=1)
+    batch.threads = None
+    assert pickle.loads(pickle.dumps(batch)).__reduce__()[1][3] is None

@@ -149,3 +149,20 @@ def test_star_points_where_go_boards_have_them():
         b = fastgo.Board(size)
         got = {(float(e.get("cx")), float(e.get("cy"))) for e in elements(b._repr_svg_(), "star")}
         assert got == {centre(b, v) for v in stars}, size
+
+
+@pytest.mark.parametrize("size", [(7, 7), (8, 8), (9, 9), (10, 10), (19, 19), (9, 13), (1, 5)])
+def test_rgb_draws_the_star_points_svg_draws_on_every_board(size):
+    """draw.rgb on every board shape (it asked star_points for 9 stones, which 7x7, even sizes
+    and rectangles refuse: a ValueError, and so did the envs' rgb_array rendering there): the
+    same star points as svg's, read back as dark pixels just off each intersection's lines."""
+    w, h = size
+    board = fastgo.Board(w, h)
+    img = draw.rgb(board)
+    cell = draw.CELL
+    assert img.shape == ((h + 1) * cell, (w + 1) * cell, 3)
+    dark = [(row, col) for row in range(h) for col in range(w)
+            if img[(h - row) * cell + 1, (col + 1) * cell + 1].max() < 100]
+    assert len(dark) == draw.svg(board).count('class="star"')
+    for row, col in dark:
+        assert (row, col) in {fastgo.point_to_rowcol(p, w, h) for p in draw._stars(w, h)}

@@ -489,6 +489,23 @@ def test_the_vector_env_loses_illegal_actions_as_sync_vector_env_over_goenv(mode
     assert losses > 100
 
 
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED])
+def test_a_reset_mask_of_any_form_the_batch_takes_restarts_a_lost_game(mode):
+    """reset(options={"reset_mask": (True, False)}) restarted the batch's game but left the
+    env's record of the loss (a tuple indexed the record as axes): the new game showed no legal
+    move and its next action was ignored or refused (a reviewer's finding)."""
+    for mask in ((True, False), [True, False], np.array([True, False])):
+        env = GoVectorEnv(2, 5, illegal_action="lose", autoreset_mode=mode)
+        env.reset()
+        env.step(np.array([12, 12]))
+        _, rewards, terminated, _, _ = env.step(np.array([12, 13]))     # game 0 loses
+        assert rewards.tolist() == [-1.0, 0.0] and terminated.tolist() == [True, False]
+        obs, _ = env.reset(options={"reset_mask": mask})
+        assert obs["action_mask"][0].all() and env.action_masks()[0].all()
+        env.step(np.array([0, 1]))
+        assert env.batch.board(0).history == [0]
+
+
 def test_pettingzoo_env_is_wrapped_as_go_v5_s():
     """fastgo.envs.pettingzoo_env.env() wraps GoAECEnv in go_v5.env()'s wrappers: PettingZoo's
     api_test passes; a step before reset is refused; an illegal action ends the game with -1 to

@@ -41,6 +41,7 @@ cdef class BoardBatch:
     cdef int64_t max_moves          # turn cap (truncation); 0: none
     cdef int autoreset              # AUTORESET_* code
     cdef int threads                # the most threads a call uses
+    cdef bint threads_all           # `threads` was asked as None (all cores): so it pickles
     # step's choice between one thread and `threads` (see _observe): the measured seconds a
     # game's turn costs on one thread [0] and on `threads` [1] (moving averages; 0: unmeasured),
     # the setting in use, steps until the other one is tried again, the gap between tries, and

@@ -73,15 +73,16 @@ _DTYPES = {np.dtype(np.bool_): 0, np.dtype(np.uint8): 0, np.dtype(np.int8): 0,
 _REASONS = dict(REASONS)
 _REASONS[MOVE_CAP] = "move cap"
 
-# (module= names this module: a namedtuple made while an extension module starts would name
-# importlib._bootstrap, and neither pickle nor multiprocessing could find the class)
-def _unpickle_batch(Board start, max_moves, autoreset, threads, boards):
-    """BoardBatch.__reduce__'s inverse: a batch of len(boards) games from `start` under its
-    rules (its komi included), each game then set from its Board."""
+def _unpickle_batch(Board start not None, max_moves, autoreset, threads, boards):
+    """BoardBatch.__reduce__'s inverse: a batch of len(boards) games from `start` (a set-up
+    with no turn) under its rules (its komi included), each game then set from its Board;
+    `threads` None: all cores of this machine."""
     cdef BoardBatch c = BoardBatch.__new__(BoardBatch)
-    if not 1 <= len(boards) <= MAX_GAMES or autoreset not in AUTORESET_NAMES:
+    if (not 1 <= len(boards) <= MAX_GAMES or autoreset not in AUTORESET_NAMES
+            or start.nturns != 0):
         raise ValueError("not a pickled BoardBatch")
     c.threads = _threads(threads)
+    c.threads_all = threads is None
     c._adapt_reset()
     _check_memory(len(boards), start)
     c._allocate(len(boards), start.copy(), _index(max_moves, "max_moves"), _AUTORESET[autoreset])
@@ -115,6 +116,8 @@ def _actions_array(actions, int64_t n, int npoints):
     return np.ascontiguousarray(a)
 
 
+# (module= names this module: a namedtuple made while an extension module starts would name
+# importlib._bootstrap, and neither pickle nor multiprocessing could find the class)
 StepResult = namedtuple("StepResult", "terminated truncated winners reset", module="fastgo.batch")
 StepResult.__doc__ = """What one ``BoardBatch.step`` did, per game (numpy arrays of length n):
 terminated (bool: this turn was the second pass in a row), truncated (bool: this turn reached
@@ -294,6 +297,7 @@ cdef class BoardBatch:
         if not isinstance(autoreset, str) or autoreset not in _AUTORESET:
             raise ValueError(f"autoreset must be one of {AUTORESET_NAMES}, not {autoreset!r}")
         self.threads = _threads(threads)
+        self.threads_all = threads is None
         self._adapt_reset()
         _check_memory(n, start)
         self._allocate(n, start, cap, _AUTORESET[autoreset])
@@ -1029,6 +1033,7 @@ cdef class BoardBatch:
     def threads(self, value):
         _idle(self)
         self.threads = _threads(value)
+        self.threads_all = value is None
         self._adapt_reset()
 
     @property
@@ -1134,7 +1139,7 @@ cdef class BoardBatch:
         _live(self)
         boards = [self.board(i) for i in range(self.n)]
         return _unpickle_batch, (self.start, self.max_moves, AUTORESET_NAMES[self.autoreset],
-                                 self.threads, boards)
+                                 None if self.threads_all else self.threads, boards)
 
     def copy(self):
         """An independent copy of every game (also ``copy.copy`` and ``copy.deepcopy``)."""
@@ -1144,6 +1149,7 @@ cdef class BoardBatch:
         self._enter()
         try:
             c.threads = self.threads
+            c.threads_all = self.threads_all
             c._adapt_reset()
             c._allocate(self.n, self.start, self.max_moves, self.autoreset)
             c.loaded = dict(self.loaded)

@@ -30,6 +30,16 @@ def _check_board(board):
         raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
 
 
+def _stars(w, h):
+    """The star points drawn: GTP's fixed handicap points, 9 on odd boards from 13x13, 5 on odd
+    ones from 9x9, else 4; none where there are none (rectangles, boards under 7x7)."""
+    try:
+        return star_points(w, h, 9 if min(w, h) >= 13 and w % 2 and h % 2 else
+                           5 if w % 2 and h % 2 and min(w, h) >= 9 else 4)
+    except ValueError:
+        return []
+
+
 def _point(p, width, height, what):
     """A point given as an int (``row * width + col``) or a GTP vertex ("D4"); not the pass."""
     if isinstance(p, str):
@@ -82,12 +92,7 @@ def svg(board, ownership=None, marks=None, coordinates=True, last_move=True):
         y = y0 + row * CELL
         out.append(f'<line class="grid" x1="{x0}" y1="{y}" x2="{x1}" y2="{y}" stroke="{LINE}" '
                    'stroke-width="1"/>')
-    try:
-        stars = star_points(w, h, 9 if min(w, h) >= 13 and w % 2 and h % 2 else
-                            5 if w % 2 and h % 2 and min(w, h) >= 9 else 4)
-    except ValueError:
-        stars = []
-    for p in stars:
+    for p in _stars(w, h):
         x, y = xy(p)
         out.append(f'<circle class="star" cx="{x}" cy="{y}" r="{CELL * 0.1:g}" fill="{LINE}"/>')
     if coordinates:
@@ -177,25 +182,37 @@ def rgb(board, cell=CELL):
     _check_board(board)
     if isinstance(cell, bool) or not isinstance(cell, (int, np.integer)) or not 8 <= cell <= 128:
         raise ValueError(f"cell must be an int in 8..128, not {cell!r}")
+    cell = int(cell)
     stones = board.stones()[::-1]           # image rows from the top
     h, w = stones.shape
+    stars = np.zeros((h, w), dtype=bool)
+    for p in _stars(w, h):
+        stars[h - 1 - p // w, p % w] = True
+    img = np.empty(((h + 1) * cell, (w + 1) * cell, 3), dtype=np.uint8)
+    for band in range(h + 1):               # a band of pixel rows at a time: bounded memory
+        img[band * cell:(band + 1) * cell] = _rgb_band(stones, stars, cell, band)
+    return img
+
+
+def _rgb_band(stones, stars, cell, band):
+    """rgb's pixel rows band * cell .. (band + 1) * cell."""
+    h, w = stones.shape
     # each pixel's centre in grid units (intersection (r, c) at ((c + 1) * cell, (r + 1) * cell))
-    fy, fx = (np.indices(((h + 1) * cell, (w + 1) * cell)) + 0.5) / cell - 1
+    fy, fx = (np.indices((cell, (w + 1) * cell)) + 0.5) / cell - 1
+    fy += band
     r, c = np.rint(fy).astype(np.int64), np.rint(fx).astype(np.int64)
     near = (r >= 0) & (r < h) & (c >= 0) & (c < w)
+    rc, cc = np.clip(r, 0, h - 1), np.clip(c, 0, w - 1)
     img = np.empty(fy.shape + (3,))
     img[:] = _rgb(WOOD)
     half = 0.6 / cell                       # lines 1.2 pixels wide
     span_x = (fx > -half) & (fx < w - 1 + half)
     span_y = (fy > -half) & (fy < h - 1 + half)
     line = near & (((np.abs(fx - c) < half) & span_y) | ((np.abs(fy - r) < half) & span_x))
-    img[line] = _rgb(LINE)
     dist = np.hypot(fx - c, fy - r) * cell  # pixels to the nearest intersection
-    for p in star_points(w, h, 9) if min(w, h) >= 7 else []:
-        sr, sc = h - 1 - p // w, p % w
-        dot = (r == sr) & (c == sc) & (dist < 0.1 * cell + 0.5)
-        img[dot] = _rgb(LINE)
-    colour = np.where(near, stones[np.clip(r, 0, h - 1), np.clip(c, 0, w - 1)], 0)
+    line |= near & stars[rc, cc] & (dist < 0.1 * cell + 0.5)
+    img[line] = _rgb(LINE)
+    colour = np.where(near, stones[rc, cc], 0)
     radius = 0.46 * cell
     cover = np.clip(radius - dist + 0.5, 0.0, 1.0)[..., None]       # the disc, edge smoothed
     rim = np.clip(dist - (radius - 1.5) + 0.5, 0.0, 1.0)[..., None]  # a white stone's outline

@@ -7,9 +7,8 @@ dicts: ``"observation"``, the feature planes [C, height, width] of ``encoding`` 
 pass last). Actions are fastgo points (``row * width + col``, row 0 at the bottom, pass =
 ``width * height``): what the ``Discrete`` action space holds, a Python or numpy integer (a
 bool, float or string is a TypeError, a value out of range a ValueError). An illegal action
-raises ``IllegalActionError`` and changes nothing; with ``illegal_action="lose"`` (``GoEnv``
-only, for learners that do not mask: Stable-Baselines3's ``check_env`` and ``PPO``) it ends the
-game instead, the player who chose it losing (reward -1, ``terminated``, ``info["illegal"]``
+raises ``IllegalActionError`` and changes nothing; with ``illegal_action="lose"`` (for learners
+that do not mask: Stable-Baselines3's ``check_env`` and ``PPO``) it ends the game instead, the player who chose it losing (reward -1, ``terminated``, ``info["illegal"]``
 the reason). ``action_masks()`` returns the legal moves as bools (sb3-contrib's
 ``MaskablePPO`` asks for it).
 
@@ -90,7 +89,7 @@ class GoVectorEnv(VectorEnv[_Observation, npt.NDArray[np.int64], npt.NDArray[Any
 
     ``GoVectorEnv(num_envs=16, size=9, height=None, *, rules=None, komi=None, encoding="agz17",
     dtype=np.float32, max_moves=None, autoreset_mode=AutoresetMode.NEXT_STEP, threads=None,
-    copy=True)``. Autoreset follows Gymnasium (``metadata["autoreset_mode"]``): next-step (the
+    copy=True, render_mode=None, illegal_action="raise")``. Autoreset follows Gymnasium (``metadata["autoreset_mode"]``): next-step (the
     step after a game ends restarts it, its action ignored, reward 0), same-step (the ending
     step returns the new game's observation, the final one in ``info["final_obs"]``), or
     disabled (restart with ``reset(options={"reset_mask": mask})``). ``copy`` as in Gymnasium's
@@ -177,7 +176,7 @@ class GoVectorEnv(VectorEnv[_Observation, npt.NDArray[np.int64], npt.NDArray[Any
         if seed is not None:
             gym.utils.seeding.np_random(seed)
         self.batch.reset(mask)
-        self._lost[slice(None) if mask is None else mask] = False
+        self._lost[slice(None) if mask is None else np.asarray(mask, dtype=np.bool_)] = False
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
