@@ -851,3 +851,35 @@ def test_refusals_are_counted_by_a_reason_that_keeps_its_syntax():
         "point 'aw' is off the 9x9 board")]
     assert kinds == ["unmatched ')'", "unexpected [...] (expected ';', '(' or ')')",
                      "empty game tree '()'", "point [...] is off the NxN board"]
+
+
+def test_a_long_record_s_line_breaks_are_freed_with_the_record():
+    """Warnings and errors give line and column; in a long text the line breaks were found
+    once and kept in a module global with the text for the rest of the process (8.8 MiB after a
+    5.7 MiB record was read and dropped: a resource tester's finding). They are kept only while
+    the public call runs: after it, with the caller's references dropped, nothing is held."""
+    import gc
+    import tracemalloc
+
+    def record(lines, move="dd"):
+        return "(;GM[1]FF[4]SZ[19]KM[x]C[" + "a comment line\n" * lines + f"];B[{move}];W[pp])\n"
+
+    def read(move):
+        if move == "zz":                    # off the board: read_game's error
+            with pytest.raises(sgf.SgfError, match="line 100001"):
+                sgf.read_game(record(100_000, move))
+            return
+        with pytest.warns(sgf.SgfWarning, match=r"line 1, column"):
+            game = sgf.read_game(record(100_000, move))
+        with pytest.raises(sgf.ReplayError, match="line 100001"):
+            game.board()                    # (W[pp] on B[pp]'s point: the replay's error)
+
+    for move in ("pp", "zz"):
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        read(move)
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        assert held < 100_000, (move, held)         # (the text alone is 1.4 MiB)
