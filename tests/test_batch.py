@@ -781,3 +781,37 @@ def test_unpickling_refuses_what_no_batch_pickles():
     batch = BoardBatch(2, 5, threads=1)
     batch.threads = None
     assert pickle.loads(pickle.dumps(batch)).__reduce__()[1][3] is None
+
+
+@pytest.mark.parametrize("how", ["reset", "next-step"])
+def test_a_restarted_game_keeps_no_set_up_of_its_own(how):
+    """set() keeps a game's own set-up (board(i) rebuilds from it) until the game restarts:
+    restarted by reset or by next-step autoreset, it begins at the batch's start again, and the
+    set-up was kept anyway (6.7 KB a 19x19 game: a resource tester's finding). By tracemalloc:
+    what set() added is given back."""
+    import gc
+    import tracemalloc
+    diagram = np.zeros((19, 19), dtype=np.int8)
+    diagram[3, 3] = 1
+    source = Board.from_array(diagram, to_move=2)
+    source.play("pass")
+    source.play("pass")                             # (ended: next-step restarts it)
+    batch = BoardBatch(256, 19)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(256):
+            batch.set(i, source)
+        loaded = tracemalloc.get_traced_memory()[0] - before
+        assert batch.board(7).start_position()[3, 3] == 1
+        if how == "reset":
+            batch.reset()
+        else:
+            assert batch.step(np.zeros(256, dtype=np.int64)).reset.all()
+        gc.collect()
+        after = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert not batch.board(7).start_position().any() and batch.board(7).history == []
+    assert loaded > 256 * 1000 and after < loaded / 10, (loaded, after)

@@ -211,14 +211,18 @@ cdef enum:
     _BLOCK_UNIT = 256           # bytes of a size class step
     _BLOCK_CLASSES = 256        # classes 1..255: blocks up to 64 KiB (larger ones are not kept)
     _BLOCK_KEEP = 64            # blocks kept per class at most
+    _BLOCK_BUDGET = 8 << 20     # bytes kept in all classes at most (64 of every class would be
+                                # 510 MiB, never given back: a resource tester's finding)
 # per class, a stack of kept blocks: the pointers live here, so giving a block back does not
 # touch its memory (a dropped board's block is cold: a random place among the boards alive)
 cdef void* _block_kept[_BLOCK_CLASSES][_BLOCK_KEEP]
 cdef int _block_count[_BLOCK_CLASSES]
+cdef size_t _block_bytes = 0    # bytes of the blocks kept
 
 
 cdef inline void* _block_get(size_t nbytes, int* cls) noexcept:
     """A block of at least nbytes (GIL held): a kept one of its class, or a new one."""
+    global _block_bytes
     cdef size_t c = (nbytes + _BLOCK_UNIT - 1) // _BLOCK_UNIT
     if c >= _BLOCK_CLASSES:
         cls[0] = 0
@@ -226,17 +230,35 @@ cdef inline void* _block_get(size_t nbytes, int* cls) noexcept:
     cls[0] = <int>c
     if _block_count[c]:
         _block_count[c] -= 1
+        _block_bytes -= c * _BLOCK_UNIT
         return _block_kept[c][_block_count[c]]
     return PyMem_Malloc(c * _BLOCK_UNIT)
 
 
 cdef inline void _block_put(void* blk, int cls) noexcept:
     """Give back a block of class cls (0: a plain allocation) (GIL held)."""
-    if cls == 0 or _block_count[cls] >= _BLOCK_KEEP:
+    global _block_bytes
+    if (cls == 0 or _block_count[cls] >= _BLOCK_KEEP
+            or _block_bytes + <size_t>cls * _BLOCK_UNIT > _BLOCK_BUDGET):
         PyMem_Free(blk)
         return
     _block_kept[cls][_block_count[cls]] = blk
     _block_count[cls] += 1
+    _block_bytes += <size_t>cls * _BLOCK_UNIT
+
+
+def _free_kept_blocks():
+    """Free every block kept for copies (tests that count a copy's bytes start from none);
+    returns the bytes freed."""
+    global _block_bytes
+    cdef int c
+    freed = _block_bytes
+    for c in range(_BLOCK_CLASSES):
+        while _block_count[c]:
+            _block_count[c] -= 1
+            PyMem_Free(_block_kept[c][_block_count[c]])
+    _block_bytes = 0
+    return freed
 
 
 # A C class's docstring starts with its signature, ended by a line "--" and an empty line:

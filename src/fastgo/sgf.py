@@ -61,7 +61,7 @@ import threading
 import warnings
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, BinaryIO, Iterable, Iterator, cast
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, TypeVar, cast
 
 import numpy as np
 
@@ -109,7 +109,10 @@ _BREAKS: Any = None     # (the last long text located in, the offsets of its lin
 _SCOPE = threading.local()      # .depth: the public calls under way in this thread (_scoped)
 
 
-def _scoped(f):
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _scoped(f: _F) -> _F:
     """`f`, a public call that may locate many places in one text: the text's line breaks,
     found once by ``_locate``, are forgotten when the outermost such call of the thread ends,
     so that they and the text are freed with the caller's last reference (kept for the
@@ -125,7 +128,7 @@ def _scoped(f):
             _SCOPE.depth = depth
             if depth == 0:
                 _BREAKS = None
-    return call
+    return cast(_F, call)
 
 
 def _locate(text, offset):
