@@ -1152,3 +1152,43 @@ def test_search_prisoners_are_checked(bad, error):
         Search(fastgo.Board(5), threads=1, prisoners=bad)
     with pytest.raises(error, match="prisoners"):
         fastgo.playouts(fastgo.Board(5), 1, prisoners=bad)
+
+
+def test_close_frees_the_tree_now_and_refuses_what_follows():
+    """close() (and the end of a with block) frees the tree's C memory without waiting for the
+    collector (a Search in a reference cycle, through an evaluator that is a bound method of
+    its owner, held its pool until a full collection: a resource tester's finding); every
+    later call is refused with "closed", a second close does nothing, and a close during a
+    search in another thread or from the evaluator inside a search is refused and changes
+    nothing."""
+    import threading
+    board = fastgo.Board(9)
+    with Search(board, threads=1, memory=4 << 20) as s:
+        assert s.search(playouts=300).playouts == 300
+    for call in (lambda: s.search(playouts=1), s.result, lambda: s.advance("E5"),
+                 lambda: s.variation(40), lambda: s.nodes, lambda: s.board, lambda: s.full):
+        with pytest.raises(RuntimeError, match="this Search was closed"):
+            call()
+    s.close()
+    s = Search(board, threads=1)
+    running = threading.Thread(target=lambda: s.search(seconds=1.0))
+    running.start()
+    time.sleep(0.2)
+    with pytest.raises(RuntimeError, match="one call at a time"):
+        s.close()
+    running.join()
+    assert s.result().playouts > 0
+    refused = []
+
+    def evaluator(planes):
+        try:
+            s2.close()
+        except RuntimeError as e:
+            refused.append(str(e))
+        n = planes.shape[0]
+        return np.full((n, 82), 1 / 82), np.zeros(n)
+    s2 = Search(board, evaluator=evaluator, batch=8)
+    s2.search(visits=16)
+    assert refused and all("one call at a time" in r for r in refused)
+    assert s2.nodes > 1
+    s2.close()

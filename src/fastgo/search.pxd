@@ -132,6 +132,9 @@ cdef class Search:
     cdef object dirichlet           # (alpha, weight) or None
     cdef object rng                 # numpy Generator for Dirichlet noise
     cdef object guard               # a threading.Lock: one search() or advance() at a time
+    cdef int readers                # calls that read the tree and run Python code midway
+                                    # (result, variation): advance and close refuse meanwhile
+    cdef bint closed                # close() freed the tree: every call but close is refused
     cdef float* planes              # PUCT: batch x nplanes x points input buffer
     cdef object planes_array        # the numpy view of `planes` handed to the evaluator
     cdef int enc                    # the encoding: planes.ENC_*
@@ -169,3 +172,5 @@ cdef class Search:
     cdef void _abandon(self, int k) noexcept nogil
     cdef _evaluate(self, int k)
     cdef list _pv(self, int32_t ni)
+    cdef void _free(self) noexcept
+    cdef object _read_result(self, double seconds)

@@ -265,6 +265,8 @@ cdef int _live(Search search) except -1:
     """Refuse a call on a Search whose __init__ never ran or failed (``Search.__new__``): its
     pool and workers are missing. __init__ makes the guard last."""
     if search.guard is None:
+        if search.closed:
+            raise RuntimeError("this Search was closed")
         raise RuntimeError("this Search was not initialised (call Search(board, ...))")
     return 0
 
@@ -346,6 +348,10 @@ cdef class Search:
         self.bterminal = NULL
 
     def __dealloc__(self):
+        self._free()
+
+    cdef void _free(self) noexcept:
+        """Free the C memory (each pointer NULL after: a second call frees nothing)."""
         cdef int t
         free(self.pool.nodes)
         free(self.pool.moves)
@@ -363,6 +369,44 @@ cdef class Search:
         free(self.bncand)
         free(self.bcolour)
         free(self.bterminal)
+        self.pool.nodes = NULL
+        self.pool.moves = NULL
+        self.root_state = NULL
+        self.workers = NULL
+        self.nthreads = 0
+        self.planes = NULL
+        self.root_ring = NULL
+        self.bpaths = NULL
+        self.bdepth = NULL
+        self.bcand = NULL
+        self.bncand = NULL
+        self.bcolour = NULL
+        self.bterminal = NULL
+
+    def close(self):
+        """Free the tree's memory now (its node pool, the workers' boards and buffers) rather
+        than when the Search is collected, which for one in a reference cycle (an evaluator
+        that is a bound method of the object holding the Search) waits for the cycle
+        collector. Every later call but ``close`` is refused; ``with Search(...) as s:``
+        closes at the block's end. Refused during another call (a search in another thread,
+        a callback inside one of its calls)."""
+        if self.guard is None:
+            return                      # (closed already, or never initialised)
+        if self.readers or not self.guard.acquire(blocking=False):
+            raise RuntimeError(_BUSY)
+        self.guard = None               # (first: _live refuses every call from here on)
+        self.closed = True
+        self.planes_array = None
+        self.evaluator = None
+        self._free()
+
+    def __enter__(self):
+        _live(self)
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
 
     @cython.embedsignature(False)  # Cython misplaces the `*` of __init__; the docstring says it
     def __init__(self, board, *, evaluator=None, threads=None, seed=0, memory=256 * 2**20,
@@ -1245,8 +1289,8 @@ cdef class Search:
         cdef Node* fresh
         cdef int32_t child = -1, k
         cdef int64_t used, i
-        if not self.guard.acquire(blocking=False):
-            raise RuntimeError(_BUSY)
+        if self.readers or not self.guard.acquire(blocking=False):
+            raise RuntimeError(_BUSY)       # (advance moves the tree to a new pool)
         try:
             point = bd._parse(move)
             bd.play(point)
@@ -1292,6 +1336,13 @@ cdef class Search:
 
     def _result(self, double seconds):
         _live(self)
+        self.readers += 1               # (numpy's calls below may let another thread run)
+        try:
+            return self._read_result(seconds)
+        finally:
+            self.readers -= 1
+
+    cdef object _read_result(self, double seconds):
         cdef Node* root = &self.pool.nodes[0]
         cdef Node* c
         cdef int k, n = root.nchildren if root.first >= 0 else 0
@@ -1354,13 +1405,19 @@ cdef class Search:
         [move] and then the most visited moves below it; [] when `move` is not a root move."""
         _live(self)
         cdef Board bd = self.root_board
-        cdef int point = bd._parse(move), k
-        cdef Node* root = &self.pool.nodes[0]
-        if root.first >= 0:
-            for k in range(root.nchildren):
-                if self.pool.nodes[root.first + k].move == point:
-                    return [point] + self._pv(root.first + k)
-        return []
+        cdef int point = bd._parse(move), k      # (user code: before the tree is read)
+        cdef Node* root
+        _live(self)
+        self.readers += 1               # (the list's allocations may run a collection)
+        try:
+            root = &self.pool.nodes[0]
+            if root.first >= 0:
+                for k in range(root.nchildren):
+                    if self.pool.nodes[root.first + k].move == point:
+                        return [point] + self._pv(root.first + k)
+            return []
+        finally:
+            self.readers -= 1
 
     def _nodes(self):
         """A copy of the nodes in use (index = pool index; node 0 the root) as a numpy structured
