@@ -130,3 +130,4 @@ cdef class BoardBatch:
     cdef void _release(self) noexcept
     cdef int _threads_now(self) except -1
     cdef int _enter(self) except -1
+    cdef _forget_loaded(self, restarted)

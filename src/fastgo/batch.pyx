@@ -834,7 +834,7 @@ cdef class BoardBatch:
                                          [_REASONS[int(f)] if f != STEP_RANGE
                                           else _range_reason(self.npoints)
                                           for f in flags[refused]])
-            if self.loaded:
+            if self.loaded and reset.any():
                 self._forget_loaded(reset)
             return StepResult(terminated, truncated, winners, reset)
         finally:
@@ -1080,12 +1080,17 @@ cdef class BoardBatch:
         finally:
             self.busy = False
 
-    def _forget_loaded(self, restarted):
+    cdef _forget_loaded(self, restarted):
         """Drop the set-ups set() kept for the games restarted (bools or 0/1 [n]): a restarted
         game begins at the batch's start again (a set-up a game, kept after its restart, was
         6.7 KB a 19x19 game: a resource tester's finding)."""
-        for k in [k for k in self.loaded if restarted[k]]:
-            del self.loaded[k]
+        games = np.flatnonzero(restarted)
+        if len(games) < len(self.loaded):
+            for k in games.tolist():
+                self.loaded.pop(k, None)
+        else:
+            for k in [k for k in self.loaded if restarted[k]]:
+                del self.loaded[k]
 
     def set(self, i, board):
         """Load game i from a ``Board`` of the batch's size and rules: its set-up (handicap or

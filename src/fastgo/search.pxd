@@ -173,4 +173,5 @@ cdef class Search:
     cdef _evaluate(self, int k)
     cdef list _pv(self, int32_t ni)
     cdef void _free(self) noexcept
+    cdef _noise(self)
     cdef object _read_result(self, double seconds)

@@ -1169,7 +1169,7 @@ cdef class Search:
         with nogil:
             self._apply(k, &pv[0, 0], &vv[0])
 
-    def _noise(self):
+    cdef _noise(self):
         cdef Node* root = &self.pool.nodes[0]
         cdef int k
         if self.dirichlet is None or self.root_noised or root.first < 0 or root.nchildren == 0:
@@ -1202,6 +1202,7 @@ cdef class Search:
         cdef Node* nodes
         cdef int nthreads = _job_threads(self.nthreads, "Search.search")
         cdef double t0, slice_end
+        _live(self)                     # (again: the arguments' conversions ran user code)
         if not self.guard.acquire(blocking=False):
             raise RuntimeError(_BUSY)
         try:
@@ -1437,6 +1438,7 @@ cdef class Search:
                   ("mix", np.float32, <char*>&n.mix - base)]
         dt = np.dtype({"names": [f[0] for f in fields], "formats": [f[1] for f in fields],
                        "offsets": [f[2] for f in fields], "itemsize": sizeof(Node)})
+        _live(self)                     # (again: a collection above may have run a close)
         if not self.guard.acquire(blocking=False):
             raise RuntimeError(_BUSY)
         try:

@@ -131,24 +131,45 @@ def _scoped(f: _F) -> _F:
     return cast(_F, call)
 
 
-def _locate(text, offset):
-    """(line, column), both from 1, of character `offset` of `text`; a game tree cut from a
-    longer file (``iter_games``) counts from where it starts there (its ``origin``). In a long
-    text the line breaks are found once and kept with it until the public call ends
-    (``_scoped``): counting them from the start at each warning made a collection of 16,000
+_LONG = 65536       # characters from which a text's line breaks are found once and kept
+
+
+def _long(text):
+    """`text` (a str) as an ``_Excerpt`` when it is long, so that its line breaks, once found,
+    are kept on it for as long as it lives (the Games read from it hold it: locating errors
+    game by game stays linear)."""
+    return _Excerpt(text) if type(text) is str and len(text) >= _LONG else text
+
+
+def _line_breaks(text):
+    """The offsets of a long text's line breaks, found once: kept on an ``_Excerpt`` itself,
+    else (a str a caller passed to ``parse`` or ``game_from_tree``) until the public call ends
+    (``_scoped``). Counting them from the start at each warning made a collection of 16,000
     games with one warning each read in 107 s instead of 37."""
     global _BREAKS
-    if len(text) < 65536:
+    if isinstance(text, _Excerpt):
+        breaks = text.__dict__.get("breaks")
+        if breaks is None:
+            breaks = text.breaks = array.array("q", [m.start() for m in re.finditer("\n", text)])
+        return breaks
+    kept = _BREAKS              # (one read: another thread may replace it meanwhile)
+    if kept is None or kept[0] is not text:
+        kept = (text, array.array("q", [m.start() for m in re.finditer("\n", text)]))
+        _BREAKS = kept
+    return kept[1]
+
+
+def _locate(text, offset):
+    """(line, column), both from 1, of character `offset` of `text`; a game tree cut from a
+    longer file (``iter_games``) counts from where it starts there (its ``origin``)."""
+    if len(text) < _LONG:
         line = text.count("\n", 0, offset) + 1
         start = text.rfind("\n", 0, offset) + 1
     else:
-        kept = _BREAKS          # (one read: another thread may replace it meanwhile)
-        if kept is None or kept[0] is not text:
-            kept = (text, array.array("q", [m.start() for m in re.finditer("\n", text)]))
-            _BREAKS = kept
-        k = bisect.bisect_left(kept[1], offset)     # the line breaks before offset
+        breaks = _line_breaks(text)
+        k = bisect.bisect_left(breaks, offset)      # the line breaks before offset
         line = k + 1
-        start = kept[1][k - 1] + 1 if k else 0
+        start = breaks[k - 1] + 1 if k else 0
     column = offset - start + 1
     first_line, first_column = getattr(text, "origin", (1, 1))
     return line + first_line - 1, column + (first_column - 1 if line == 1 else 0)
@@ -1098,6 +1119,7 @@ def read_game(text: str, index: int = 0, *, strict: bool = False,
     """The ``Game`` of the main line of game tree `index` of an SGF text; lenient reading's
     ``SgfWarning``s are issued as Python warnings (and kept in ``Game.warnings``)."""
     index = _index(index, "index")
+    text = _long(text)
     trees = _parse(text, _flag(strict, "strict"))
     if not -len(trees) <= index < len(trees):
         raise SgfError(f"the collection has {len(trees)} game tree(s); no game {index}")
@@ -1112,6 +1134,7 @@ def read_games(text: str, *, strict: bool = False,
     reads a large file one game at a time)."""
     if not isinstance(text, str):
         raise TypeError(f"SGF text must be a str, not {type(text).__name__}")
+    text = _long(text)
     # Each tree is read as it is parsed and then dropped (see _trees), as if the whole text
     # were parsed first: an error in its syntax anywhere is the one raised, else the first
     # game's that cannot be read, after the warnings of the games before it
