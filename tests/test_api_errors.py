@@ -759,16 +759,13 @@ def test_rectangular_legal_positions_match_reference(height, width):
 # -- the constructors' signatures as documented -------------------------------------------------------
 
 def _documented_signatures(cls):
-    """The signatures that cls's docstring states: its first line when it is one (Cython's
-    embedded signature) and every ``Name(...)`` literal, each as an inspect.Signature."""
+    """The signatures that cls's docstring states: the one CPython reads from its first lines
+    (``__text_signature__``, what inspect.signature and help show) and every ``Name(...)``
+    literal, each as an inspect.Signature."""
     import inspect
     import re
-    doc = cls.__doc__
-    texts = re.findall(rf"``{cls.__name__}(\(.*?\))``", doc, re.S)
-    first = doc.lstrip().splitlines()[0]
-    if first.startswith(cls.__name__ + "("):
-        texts.append(first[len(cls.__name__):])
-    sigs = []
+    texts = re.findall(rf"``{cls.__name__}(\(.*?\))``", cls.__doc__, re.S)
+    sigs = [inspect.signature(cls)]
     for text in texts:
         space = {}
         exec(f"def f{' '.join(text.split())}: pass", space)
