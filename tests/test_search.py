@@ -1170,11 +1170,12 @@ def test_close_frees_the_tree_now_and_refuses_what_follows():
         with pytest.raises(RuntimeError, match="this Search was closed"):
             call()
     s.close()
+    s.stop()                                        # (nothing to stop: nothing done)
     s = Search(board, threads=1)
     running = threading.Thread(target=lambda: s.search(seconds=1.0))
     running.start()
     time.sleep(0.2)
-    with pytest.raises(RuntimeError, match="one call at a time"):
+    with pytest.raises(RuntimeError, match="one call at a time.*call stop"):
         s.close()
     running.join()
     assert s.result().playouts > 0

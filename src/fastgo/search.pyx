@@ -393,7 +393,8 @@ cdef class Search:
         if self.guard is None:
             return                      # (closed already, or never initialised)
         if self.readers or not self.guard.acquire(blocking=False):
-            raise RuntimeError(_BUSY)
+            raise RuntimeError(_BUSY + "; to close it during a search in another thread, call "
+                               "stop() and wait for the search to return")
         self.guard = None               # (first: _live refuses every call from here on)
         self.closed = True
         self.planes_array = None
@@ -1276,7 +1277,10 @@ cdef class Search:
 
     def stop(self):
         """Ask a running ``search`` (in another thread) to return after its current simulations.
-        A stop before the search starts is not kept (a search clears it as it begins)."""
+        A stop before the search starts is not kept (a search clears it as it begins); a stop
+        of a closed Search does nothing (there is no search to stop)."""
+        if self.closed:
+            return
         _live(self)
         self.stop_flag = 1
 

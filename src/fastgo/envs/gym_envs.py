@@ -115,7 +115,8 @@ class GoVectorEnv(VectorEnv[_Observation, npt.NDArray[np.int64], npt.NDArray[Any
         self.illegal_action = check_illegal_action(illegal_action)
         if render_mode is not None:        # (metadata["render_modes"] is empty)
             raise ValueError(f"GoVectorEnv renders nothing: render_mode must be None, not "
-                             f"{render_mode!r} (GoEnv renders 'ansi')")
+                             f"{render_mode!r} (GoEnv renders 'ansi', 'human' and 'rgb_array'; "
+                             f"a game's frame: fastgo.draw.rgb(env.batch.board(i)))")
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)):
             raise TypeError(f"num_envs must be an int, not {type(num_envs).__name__}")
         if not 1 <= num_envs <= MAX_GAMES:
