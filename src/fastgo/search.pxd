@@ -172,6 +172,7 @@ cdef class Search:
     cdef void _abandon(self, int k) noexcept nogil
     cdef _evaluate(self, int k)
     cdef list _pv(self, int32_t ni)
+    cdef void _null(self) noexcept
     cdef void _free(self) noexcept
     cdef _noise(self)
     cdef object _read_result(self, double seconds)

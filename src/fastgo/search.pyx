@@ -329,6 +329,13 @@ cdef class Search:
 
     def __cinit__(self):
         self.max_visits = _MAX_VISITS
+        self._null()
+
+    def __dealloc__(self):
+        self._free()
+
+    cdef void _null(self) noexcept:
+        """Every pointer NULL (nothing allocated, or all freed: _free)."""
         self.pool.nodes = NULL
         self.pool.moves = NULL
         self.root_state = NULL
@@ -346,9 +353,6 @@ cdef class Search:
         self.bncand = NULL
         self.bcolour = NULL
         self.bterminal = NULL
-
-    def __dealloc__(self):
-        self._free()
 
     cdef void _free(self) noexcept:
         """Free the C memory (each pointer NULL after: a second call frees nothing)."""
@@ -369,19 +373,7 @@ cdef class Search:
         free(self.bncand)
         free(self.bcolour)
         free(self.bterminal)
-        self.pool.nodes = NULL
-        self.pool.moves = NULL
-        self.root_state = NULL
-        self.workers = NULL
-        self.nthreads = 0
-        self.planes = NULL
-        self.root_ring = NULL
-        self.bpaths = NULL
-        self.bdepth = NULL
-        self.bcand = NULL
-        self.bncand = NULL
-        self.bcolour = NULL
-        self.bterminal = NULL
+        self._null()
 
     def close(self):
         """Free the tree's memory now (its node pool, the workers' boards and buffers) rather
