@@ -1,7 +1,7 @@
 """Type stubs for the compiled ``fastgo.batch`` module."""
 
-from typing import (Any, Dict, NamedTuple, NoReturn, Optional, Sequence, SupportsIndex, Tuple, TypeVar, Union,
-                    final, overload)
+from typing import (Any, Dict, NamedTuple, NoReturn, Optional, Sequence, SupportsIndex, Tuple,
+                    TypeVar, Union, final, overload)
 
 import numpy as np
 import numpy.typing as npt

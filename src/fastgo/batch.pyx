@@ -220,16 +220,16 @@ cdef class BoardBatch:
 
     n games of one size and one rule set, stepped together.
 
-    The rule options are those of ``Board``; every game starts from the same position (empty, or the
-    handicap placement). ``max_moves`` caps the turns of a game (truncation; None: no cap).
+    The rule options are those of ``Board``; every game starts from the same position (empty, or
+    the handicap placement). ``max_moves`` caps the turns of a game (truncation; None: no cap).
     ``autoreset`` follows Gymnasium's vector conventions: ``"next-step"`` (a game that ended
     restarts at the next ``step``, whose action for it is ignored), ``"same-step"`` (a game
-    restarts in the step that ends it, after its result is recorded: only its winner is left;
-    for its final position use "disabled" and ``reset``), ``"disabled"`` (ended
-    games stay ended; stepping them is refused until ``reset``). ``threads``: the most cores ``step``,
-    ``encode`` and ``reset`` use (default: all); ``step`` measures what a turn costs on one
-    thread and on ``threads`` and runs on the cheaper (another job holding a core makes one
-    thread the faster), trying the other now and then. Results never depend on it.
+    restarts in the step that ends it, after its result is recorded: only its winner is left; for
+    its final position use "disabled" and ``reset``), ``"disabled"`` (ended games stay ended;
+    stepping them is refused until ``reset``). ``threads``: the most cores ``step``, ``encode`` and
+    ``reset`` use (default: all); ``step`` measures what a turn costs on one thread and on
+    ``threads`` and runs on the cheaper (another job holding a core makes one thread the faster),
+    trying the other now and then. Results never depend on it.
 
     Actions are points ``row * width + col`` (pass = ``width * height``), one per game. The
     class cannot be subclassed (its C methods are called directly, not through a table): wrap

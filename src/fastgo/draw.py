@@ -1,13 +1,13 @@
 """Boards you can look at: SVG pictures of a ``Board`` (Jupyter shows ``Board`` objects with
 them, through ``Board._repr_svg_``), with an ownership map and marked points.
 
-``rgb(board)`` is the same board as an RGB numpy image (no text), for videos and
-Gymnasium's ``rgb_array`` rendering. ``svg(board)`` draws the grid, star points, stones, a dot on the last move and the GTP
+``svg(board)`` draws the grid, star points, stones, a dot on the last move and the GTP
 coordinates (columns A.. without I, rows from 1 at the bottom, as ``point_to_vertex`` writes
 them). Plain SVG 1.1 with no script and no external reference, so any browser, Jupyter or
 cairosvg shows it. Each element carries a class that says what it is (``stone black``,
 ``stone white``, ``last-move``, ``mark``, ``label``, ``ownership black``, ``coordinate``), for
-styling and for tests.
+styling and for tests. ``rgb(board)`` is the same board as an RGB numpy image (no text), for
+videos and Gymnasium's ``rgb_array`` rendering.
 """
 
 import math

@@ -8,9 +8,10 @@ pass last). Actions are fastgo points (``row * width + col``, row 0 at the botto
 ``width * height``): what the ``Discrete`` action space holds, a Python or numpy integer (a
 bool, float or string is a TypeError, a value out of range a ValueError). An illegal action
 raises ``IllegalActionError`` and changes nothing; with ``illegal_action="lose"`` (for learners
-that do not mask: Stable-Baselines3's ``check_env`` and ``PPO``) it ends the game instead, the player who chose it losing (reward -1, ``terminated``, ``info["illegal"]``
-the reason). ``action_masks()`` returns the legal moves as bools (sb3-contrib's
-``MaskablePPO`` asks for it).
+that do not mask: Stable-Baselines3's ``check_env`` and ``PPO``) it ends the game instead, the
+player who chose it losing (reward -1, ``terminated``, ``info["illegal"]`` the reason).
+``action_masks()`` returns the legal moves as bools (sb3-contrib's ``MaskablePPO`` asks for
+it).
 
 Rewards go to the player who moved: at the turn that ends the game (the second pass in a row)
 +1 if that player won, -1 if they lost, 0 for a tie; 0 on every other turn and on truncation
@@ -89,13 +90,14 @@ class GoVectorEnv(VectorEnv[_Observation, npt.NDArray[np.int64], npt.NDArray[Any
 
     ``GoVectorEnv(num_envs=16, size=9, height=None, *, rules=None, komi=None, encoding="agz17",
     dtype=np.float32, max_moves=None, autoreset_mode=AutoresetMode.NEXT_STEP, threads=None,
-    copy=True, render_mode=None, illegal_action="raise")``. Autoreset follows Gymnasium (``metadata["autoreset_mode"]``): next-step (the
-    step after a game ends restarts it, its action ignored, reward 0), same-step (the ending
-    step returns the new game's observation, the final one in ``info["final_obs"]``), or
-    disabled (restart with ``reset(options={"reset_mask": mask})``). ``copy`` as in Gymnasium's
-    ``SyncVectorEnv``: True returns new observation arrays each call; False returns the env's
-    own two buffers, which the next ``step`` or ``reset`` overwrites (the copy of the planes
-    took about a third of a step of 1,024 9x9 games); final observations are copies either way.
+    copy=True, render_mode=None, illegal_action="raise")``. Autoreset follows Gymnasium
+    (``metadata["autoreset_mode"]``): next-step (the step after a game ends restarts it, its action
+    ignored, reward 0), same-step (the ending step returns the new game's observation, the final
+    one in ``info["final_obs"]``), or disabled (restart with ``reset(options={"reset_mask":
+    mask})``). ``copy`` as in Gymnasium's ``SyncVectorEnv``: True returns new observation arrays
+    each call; False returns the env's own two buffers, which the next ``step`` or ``reset``
+    overwrites (the copy of the planes took about a third of a step of 1,024 9x9 games); final
+    observations are copies either way.
     ``illegal_action="lose"``: a game whose action is illegal ends, lost by its mover (reward -1,
     ``terminated``, ``info["illegal"]`` the reason), its position as it was; the other games
     step as usual, and the lost game restarts as the autoreset mode says (as
