@@ -776,6 +776,9 @@ def test_unpickling_refuses_what_no_batch_pickles():
     played.play("C3")
     with pytest.raises(ValueError, match="not a pickled BoardBatch"):
         _unpickle_batch(played, 0, "next-step", 1, [Board(5)])
+    for cap in (-1, 2**63 - 1):                     # (outside __init__'s 1..2**62, or 0)
+        with pytest.raises(ValueError, match="not a pickled BoardBatch"):
+            _unpickle_batch(Board(5), cap, "next-step", 1, [Board(5)])
     assert BoardBatch(2, 5).__reduce__()[1][3] is None
     assert BoardBatch(2, 5, threads=1).__reduce__()[1][3] == 1
     batch = BoardBatch(2, 5, threads=1)

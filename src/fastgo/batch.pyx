@@ -78,14 +78,15 @@ def _unpickle_batch(Board start not None, max_moves, autoreset, threads, boards)
     with no turn) under its rules (its komi included), each game then set from its Board;
     `threads` None: all cores of this machine."""
     cdef BoardBatch c = BoardBatch.__new__(BoardBatch)
+    cap = _index(max_moves, "max_moves")
     if (not 1 <= len(boards) <= MAX_GAMES or autoreset not in AUTORESET_NAMES
-            or start.nturns != 0):
+            or start.nturns != 0 or not 0 <= cap <= 2**62):   # (0: no cap, as __init__'s None)
         raise ValueError("not a pickled BoardBatch")
     c.threads = _threads(threads)
     c.threads_all = threads is None
     c._adapt_reset()
     _check_memory(len(boards), start)
-    c._allocate(len(boards), start.copy(), _index(max_moves, "max_moves"), _AUTORESET[autoreset])
+    c._allocate(len(boards), start.copy(), cap, _AUTORESET[autoreset])
     for i, board in enumerate(boards):
         c.set(i, board)
     return c
