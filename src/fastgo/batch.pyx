@@ -253,7 +253,9 @@ cdef class BoardBatch:
     cdef void _release(self) noexcept:
         """Free the games' memory; the batch is then as __new__ left it (calls refused)."""
         cdef int64_t i
+        cdef size_t freed = 0
         if self.games != NULL:
+            freed = <size_t>self.n * (self.sbytes + self.ring_bytes + sizeof(Game))
             for i in range(self.n):
                 free(self.games[i].moves)
                 hashset_free(&self.games[i].seen)
@@ -273,6 +275,7 @@ cdef class BoardBatch:
         self.spans = NULL
         self.ready = NULL
         self.blocks = NULL
+        heap_trim(freed)                # (the games' many small blocks too)
         self.nblocks = 0
         self.n = 0
         self.own_actions = None         # (sized for n)

@@ -92,6 +92,17 @@ cdef extern from *:
     #define fastgo_clz64(x) __builtin_clzll(x)
     #endif
 
+    /* Give the free pages of the C heap back to the system after `bytes` were freed in many
+       blocks or in blocks glibc kept on its heap (its mmap threshold rises to 32 MiB after a
+       larger block is freed): without it a closed Search or a deleted BoardBatch of 20,000
+       games left 17 MB resident until the heap was reused. Nothing below 1 MiB or off glibc. */
+    #if defined(__GLIBC__)
+    #include <malloc.h>
+    #define fastgo_trim(bytes) do { if ((size_t)(bytes) >= ((size_t)1 << 20)) malloc_trim(0); } while (0)
+    #else
+    #define fastgo_trim(bytes) ((void)(bytes))
+    #endif
+
     /* a hint to bring the cache line at p in for writing; nothing where the compiler has none */
     #if defined(__GNUC__) || defined(__clang__)
     #define fastgo_prefetch(p) __builtin_prefetch((p), 1, 1)
@@ -106,6 +117,7 @@ cdef extern from *:
     int ctz64 "fastgo_ctz64" (uint64_t x) noexcept nogil
     int clz64 "fastgo_clz64" (uint64_t x) noexcept nogil
     void prefetch "fastgo_prefetch" (const void* p) noexcept nogil
+    void heap_trim "fastgo_trim" (size_t nbytes) noexcept nogil
 
 cdef enum:
     EMPTY = 0

@@ -357,6 +357,7 @@ cdef class Search:
     cdef void _free(self) noexcept:
         """Free the C memory (each pointer NULL after: a second call frees nothing)."""
         cdef int t
+        cdef size_t freed = <size_t>self.pool.cap * (sizeof(Node) + sizeof(int16_t))
         free(self.pool.nodes)
         free(self.pool.moves)
         free(self.root_state)
@@ -374,6 +375,7 @@ cdef class Search:
         free(self.bcolour)
         free(self.bterminal)
         self._null()
+        heap_trim(freed)
 
     def close(self):
         """Free the tree's memory now (its node pool, the workers' boards and buffers) rather
