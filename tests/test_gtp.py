@@ -927,6 +927,33 @@ def test_out_of_turn_after_a_pass_resumes_and_printsgf_reloads_it(tmp_path):
                    ("undo", "= "), ("list_stones w", "= "), ("undo", "= "), ("list_stones b", "= C3")])
 
 
+def test_a_loaded_records_rules_are_its_games_alone(tmp_path):
+    """loadsgf plays the record under its own rules (Japanese without RU[]); a new game after
+    it (clear_board, boardsize: GoGui's "new game" after opening a file) has the engine's
+    rules again, and the komi loadsgf set (GTP 2: loadsgf sets the komi, which stays until
+    the next komi command). The record's rules stayed for the rest of the session: a tester's
+    finding."""
+    path = tmp_path / "noru.sgf"
+    path.write_text("(;FF[4]GM[1]SZ[9]KM[6.5];B[ee];W[cc])")
+    e = Engine(rules="chinese", size=9)
+    chinese = "= chinese ko=positional suicide=forbidden scoring=area komi="
+    transcript(e, [("fastgo-rules", chinese + "7.5"), (f"loadsgf {path}", "= "),
+                   ("fastgo-rules", "= japanese ko=simple suicide=forbidden scoring=territory "
+                                    "komi=6.5"),
+                   ("clear_board", "= "), ("fastgo-rules", chinese + "6.5"),
+                   (f"loadsgf {path}", "= "), ("boardsize 9", "= "),
+                   ("fastgo-rules", chinese + "6.5"), ("komi 3", "= "),
+                   ("kgs-rules japanese", "= "), (f"loadsgf {path}", "= "),
+                   ("clear_board", "= "),       # rules chosen by kgs-rules stay the engine's
+                   ("fastgo-rules", "= japanese ko=simple suicide=forbidden scoring=territory "
+                                    "komi=6.5"),
+                   ("fastgo-rules tromp-taylor", "= "), (f"loadsgf {path}", "= "),
+                   ("komi 2", "= "), ("clear_board", "= "),
+                   ("fastgo-rules", "= tromp-taylor ko=positional suicide=allowed "
+                                    "scoring=area komi=2")])
+    assert e.board.rules == e.rules
+
+
 def test_loadsgf_resumes_play_after_two_passes(tmp_path):
     path = tmp_path / "g.sgf"
     path.write_text("(;SZ[9]RU[Japanese];B[ee];W[];B[];W[cc];B[dd])")

@@ -169,6 +169,9 @@ class Engine:
         self.rules = Rules.preset(rules) if isinstance(rules, str) else rules
         if not isinstance(self.rules, Rules):
             raise TypeError(f"rules must be a preset name or a Rules, not {type(rules).__name__}")
+        # the engine's rules for a new game (clear_board, boardsize): these, kgs-rules' and
+        # fastgo-rules', with komi's komi; self.rules are the game's (a loaded record's own)
+        self.chosen = self.rules
         self.width, self.height = check_size(size, size)
         if not isinstance(search, str) or search not in SEARCHES:
             raise ValueError(f"search must be one of {sorted(SEARCHES)}, not {search!r}")
@@ -360,6 +363,8 @@ class Engine:
     # -- state ----------------------------------------------------------------------------------------
 
     def _clear(self, board=None, earlier=(), handicap=0, info=None):
+        if board is None:                  # a new game: the engine's rules again
+            self.rules = self.chosen
         self.board = board if board is not None else Board(self.width, self.height, rules=self.rules)
         self.info = dict(info or {})       # a loaded record's game information, for printsgf
         # the finished parts of a resumed game (see _bring_to_move), oldest first: their turns
@@ -494,6 +499,7 @@ class Engine:
             raise GtpError("syntax error")
         komi = _float_arg(args[0])
         self._rebuild(self.rules.replace(komi=komi))
+        self.chosen = self.chosen.replace(komi=komi)
         return ""
 
     def cmd_play(self, args):
@@ -657,7 +663,9 @@ class Engine:
         except sgf.SgfError as e:
             raise GtpError(f"cannot load file: {e}") from None
         # the rules and komi of a record as everywhere (sgf.Game.rules_used): nothing is kept
-        # from the engine's rules or an earlier record
+        # from the engine's rules or an earlier record. They are this game's: a new game
+        # (clear_board, boardsize) has the engine's rules again, with the record's komi (GTP 2:
+        # loadsgf sets the komi, which stays until the next komi command)
         try:
             # as with play: two moves of one colour in a row mean the other colour passed
             # and a move after two passes resumes the game
@@ -667,6 +675,7 @@ class Engine:
             message = str(e).replace(e.hint, "") if isinstance(e, sgf.ReplayError) else str(e)
             raise GtpError(f"cannot load file: {message}") from None
         self.width, self.height, self.rules = game.width, game.height, parts[-1].rules
+        self.chosen = self.chosen.replace(komi=self.rules.komi)
         # the record's HA[] for printsgf where its set-up bears it out (board_to_sgf refuses a
         # count the stones contradict, as in a record that plays its handicap stones as moves)
         borne = sgf.setup_handicap(*sgf.board_setup(parts[0]))
@@ -798,6 +807,7 @@ class Engine:
         except ValueError:
             raise GtpError("unknown rules") from None
         self._rebuild(preset.replace(komi=self.rules.komi))
+        self.chosen = self.rules
         return ""
 
     def cmd_list_stones(self, args):
@@ -846,6 +856,7 @@ class Engine:
         except (ValueError, TypeError) as e:
             raise GtpError(str(e)) from None
         self._rebuild(rules)
+        self.chosen = rules
         return ""
 
     def _setting(self, args, attr, parse, check):
