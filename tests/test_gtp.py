@@ -683,6 +683,11 @@ def test_player_never_fills_its_own_true_eyes_and_resigns_when_hopeless():
     p.resign_min_playouts = 10**6                         # too few playouts to judge: play on
     p.resign_threshold = 0.05
     assert p.choose(b).move is not None
+    # the bound counts the playouts behind the root, as documented: exactly at it, it resigns
+    # (the children's visits, one fewer, kept it playing: a tester's finding)
+    for budget, resigns in ((99, False), (100, True)):
+        q = Player(budget, resign_threshold=0.05, resign_min_playouts=100)
+        assert (q.choose(b).move is None) == resigns
     # nothing but its own eyes and suicides left: Black passes
     b = fastgo.Board.from_diagram("""
         . X . X .

@@ -10,7 +10,8 @@ instead of searched: the player passes if the position as it stands wins for it 
 rules' scoring and still wins with the stones the playouts call dead removed; otherwise it plays
 the best move other than pass. Else it passes only when the search prefers pass and the position
 as it stands already wins for it. Resigning: when the best root move's win rate is below
-``resign_threshold`` after at least ``resign_min_playouts`` playouts (0 disables resigning);
+``resign_threshold`` once the root has at least ``resign_min_playouts`` visits (the playouts
+behind the win rates, those of a subtree kept from earlier moves included; 0 disables resigning);
 with resigning disabled, a position that hopeless (below 2%) after an opponent's pass is passed,
 ending the game.
 """
@@ -299,7 +300,7 @@ class Player:
                                        arms, "no move left", r.pv))
         move, _, rate = choices[0]
         decision = Decision(move, rate, r.playouts, time.perf_counter() - t0, arms, "", r.pv)
-        total = int(r.visits.sum())
+        total = r.root_visits           # (the children's visits sum to one fewer: the root's first)
         best = max(np.nan_to_num(r.values, nan=0.0))
         if total >= self.resign_min_playouts and best < max(self.resign_threshold, 0.02) and not cleanup:
             if self.resign_threshold > 0 and best < self.resign_threshold:
