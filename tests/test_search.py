@@ -774,6 +774,31 @@ def test_best_move_pv_and_analysis_order_break_ties_alike():
         assert r.pv[0] == r.best_move
 
 
+def test_puct_ties_go_to_the_higher_prior():
+    """Under PUCT a tie of visits and values goes to the network's choice: after one visit (the
+    root's own) best_move was A1, the earliest point, whatever the priors (a tester's
+    finding)."""
+    b = fastgo.Board(5, rules="chinese")
+    favourite = fastgo.vertex_to_point("C3", 5, 5)
+
+    def peaked(planes):
+        priors = np.full((len(planes), 26), 1e-3, dtype=np.float32)
+        priors[:, favourite] = 1.0
+        return priors, np.zeros(len(planes), dtype=np.float32)
+    r = Search(b, evaluator=peaked, batch=1, threads=1).search(visits=1)
+    assert r.visits.sum() == 0 and r.best_move == favourite
+    # equal visits and values below the root: the principal variation takes the higher prior
+    def flat_but_one(planes):
+        priors = np.ones((len(planes), 26), dtype=np.float32)
+        priors[:, 25] = 0.0                 # (no pass)
+        priors[:, fastgo.vertex_to_point("B2", 5, 5)] = 1.01
+        return priors, np.zeros(len(planes), dtype=np.float32)
+    r = Search(b, evaluator=flat_but_one, batch=1, threads=1).search(visits=3)
+    b2 = fastgo.vertex_to_point("B2", 5, 5)
+    assert r.visits[0] == r.visits[b2] == 1 and r.values[0] == r.values[b2]     # A1 and B2 tie
+    assert r.best_move == b2 and r.pv == [b2]
+
+
 def test_dirichlet_noise_changes_root_priors_reproducibly():
     b = fastgo.Board(5, rules="chinese")
     plain = Search(b, evaluator=toy_evaluator, batch=4).search(visits=100)

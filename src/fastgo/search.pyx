@@ -211,7 +211,8 @@ def _float(value, name, lo, hi):
 class SearchResult(Slotted):
     """What a search found, for the side to move at the root.
 
-    best_move  the root move with the most visits (ties: higher value, then the earlier move);
+    best_move  the root move with the most visits (ties: the higher value, then the higher prior
+               (PUCT: the network's choice when nothing was visited), then the earlier move);
                None when the root has no children (never searched)
     moves      int32[k]: the root's children (points, pass = points)
     visits     int64[k]: their visits; values float64[k]: their mean outcome for the side to move
@@ -1359,7 +1360,8 @@ cdef class Search:
         best = None
         winrate = float("nan")
         if n:
-            order = sorted(range(n), key=lambda i: (-visits[i], -(values[i] if visits[i] else -1), i))
+            order = sorted(range(n), key=lambda i: (-visits[i], -(values[i] if visits[i] else -1),
+                                                    -priors[i], i))
             best = int(moves[order[0]])
             winrate = float(values[order[0]])
         pv = self._pv(0)
@@ -1379,20 +1381,22 @@ cdef class Search:
 
     cdef list _pv(self, int32_t ni):
         """The moves from node ni down the most visited child while it has visits (ties as
-        best_move's: the higher value, then the earlier move)."""
+        best_move's: the higher value, then the higher prior, then the earlier move)."""
         cdef int k, bestk, bestv
-        cdef double bestq, q
+        cdef double bestq, q, bestp, prior
         cdef Node* c
         pv = []
         while self.pool.nodes[ni].first >= 0 and self.pool.nodes[ni].nchildren > 0:
-            bestk, bestv, bestq = -1, 0, 0.0
+            bestk, bestv, bestq, bestp = -1, 0, 0.0, 0.0
             for k in range(self.pool.nodes[ni].nchildren):
                 c = &self.pool.nodes[self.pool.nodes[ni].first + k]
                 if c.visits == 0:
                     continue
                 q = c.value / c.visits
-                if c.visits > bestv or (c.visits == bestv and q > bestq):
-                    bestk, bestv, bestq = k, c.visits, q
+                prior = c.prior if self.prm.puct else 0.0
+                if c.visits > bestv or (c.visits == bestv and (q > bestq or
+                                                               (q == bestq and prior > bestp))):
+                    bestk, bestv, bestq, bestp = k, c.visits, q, prior
             if bestk < 0:
                 break
             ni = self.pool.nodes[ni].first + bestk
