@@ -932,6 +932,25 @@ def test_out_of_turn_after_a_pass_resumes_and_printsgf_reloads_it(tmp_path):
                    ("undo", "= "), ("list_stones w", "= "), ("undo", "= "), ("list_stones b", "= C3")])
 
 
+def test_printsgf_records_a_resignation_until_the_game_changes():
+    """After genmove resigned, printsgf's record says so (RE[W+R] for Black's resignation), as
+    long as the game stands as it was: a controller saving the game after the engine resigned
+    got no result (a tester's finding)."""
+    e = Engine(playouts=500, rules="chinese", size=5)
+    transcript(e, [("komi 1000", "= "), ("genmove b", "= resign")])
+    assert "RE[W+R]" in e.handle("printsgf")
+    transcript(e, [("undo", "? cannot undo")])       # (a refused command changes nothing)
+    assert "RE[W+R]" in e.handle("printsgf")
+    transcript(e, [("play b C3", "= ")])
+    assert "RE[" not in e.handle("printsgf")
+    transcript(e, [("komi -1000", "= "), ("genmove w", "= resign")])
+    assert "RE[B+R]" in e.handle("printsgf")
+    transcript(e, [("undo", "= ")])
+    assert "RE[" not in e.handle("printsgf")
+    transcript(e, [("genmove w", "= resign"), ("clear_board", "= ")])
+    assert "RE[" not in e.handle("printsgf")
+
+
 def test_a_loaded_records_rules_are_its_games_alone(tmp_path):
     """loadsgf plays the record under its own rules (Japanese without RU[]); a new game after
     it (clear_board, boardsize: GoGui's "new game" after opening a file) has the engine's

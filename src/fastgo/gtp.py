@@ -373,6 +373,8 @@ class Engine:
         self.handicap = handicap           # HA of the game's set-up, for printsgf (None: as
                                            # board_to_sgf decides)
         self.undo_stack = []               # ("undo", k) or ("resume",)
+        self.resigned = None               # the colour genmove resigned for, until the game
+                                           # changes (printsgf's RE[])
 
     def _rebuild(self, rules):
         """The game replayed under other rules (komi changes, kgs-rules mid-game). Every part of
@@ -439,6 +441,7 @@ class Engine:
             self.undo_stack.append(("undo", record[1] + 1))
         else:
             self.undo_stack.append(record)
+        self.resigned = None
 
     def _revert(self, record):
         if record[0] == "undo":
@@ -550,8 +553,11 @@ class Engine:
             self._revert(record)
             if play:
                 self._spend(colour, time.monotonic() - t0)
+                if decision.move is None:
+                    self.resigned = colour
             return "resign" if decision.move is None else self._vertex(decision.move)
         self.board.play(decision.move)
+        self.resigned = None
         self.pondering_due = not self.board.is_over
         steps = record[1] + 1 if record[0] == "undo" else None
         self.undo_stack.append(("undo", steps) if steps is not None else record)
@@ -571,6 +577,7 @@ class Engine:
             self.board = self.earlier.pop().board()   # a resumption of a loaded game
         else:
             raise GtpError("cannot undo")
+        self.resigned = None
         return ""
 
     def cmd_showboard(self, args):
@@ -686,9 +693,11 @@ class Engine:
     def cmd_printsgf(self, args):
         if len(args) > 1:
             raise GtpError("syntax error")
-        # a resumed game: every part's turns (loadsgf resumes them alike), prisoners in RE
-        text = sgf.board_to_sgf(self.board, earlier=self.earlier, handicap=self.handicap,
-                                **self.info)
+        # a resumed game: every part's turns (loadsgf resumes them alike), prisoners in RE;
+        # after genmove resigned (and nothing since), the opponent's win
+        result = None if self.resigned is None else "BW"[self.resigned == BLACK] + "+R"
+        text = sgf.board_to_sgf(self.board, result, earlier=self.earlier,
+                                handicap=self.handicap, **self.info)
         if args:
             try:
                 with open(args[0], "w", encoding="utf-8") as f:
