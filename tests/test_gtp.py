@@ -657,11 +657,17 @@ def test_player_passes_only_when_passing_wins():
     p = Player(500, resign_threshold=0)
     d = p.choose(b)
     assert d.move == b.pass_move and d.reason == "pass wins"
-    # with komi 30 Black loses as it stands: it plays on rather than pass
+    d = p.choose(b, avoid=[("b", ["pass"], 1)])           # (analysis's avoid: no pass)
+    assert d.move != b.pass_move and b.is_legal(d.move)
+    # with komi 30 Black loses as it stands: it plays on rather than pass while the search
+    # has too few playouts to call the game lost
     b = fastgo.Board.from_diagram(top, rules="chinese", komi=30, to_move=fastgo.WHITE)
     b.pass_()
-    d = p.choose(b)
+    d = Player(499, resign_threshold=0).choose(b)
     assert d.move != b.pass_move and b.is_legal(d.move)
+    # with enough to see that every move loses, it passes and ends the game (hopeless)
+    d = p.choose(b)
+    assert d.move == b.pass_move and d.reason == "hopeless: pass"
 
 
 def test_player_never_fills_its_own_true_eyes_and_resigns_when_hopeless():
@@ -1063,6 +1069,11 @@ def _timed_lines(items):
     ("b interval -5", False), ("b 10 minmoves -3", False),
     ("b 10 minmoves x", False), ("b 10 pvVisits maybe", False), ("b 10 avoid b", False),
     ("b 10 ownership true", True), ("b 10 ownership yes", False),
+    ("b 10 avoid b C3,D4 1", True), ("avoid w pass 2 avoid b A1 1 interval 5", True),
+    ("b 10 allow b C3,D4,pass 1", True), ("b 10 avoid b C3 0", False),
+    ("b 10 avoid x C3 1", False), ("b 10 avoid b Z3 1", False), ("b 10 avoid b C3 x", False),
+    ("b 10 allow b C3 1 avoid b D4 1", False), ("b 10 avoid b D4 1 allow b C3 1", False),
+    ("b 10 allow b C3 1 allow w C3 1", False), ("b 10 avoid b C3 1 extra", False),
 ])
 def test_analyze_arguments_are_checked(args, ok):
     """lz-analyze [colour] [interval] [key value ...]: the keys Leela Zero and KataGo take are
@@ -1073,6 +1084,40 @@ def test_analyze_arguments_are_checked(args, ok):
     assert (answer == "=1\n") == ok and (answer == "?1 syntax error\n\n") == (not ok), answer
     assert e.handle("2 kata-analyze b 10 ownership true") == "=2\n"
     assert e.handle("3 kata-analyze b 10 ownership maybe") == "?3 syntax error\n\n"
+
+
+def test_analysis_and_genmove_analyze_leave_out_avoided_moves():
+    """Leela Zero's and KataGo's avoid / allow: the analysis's moves are never the avoided
+    ones (allow: only the listed ones), and genmove_analyze plays none of them; a later
+    genmove is searched without them (the tree under avoid is not kept)."""
+    import io
+    e = Engine(playouts=400, rules="chinese", size=5, threads=1)
+    out = io.StringIO()
+    e.run(_timed_lines([b"1 lz-analyze b 5 avoid b C3,B2,D4 1 avoid w C2 2", 0.5,
+                        b"2 kata-analyze b 5 allow b A1,E5,pass 1", 0.5,
+                        b"3 kata-genmove_analyze b 5 allow b A1,B1 1", b"4 quit"]), out)
+    answers = out.getvalue().split("\n\n")
+    seen = []
+    for k, allowed in ((1, None), (2, {"A1", "E5", "pass"})):
+        lines = answers[k - 1].split("\n")[1:]
+        assert lines and all(line.startswith("info move ") for line in lines)
+        moves = {entry.split()[1] for line in lines for entry in line.split("info ")[1:]}
+        seen.append(moves)
+        if allowed is None:
+            assert moves and not moves & {"C3", "B2", "D4"}
+            # White's C2 is left out below each of Black's moves (plies 1 and 2)
+            pvs = [entry.split(" pv ")[1].split() for line in lines
+                   for entry in line.split("info ")[1:]]
+            assert all("C2" not in pv[1:2] for pv in pvs)
+        else:
+            assert moves <= allowed
+    genmove = answers[2].split("\n")
+    assert genmove[0] == "=3" and genmove[-1] in ("play A1", "play B1")
+    # the avoid was that command's alone
+    e2 = Engine(playouts=400, rules="chinese", size=5, threads=1)
+    e2.handle("lz-genmove_analyze b 5 avoid b C3 1")
+    assert e2.handle("undo") == "= \n\n"
+    assert e2.player.choose(e2.board).move == Player(400, seed=0).choose(e2.board).move
 
 
 def test_analysis_ends_at_a_raw_newline_and_is_for_the_colour_asked_for():

@@ -774,6 +774,55 @@ def test_best_move_pv_and_analysis_order_break_ties_alike():
         assert r.pv[0] == r.best_move
 
 
+def test_avoid_leaves_moves_out_of_the_first_plies():
+    """avoid=(colour, moves, until_depth): those moves of that colour are no node of the tree
+    in its first until_depth plies (KataGo's avoid); deeper, and in the playouts, they are."""
+    b = fastgo.Board(5, rules="chinese")
+    V = lambda v: fastgo.vertex_to_point(v, 5, 5)
+    for evaluator in (None, toy_evaluator):
+        s = Search(b, threads=1, evaluator=evaluator, avoid=[("b", ["C3", "B2"], 3),
+                                                             (2, [V("C3"), "pass"], 2)])
+        s.search(visits=3000)
+        t = s._nodes()
+        depth = {0: 0}
+        deep = set()
+        for i in range(len(t)):
+            if t["first"][i] >= 0:
+                for c in range(t["first"][i], t["first"][i] + t["nchildren"][i]):
+                    depth[c] = depth[i] + 1
+                    ply, move = depth[c], int(t["move"][c])
+                    black = ply % 2 == 1
+                    if black and ply <= 3:
+                        assert move not in (V("C3"), V("B2")), (ply, move)
+                    elif not black and ply <= 2:
+                        assert move not in (V("C3"), 25), (ply, move)
+                    elif move in (V("C3"), V("B2")):
+                        deep.add(ply)
+        assert deep and min(deep) >= 4      # below the avoided plies they are searched
+        # a new tree after advance: the plies count from the new root
+        s.advance("A1")
+        assert s._nodes()["nchildren"][0] == 0
+        r = s.search(visits=200)
+        assert V("C3") not in r.moves and 25 not in r.moves    # White's ply 1 now
+        assert len(r.moves) == 23                       # (A1 taken)
+    # a node whose every move is avoided keeps the pass
+    s = Search(b, threads=1, avoid=[("b", range(26), 1)])
+    r = s.search(playouts=50)
+    assert r.moves.tolist() == [25]
+
+
+@pytest.mark.parametrize("avoid,error", [
+    (5, TypeError), ("b C3 1", TypeError), ([("b", ["C3"])], TypeError),
+    ([("x", ["C3"], 1)], ValueError), ([(3, ["C3"], 1)], ValueError),
+    ([(True, ["C3"], 1)], ValueError), ([("b", ["Z9"], 1)], ValueError),
+    ([("b", [99], 1)], ValueError), ([("b", ["C3"], 0)], ValueError),
+    ([("b", ["C3"], 1.5)], TypeError), ([("b", 5, 1)], TypeError),
+])
+def test_avoid_is_checked(avoid, error):
+    with pytest.raises(error):
+        Search(fastgo.Board(5), avoid=avoid)
+
+
 def test_puct_ties_go_to_the_higher_prior():
     """Under PUCT a tie of visits and values goes to the network's choice: after one visit (the
     root's own) best_move was A1, the earliest point, whatever the priors (a tester's

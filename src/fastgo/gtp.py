@@ -48,7 +48,8 @@ Semantics worth knowing:
 - Analysis: ``lz-analyze`` and ``kata-analyze`` search a copy of the position in the
   background and stream lines until the next command or a raw newline (``run`` drives them);
   ``lz-genmove_analyze`` and ``kata-genmove_analyze`` are genmove with those lines, synchronous
-  (see ``Engine._genmove_analyze``).
+  (see ``Engine._genmove_analyze``). Their ``avoid`` and ``allow`` keys restrict the search
+  (``Engine._analysis_args``).
 """
 
 import os
@@ -534,17 +535,19 @@ class Engine:
             raise GtpError("syntax error")
         return self._generate(_colour(args[0]), play, cleanup)
 
-    def _generate(self, colour, play, cleanup=False, report=None):
+    def _generate(self, colour, play, cleanup=False, report=None, avoid=()):
         """genmove's rule for `colour` (the side that moves: a pass or a resumption makes it
         its turn, as play does): the player's move under the budget (``fastgo-playouts``,
         ``fastgo-seconds``, the clock's share), resigning as it decides; played when `play`
         (and the clock run down), else the board is left as it was. Returns the vertex,
-        ``pass`` or ``resign``. `report`: ``Player.think``'s, for genmove_analyze's lines."""
+        ``pass`` or ``resign``. `report`: ``Player.think``'s, for genmove_analyze's lines;
+        `avoid`: ``Player.choose``'s."""
         record = self._bring_to_move(colour)
         t0 = time.monotonic()
         try:
             decision = self.player.choose(self.board, seconds=self.time_budget(colour),
-                                          cleanup=cleanup, report=report, earlier=self.earlier)
+                                          cleanup=cleanup, report=report, earlier=self.earlier,
+                                          avoid=avoid)
         except BaseException:
             self._revert(record)             # leave no inserted pass behind
             raise
@@ -948,20 +951,44 @@ class Engine:
 
     def _analysis_args(self, args, kata):
         """``[colour] [interval] [key value ...]`` of the analysis and genmove_analyze commands:
-        interval in centiseconds (default 100), and ``ownership true|false`` (the kata- commands
-        print it); the other keys of one value Leela Zero and KataGo take (minmoves, maxmoves,
-        pvVisits, rootInfo...) are checked and ignored; any other word (``allow``/``avoid``
-        included, which are not supported) is a syntax error. Returns (colour or None,
-        interval in seconds, ownership)."""
-        interval, ownership, colour = 100, False, None
+        interval in centiseconds (default 100), ``ownership true|false`` (the kata- commands
+        print it), and Leela Zero's and KataGo's ``avoid PLAYER VERTEX,VERTEX,...
+        UNTILDEPTH`` (any number; the tree leaves those moves of PLAYER out of its first
+        UNTILDEPTH plies: ``Search``'s `avoid`) or one ``allow`` of the same form (every other
+        move avoided, pass included unless listed; not with avoid); the other keys of one value
+        they take (minmoves, maxmoves, pvVisits, rootInfo...) are checked and ignored; any other
+        word is a syntax error. Returns (colour or None, interval in seconds, ownership,
+        the avoid triples)."""
+        interval, ownership, colour, avoid, allowed = 100, False, None, [], False
         args = list(args)
         if args and args[0].lower() in ("b", "w", "black", "white"):
             colour = _colour(args.pop(0))
         if args and args[0].isdigit():
             interval = _int_arg(args.pop(0))
-        if len(args) % 2:
-            raise GtpError("syntax error")
-        for key, value in zip(args[::2], args[1::2]):
+        pairs = []
+        while args:
+            key = args.pop(0)
+            if key in ("avoid", "allow"):
+                if len(args) < 3 or allowed or (key == "allow" and avoid):
+                    raise GtpError("syntax error")
+                who, vertices, depth = _colour(args[0]), args[1], _int_arg(args[2])
+                del args[:3]
+                if depth < 1:
+                    raise GtpError("syntax error")
+                try:
+                    points = {vertex_to_point(v, self.width, self.height)
+                              for v in vertices.split(",")}
+                except ValueError:
+                    raise GtpError("syntax error") from None
+                if key == "allow":
+                    allowed = True
+                    points = set(range(self.width * self.height + 1)) - points
+                avoid.append((who, sorted(points), min(depth, 32767)))
+                continue
+            if not args:
+                raise GtpError("syntax error")
+            pairs.append((key, args.pop(0)))
+        for key, value in pairs:
             kind = ("int" if key == "interval" else "bool" if key == "ownership"
                     else self._ANALYSIS_KEYS.get(key))
             if kind == "int":
@@ -974,9 +1001,9 @@ class Engine:
                 interval = number
             elif key == "ownership":
                 ownership = kata and value == "true"        # (lz-analyze prints none)
-        return colour, max(interval, 1) / 100.0, ownership
+        return colour, max(interval, 1) / 100.0, ownership, avoid
 
-    def _analysed(self, colour, interval, kind, ownership):
+    def _analysed(self, colour, interval, kind, ownership, avoid):
         """The analysis of the position genmove `colour` would search (the side to move when
         None): a copy of the board's (a pass played in it when the other side is to move), or,
         after two passes, a new part from the stones as they stand, which play and genmove
@@ -992,7 +1019,7 @@ class Engine:
                 raise GtpError(str(e)) from None
             board = Board.from_array(board.stones(), rules=self.rules,
                                      to_move=board.to_move if colour is None else colour)
-        return _Stream(board, interval, kind, ownership, earlier=earlier)
+        return _Stream(board, interval, kind, ownership, earlier=earlier, avoid=avoid)
 
     def cmd_lz_analyze(self, args):
         """``lz-analyze [colour] [interval]``: Leela Zero's streaming analysis: every `interval`
@@ -1000,28 +1027,28 @@ class Engine:
         entries (winrate, prior and lcb in 1/10000, for `colour`, default the side to move; the
         prior is uniform, 1 / the root's moves: the UCT search has no policy) until the next
         command or a raw newline."""
-        colour, interval, _ = self._analysis_args(args, kata=False)
-        return self._analysed(colour, interval, "lz", False)
+        colour, interval, _, avoid = self._analysis_args(args, kata=False)
+        return self._analysed(colour, interval, "lz", False, avoid)
 
     def cmd_kata_analyze(self, args):
         """``kata-analyze [colour] [interval] [ownership true]``: KataGo's streaming analysis,
         as lz-analyze with win rates and priors in [0, 1], and with ``ownership true`` the
         ownership of every point (+1 the side to move's), top row first, after the moves: the
         mean final owner over all the analysis's playouts so far (``SearchTotals``)."""
-        colour, interval, ownership = self._analysis_args(args, kata=True)
-        return self._analysed(colour, interval, "kata", ownership)
+        colour, interval, ownership, avoid = self._analysis_args(args, kata=True)
+        return self._analysed(colour, interval, "kata", ownership, avoid)
 
     def cmd_lz_genmove_analyze(self, args):
         """``lz-genmove_analyze [colour] [interval] [key value ...]``: genmove with lz-analyze's
         lines as it searches (see ``_genmove_analyze``)."""
-        colour, interval, _ = self._analysis_args(args, kata=False)
-        return _Stream(None, interval, "lz", False, colour=colour, move=True)
+        colour, interval, _, avoid = self._analysis_args(args, kata=False)
+        return _Stream(None, interval, "lz", False, colour=colour, move=True, avoid=avoid)
 
     def cmd_kata_genmove_analyze(self, args):
         """``kata-genmove_analyze [colour] [interval] [key value ...]``: genmove with
         kata-analyze's lines (``ownership true`` included) as it searches."""
-        colour, interval, ownership = self._analysis_args(args, kata=True)
-        return _Stream(None, interval, "kata", ownership, colour=colour, move=True)
+        colour, interval, ownership, avoid = self._analysis_args(args, kata=True)
+        return _Stream(None, interval, "kata", ownership, colour=colour, move=True, avoid=avoid)
 
     def _genmove_analyze(self, ident, stream, write):
         """lz-/kata-genmove_analyze, as Leela Zero and KataGo define them: ``genmove colour``
@@ -1051,14 +1078,16 @@ class Engine:
             nonlocal due
             if final or time.monotonic() >= due:
                 # the board is the search's root until the move is played, after the last report
-                line = self.analysis_line(result, self.board, stream.kind, stream.ownership)
+                line = self.analysis_line(result, self.board, stream.kind, stream.ownership,
+                                          avoid=stream.avoid)
                 emit(line or "")
                 due = time.monotonic() + stream.interval
             elif not opened:
                 emit("")                    # opens the answer: '=' within the first slice
 
         try:
-            move = self._generate(stream.colour or self.board.to_move, play=True, report=report)
+            move = self._generate(stream.colour or self.board.to_move, play=True, report=report,
+                                  avoid=stream.avoid)
         except BrokenPipeError:
             raise                           # the controller went away: run ends quietly
         except Exception:
@@ -1075,11 +1104,11 @@ class Engine:
         """GoGui's analyze menu: the ownership map (``dboard``) and the last search's statistics."""
         return "dboard/Ownership/fastgo-ownership\nstring/Last search/fastgo-stats"
 
-    def analysis_line(self, result, board, kind, ownership, earlier=None):
+    def analysis_line(self, result, board, kind, ownership, earlier=None, avoid=()):
         """One analysis line (see cmd_lz_analyze / cmd_kata_analyze) from a ``SearchResult``,
         or None when no move has a visit yet."""
         w, h = board.width, board.height
-        search = self.player.tree(board, self.earlier if earlier is None else earlier)
+        search = self.player.tree(board, self.earlier if earlier is None else earlier, avoid)
         # best_move's order: most visits, then the higher value, then the earlier move
         order = [i for i in sorted(range(len(result.moves)),
                                    key=lambda i: (-result.visits[i], -np.nan_to_num(result.values[i], nan=-1)))
@@ -1113,11 +1142,13 @@ class Engine:
 class _Stream:
     """An analysis command's parsed request: the position (None for genmove_analyze, which
     searches the board's) and the game's earlier parts (None: the engine's), seconds between
-    lines, "lz" or "kata", ownership; colour (or None) and `move` for genmove_analyze."""
+    lines, "lz" or "kata", ownership; colour (or None) and `move` for genmove_analyze; the
+    moves the search avoids (``Search``'s `avoid`)."""
 
-    def __init__(self, board, interval, kind, ownership, colour=None, move=False, earlier=None):
+    def __init__(self, board, interval, kind, ownership, colour=None, move=False, earlier=None,
+                 avoid=()):
         self.board, self.interval, self.kind, self.ownership = board, interval, kind, ownership
-        self.colour, self.move, self.earlier = colour, move, earlier
+        self.colour, self.move, self.earlier, self.avoid = colour, move, earlier, avoid
 
 
 class _Background:
@@ -1139,6 +1170,7 @@ class _Background:
     def _run(self):
         player = self.engine.player
         next_line = time.monotonic() + (self.stream.interval if self.stream else 0)
+        avoid = self.stream.avoid if self.stream is not None else ()
         totals = SearchTotals()
         try:
             while not self.done.is_set():
@@ -1148,13 +1180,14 @@ class _Background:
                     earlier = self.engine.earlier
                     if self.stream is not None and self.stream.earlier is not None:
                         earlier = self.stream.earlier
-                    r = totals.add(player.think(self.board, seconds=self.SLICE, earlier=earlier))
-                    full = player.tree(self.board, earlier).full
+                    r = totals.add(player.think(self.board, seconds=self.SLICE, earlier=earlier,
+                                                avoid=avoid))
+                    full = player.tree(self.board, earlier, avoid).full
                 if full:                            # (MAX_VISITS: wait, do not spin)
                     self.done.wait(self.SLICE)
                 if self.stream is not None and time.monotonic() >= next_line and not self.done.is_set():
                     line = self.engine.analysis_line(r, self.board, self.stream.kind,
-                                                     self.stream.ownership, earlier)
+                                                     self.stream.ownership, earlier, avoid)
                     if line:
                         self.out.write(line)
                         self.out.flush()

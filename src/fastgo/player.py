@@ -26,7 +26,7 @@ import numpy as np
 from fastgo.board import Board
 from fastgo.playout import (playouts as _playouts, _int, _seed, _MAX_THREADS, default_threads,
                             policy_code)
-from fastgo.search import Search, SearchResult
+from fastgo.search import Search, SearchResult, _avoid_until
 from fastgo.sgf import score as game_score, prisoners as game_prisoners
 
 BLACK, WHITE = 1, 2
@@ -144,13 +144,16 @@ class Player:
     def _current(self):
         return (self.rave, self.exploration, self.policy, self.seed, self.threads, self.memory)
 
-    def tree(self, board, earlier=()):
+    def tree(self, board, earlier=(), avoid=()):
         """The search over `board`'s position: the kept tree advanced through the turns played
         since, or a new one. `earlier`: as ``choose``'s (their prisoners count in the search's
-        results under territory scoring)."""
+        results under territory scoring); `avoid`: ``Search``'s (a tree under other avoid
+        triples is not kept)."""
         s = self._search
         prisoners = game_prisoners(earlier)
-        if s is not None and self._settings == self._current() and s.prisoners == prisoners:
+        avoid = tuple(avoid) if isinstance(avoid, list) else avoid
+        settings = self._current() + (avoid,)
+        if s is not None and self._settings == settings and s.prisoners == prisoners:
             root = s.board
             done = root.history
             if board.history[:len(done)] == done and len(board.history) >= len(done):
@@ -163,11 +166,12 @@ class Player:
                     return s
         self._search = Search(board, threads=self.threads, seed=self.seed % 2**64,
                               rave=self.rave, exploration=self.exploration, policy=self.policy,
-                              memory=self.memory, ownership=True, prisoners=prisoners)
-        self._settings = self._current()
+                              memory=self.memory, ownership=True, prisoners=prisoners,
+                              avoid=avoid)
+        self._settings = settings
         return self._search
 
-    def think(self, board, *, playouts=None, seconds=None, report=None, earlier=()):
+    def think(self, board, *, playouts=None, seconds=None, report=None, earlier=(), avoid=()):
         """Search `board`'s position (the kept tree grows) and return the ``SearchResult``.
 
         With `report`, the search runs as slices of at most ``SLICE`` seconds on the same tree
@@ -177,8 +181,9 @@ class Player:
         thread and a playout budget this is the very search one call would make (playout i of
         a tree's life draws from its own generator, seeded by (seed, i), whatever the calls),
         so the same tree, ownership and move; a time budget differs only as any two timed
-        searches do (and the reports' time counts against it). `earlier`: as ``choose``'s."""
-        tree = self.tree(board, earlier)
+        searches do (and the reports' time counts against it). `earlier`, `avoid`: as
+        ``choose``'s."""
+        tree = self.tree(board, earlier, avoid)
         if report is None:
             return tree.search(playouts=playouts, seconds=seconds)
         if playouts is None and seconds is None:
@@ -244,7 +249,7 @@ class Player:
     # -- a move -----------------------------------------------------------------------------------
 
     def choose(self, board, *, playouts=None, seconds=None, cleanup=False, report=None,
-               earlier=()):
+               earlier=(), avoid=()):
         """Pick a move for the side to move on `board` (not changed). Returns a ``Decision``.
 
         `earlier`: the finished parts of a game resumed after two passes (GTP's, an SGF
@@ -254,7 +259,9 @@ class Player:
         `cleanup` (KGS's ``kgs-genmove_cleanup``): pass only after an opponent's pass when no
         opponent stone the playouts call dead is left (or when no other move is left); never
         resign. `report`: ``think``'s, called as the search goes (not at all when the move is
-        decided without one: a pass that wins). A finished game (two passes) has no move to
+        decided without one: a pass that wins). `avoid`: ``Search``'s triples, the moves the
+        search leaves out (KataGo's and Leela Zero's ``avoid`` and ``allow``): an avoided pass
+        is not chosen while another move is left. A finished game (two passes) has no move to
         choose: ValueError."""
         if not isinstance(board, Board):
             raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
@@ -268,6 +275,8 @@ class Player:
         me = board.to_move
         pass_move = board.num_points
         opponent_passed = board.consecutive_passes > 0
+        until = _avoid_until(avoid, board)      # (checked before any search)
+        pass_avoided = until is not None and until[(me - 1) * (pass_move + 1) + pass_move] > 0
 
         def stop(reason, winrate=float("nan")):
             return self._done(Decision(pass_move, winrate, 0, time.perf_counter() - t0, [], reason))
@@ -284,14 +293,16 @@ class Player:
             may_pass = False
         elif opponent_passed:
             # passing ends the game: judge it exactly instead of playing it out
-            if may_pass and self.estimated_score(board, earlier=earlier).winner == me:
+            if (may_pass and not pass_avoided
+                    and self.estimated_score(board, earlier=earlier).winner == me):
                 return stop("pass wins", 1.0)
             may_pass = False
-        r = self.think(board, playouts=budget, seconds=seconds, report=report, earlier=earlier)
+        r = self.think(board, playouts=budget, seconds=seconds, report=report, earlier=earlier,
+                       avoid=avoid)
         if r.playouts == 0 and r.root_visits == 0:
             # a time budget too short for one playout (a clock nearly run out): a few playouts
             # still, for a move; a pass from a search that saw nothing could end a lost game
-            r = self.think(board, playouts=self.MIN_PLAYOUTS, earlier=earlier)
+            r = self.think(board, playouts=self.MIN_PLAYOUTS, earlier=earlier, avoid=avoid)
         order = sorted(range(len(r.moves)), key=lambda i: (-r.visits[i], -np.nan_to_num(r.values[i], nan=-1), i))
         arms = [(int(r.moves[i]), int(r.visits[i]), float(r.values[i])) for i in order]
         choices = [a for a in arms if a[0] != pass_move or may_pass]

@@ -124,6 +124,9 @@ cdef class Search:
     cdef int nevals                 # the batch's leaves that wait for the evaluator
     cdef volatile int stop_flag     # set by stop(): workers finish their simulation and return
     cdef bint root_noised
+    cdef int16_t* avoid_until       # avoid=: [(colour - 1) * (points + 1) + move] the depth from
+                                    # which the tree explores `move` of `colour` (0: always);
+                                    # NULL: nothing avoided
     cdef readonly object evaluator
     cdef readonly str encoding
     cdef readonly str policy

@@ -1,6 +1,7 @@
 """Type stubs for the compiled ``fastgo.search`` module."""
 
-from typing import Any, Callable, ClassVar, Dict, List, NoReturn, Optional, SupportsIndex, Tuple
+from typing import (Any, Callable, ClassVar, Dict, Iterable, List, NoReturn, Optional,
+                    SupportsIndex, Tuple, Union)
 
 import numpy as np
 import numpy.typing as npt
@@ -46,7 +47,8 @@ class Search:
                  virtual_loss: SupportsIndex = 1, dirichlet: Optional[Tuple[float, float]] = None,
                  encoding: str = "stones", ownership: bool = False,
                  max_moves: Optional[SupportsIndex] = None,
-                 prisoners: Tuple[SupportsIndex, SupportsIndex] = (0, 0)) -> None: ...
+                 prisoners: Tuple[SupportsIndex, SupportsIndex] = (0, 0),
+                 avoid: Iterable[Tuple[Union[int, str], Iterable[Move], SupportsIndex]] = ()) -> None: ...
     def search(self, *, visits: Optional[SupportsIndex] = None,
                playouts: Optional[SupportsIndex] = None,
                seconds: Optional[float] = None) -> SearchResult: ...

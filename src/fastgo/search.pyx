@@ -299,12 +299,53 @@ def _evaluated(a, shape, what):
     return a
 
 
+_COLOURS = {"b": 1, "black": 1, "w": 2, "white": 2}
+
+
+def _avoid_until(avoid, Board bd):
+    """Search's `avoid` triples as [(colour - 1) * (points + 1) + move] -> the depth from which
+    the tree explores the move (the largest until_depth given for it), or None when empty."""
+    if isinstance(avoid, (str, bytes)):
+        raise TypeError("avoid must be a sequence of (colour, moves, until_depth) triples")
+    try:
+        triples = list(avoid)
+    except TypeError:
+        raise TypeError("avoid must be a sequence of (colour, moves, until_depth) triples, not "
+                        f"{type(avoid).__name__}") from None
+    if not triples:
+        return None
+    cdef int row = bd.npoints + 1
+    until = [0] * (2 * row)
+    for triple in triples:
+        try:
+            colour, moves, depth = triple
+        except (TypeError, ValueError):
+            raise TypeError(f"avoid's entries must be (colour, moves, until_depth) triples, "
+                            f"not {triple!r}") from None
+        if isinstance(colour, str) and colour.lower() in _COLOURS:
+            colour = _COLOURS[colour.lower()]
+        elif type(colour) is not int or colour not in (1, 2):
+            raise ValueError(f"avoid's colour must be 1, 2, 'b' or 'w', not {colour!r}")
+        depth = _int(depth, "avoid's until_depth", 1, 32767)
+        if isinstance(moves, (str, bytes)):
+            moves = [moves]             # (one vertex)
+        try:
+            moves = list(moves)
+        except TypeError:
+            raise TypeError(f"avoid's moves must be a sequence of points or vertices, not "
+                            f"{type(moves).__name__}") from None
+        for move in moves:
+            k = (colour - 1) * row + bd._parse(move)
+            until[k] = max(until[k], depth)
+    return until
+
+
 # (The docstring's first lines: the signature, as board.Board's.)
 cdef class Search:
     """Search(board, *, evaluator=None, threads=None, seed=0, memory=268435456,
            policy="uniform", rave=True, exploration=None, rave_equiv=2000.0, prior_visits=2.0,
            expand_after=2, tactics=20, batch=256, fpu=0.0, virtual_loss=1, dirichlet=None,
-           encoding="stones", ownership=False, max_moves=None, prisoners=(0, 0))
+           encoding="stones", ownership=False, max_moves=None, prisoners=(0, 0), avoid=())
 --
 
     A search tree over a copy of `board` (see the module docstring for the algorithms).
@@ -324,6 +365,12 @@ cdef class Search:
     prisoners: (black, white), the stones each colour took in the earlier parts of a game
     resumed after two passes (``fastgo.sgf.prisoners``): territory scoring counts them in every
     result the search scores (playouts, a game-ending pass, finished leaves).
+    avoid: moves the tree does not explore (KataGo's and Leela Zero's ``avoid``): triples
+    ``(colour, moves, until_depth)``, colour 1/2 or "b"/"w", moves points or vertices (pass
+    included): `colour`'s moves among them are left out of the tree's first `until_depth` plies
+    from the root (1: the root's moves alone). The playouts below the tree are not restricted,
+    and a node whose every move is avoided keeps the pass. ``advance`` then starts a new tree
+    (the plies count from the root).
     """
 
     bytes_per_node = sizeof(Node) + sizeof(int16_t)
@@ -354,6 +401,7 @@ cdef class Search:
         self.bncand = NULL
         self.bcolour = NULL
         self.bterminal = NULL
+        self.avoid_until = NULL
 
     cdef void _free(self) noexcept:
         """Free the C memory (each pointer NULL after: a second call frees nothing)."""
@@ -375,6 +423,7 @@ cdef class Search:
         free(self.bncand)
         free(self.bcolour)
         free(self.bterminal)
+        free(self.avoid_until)
         self._null()
         heap_trim(freed)
 
@@ -409,7 +458,7 @@ cdef class Search:
                  policy="uniform", rave=True, exploration=None, rave_equiv=2000.0,
                  prior_visits=2.0, expand_after=2, tactics=20, batch=256, fpu=0.0, virtual_loss=1,
                  dirichlet=None, encoding="stones", ownership=False, max_moves=None,
-                 prisoners=(0, 0)):
+                 prisoners=(0, 0), avoid=()):
         if not isinstance(board, _Board):
             raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
         # set before any user code can run (an argument's __index__ or __float__ re-entering
@@ -477,6 +526,7 @@ cdef class Search:
         self.prm.max_moves = (max(3 * self.npoints, 1000) if max_moves is None
                               else _int(max_moves, "max_moves", 0, 1_000_000))
         self.prisoners = _prisoners(prisoners)
+        until = _avoid_until(avoid, bd)     # (user code: before anything is allocated)
         # an option of the other algorithm would be ignored (a self-play's root noise without
         # an evaluator, a playout policy with one): refused unless left at its default
         if self.prm.puct:
@@ -538,6 +588,12 @@ cdef class Search:
                 raise MemoryError()
             self.planes_array = np.asarray(<float[:B * C * self.npoints]>self.planes).reshape(
                 B, C, self.height, self.width)
+        if until is not None:
+            self.avoid_until = <int16_t*>malloc(2 * (self.npoints + 1) * sizeof(int16_t))
+            if self.avoid_until == NULL:
+                raise MemoryError()
+            for t in range(2 * (self.npoints + 1)):
+                self.avoid_until[t] = until[t]
         self._set_root(policy_id)
         self._root_history(False)
         self._clear_tree()
@@ -713,15 +769,21 @@ cdef class Search:
         cdef int r, c, p, n = 0, colour = w.leaf_colour
         cdef const uint64_t* ko = &w.leaf_ko_hash if w.leaf_has_ko else NULL
         cdef uint64_t h
+        cdef const int16_t* until = NULL
+        if self.avoid_until != NULL:        # the colour's row: a move is avoided above a depth
+            until = self.avoid_until + (colour - 1) * (self.npoints + 1)
         for r in range(self.height):
             p = (r + 1) * b.stride
             for c in range(self.width):
                 if (b.cell[p].color == EMPTY and not is_own_eye(b, p, colour)
+                        and (until == NULL or w.depth >= until[r * self.width + c])
                         and judge_play(b, p, colour, self.spec.ko_rule, self.spec.suicide, ko,
                                        hashset_seen, &w.seen, &h) == LEGAL and h != b.hash):
                     w.cand[n] = <int16_t>(r * self.width + c)
                     n += 1
                 p += 1
+        if until != NULL and n > 0 and w.depth < until[self.npoints]:
+            return n                        # (the pass avoided, other moves left)
         w.cand[n] = <int16_t>self.npoints
         return n + 1
 
@@ -1281,7 +1343,8 @@ cdef class Search:
 
     def advance(self, move):
         """Play `move` (a point, (row, col), GTP vertex or "pass"; illegal moves raise and change
-        nothing) at the root and keep the subtree below it as the new tree."""
+        nothing) at the root and keep the subtree below it as the new tree (a new tree under
+        `avoid`, whose plies count from the root)."""
         _live(self)
         cdef Board bd = self.root_board
         cdef Node* root
@@ -1295,7 +1358,7 @@ cdef class Search:
             point = bd._parse(move)
             bd.play(point)
             root = &self.pool.nodes[0]
-            if root.first >= 0:
+            if root.first >= 0 and self.avoid_until == NULL:
                 for k in range(root.nchildren):
                     if self.pool.nodes[root.first + k].move == point:
                         child = root.first + k
