@@ -241,6 +241,18 @@ def test_a_masked_array_of_actions_is_refused():
     assert batch.move_numbers.tolist() == [0] * 4
     batch.step(np.ma.array([13, 14, 15, 16], mask=[0, 1, 0, 0]).filled(25))
     assert batch.move_numbers.tolist() == [1] * 4 and batch.stones()[1].sum() == 0
+    # so are masked masks and positions (a fuzzer's finding: a fully masked reset mask still
+    # restarted game 0, random_actions drew from masked rows, from_array placed masked stones)
+    with pytest.raises(TypeError, match="masked array"):
+        batch.reset(np.ma.array([True, False, False, False], mask=True))
+    assert batch.move_numbers.tolist() == [1] * 4
+    with pytest.raises(TypeError, match="masked array"):
+        random_actions(np.ma.array(batch.legal_mask(), mask=True), seed=1)
+    with pytest.raises(TypeError, match="masked array"):
+        Board.from_array(np.ma.array(np.ones((5, 5), int), mask=True))
+    for bad in (None, "ab", b"ab"):
+        with pytest.raises(TypeError, match="a position must be a 2-D array"):
+            Board.from_array(bad)
 
 
 def test_a_list_of_ints_beyond_int64_is_out_of_range_not_float():
@@ -784,6 +796,64 @@ def test_unpickling_refuses_what_no_batch_pickles():
     batch = BoardBatch(2, 5, threads=1)
     batch.threads = None
     assert pickle.loads(pickle.dumps(batch)).__reduce__()[1][3] is None
+
+
+def test_unpickling_runs_no_code_of_a_board_subclass_and_counts_the_boards_once():
+    """A fuzzer's findings: _unpickle_batch took `start.copy()` (a subclass's override, whose
+    board the batch trusted: games that were not what board(i) rebuilt, a 19x19 batch whose
+    memory was judged as 5x5) and kept a subclass start whose start_position() set() and
+    board() call; and it read len(boards) three times (a list whose length changes between
+    them made a batch of more games than boards)."""
+    from fastgo.batch import _unpickle_batch
+
+    class Sneaky(Board):
+        def copy(self, undo=False):
+            b = Board(5)
+            b.play(12)
+            return b
+
+        def start_position(self):
+            g = super().start_position()
+            g[0, 0] = 1
+            return g
+    batch = _unpickle_batch(Sneaky(5), 0, "next-step", 1, [Board(5), Board(5)])
+    batch.reset()
+    for i in range(2):
+        assert batch.board(i).stones().sum() == 0 and type(batch.board(i)) is Board
+        assert batch.board(i).hash == batch.hashes[i] == Board(5).hash
+    assert pickle.loads(pickle.dumps(batch)).hashes.tolist() == batch.hashes.tolist()
+
+    class Shifty(list):
+        calls = 0
+
+        def __len__(self):
+            Shifty.calls += 1
+            return 1 if Shifty.calls < 3 else 3
+    batch = _unpickle_batch(Board(5), 0, "next-step", 1, Shifty([Board(5)]))
+    assert len(batch) == 1
+    with pytest.raises(ValueError, match="not a pickled BoardBatch"):
+        _unpickle_batch(Board(5), 0, "next-step", 1, iter([Board(5)]))
+
+
+@pytest.mark.parametrize("ended", ["passes", "cap"])
+def test_a_same_step_batch_refuses_to_load_an_ended_game(ended):
+    """Under same-step autoreset a game restarts in the step that ends it, so step refuses any
+    action of an ended one: set() loaded one anyway (a fuzzer's finding), which no step could
+    then move. Other modes take it (next-step restarts it at the next step)."""
+    b = Board(5)
+    for m in (["C3", "pass", "pass"] if ended == "passes" else ["C3", "D3", "C4"]):
+        b.play(m)
+    batch = BoardBatch(2, 5, autoreset="same-step", max_moves=3)
+    before = batch.hashes.copy()
+    with pytest.raises(ValueError, match="same-step"):
+        batch.set(0, b)
+    assert batch.hashes.tolist() == before.tolist() and batch.board(0).history == []
+    other = BoardBatch(2, 5, autoreset="next-step", max_moves=3)
+    other.set(0, b)
+    other.step([0, 0])                      # the restart (the actions of ended games unused)
+    assert other.board(0).history == [] and other.board(1).history == [0]
+    other.step([0, 1])
+    assert other.board(0).history == [0]
 
 
 @pytest.mark.parametrize("how", ["reset", "next-step"])

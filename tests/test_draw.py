@@ -75,9 +75,18 @@ def test_ownership_and_marks():
     assert len(elements(colours, "ownership black")) == int((b.score().ownership == 1).sum())
     for bad, err in [(dict(ownership=np.zeros(5)), ValueError), (dict(marks=[81]), ValueError),
                      (dict(marks=[1.5]), TypeError), (dict(marks=["Z99"]), ValueError),
-                     (dict(ownership=np.full((9, 9), np.nan)), ValueError)]:
+                     (dict(ownership=np.full((9, 9), np.nan)), ValueError),
+                     # (a fuzzer's: complex taken with numpy's warning, None called not finite,
+                     # b"A1" read as points 65 and 49)
+                     (dict(ownership=np.zeros((9, 9), complex)), TypeError),
+                     (dict(ownership=np.full((9, 9), None)), TypeError),
+                     (dict(marks=b"A1"), TypeError)]:
         with pytest.raises(err):
             draw.svg(b, **bad)
+    for cell, err in [(8.0, TypeError), ("16", TypeError), (None, TypeError), (True, TypeError),
+                      (np.array(16), TypeError), (7, ValueError), (129, ValueError)]:
+        with pytest.raises(err, match="cell must be an int in 8..128"):
+            draw.rgb(b, cell=cell)
     with pytest.raises(TypeError, match="fastgo.Board"):
         draw.svg("board")
 

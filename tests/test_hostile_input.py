@@ -1141,3 +1141,30 @@ def test_smaller_boundary_findings_of_the_fuzzer():
             fastgo.Board(19).play(bad)
     # a private set-up method was callable from Python with unchecked arguments
     assert not hasattr(fastgo.BoardBatch, "_allocate")
+
+
+def test_perft_walks_a_plain_copy_of_a_board_subclass():
+    """perft and perft_divide copied through the board's own copy(): a subclass whose copy()
+    returns a 2x2 board made perft(3x3, 2) the 2x2 answer, 21 (a fuzzer's finding). They walk
+    a plain copy of the C fields, as Search and BoardBatch.set do."""
+    class Other(fastgo.Board):
+        def copy(self, undo=False):
+            return fastgo.Board(2)
+    b = Other(3)
+    assert fastgo.perft(b, 2) == fastgo.perft(fastgo.Board(3), 2) == 91
+    assert sorted(fastgo.perft_divide(b, 1)) == sorted(fastgo.perft_divide(fastgo.Board(3), 1))
+    assert len(fastgo.perft_divide(b, 1)) == 10
+
+
+def test_a_pickled_boards_size_is_checked_before_anything_is_made():
+    """Board's reconstructor made the empty set-up of the size it was given before checking it
+    (MemoryError: 931 GiB for 10**6 x 10**6, a fuzzer's finding), and took a set-up of another
+    size than the pickle's header."""
+    from fastgo.board import _restore
+    with pytest.raises(ValueError, match="out of range"):
+        _restore(fastgo.Board, 10**6, 10**6, None, None, 1, [])
+    with pytest.raises(ValueError, match="9x9 Board with a 5x5 set-up"):
+        _restore(fastgo.Board, 9, 9, None, np.zeros((5, 5), np.int8), 1, [])
+    b = fastgo.Board(5, 3)
+    b.play("B2")
+    assert pickle.loads(pickle.dumps(b)).history == b.history

@@ -27,7 +27,7 @@ from fastgo.planes cimport (plane_t, encode_planes, encoding_planes, encoding_hi
                             ENC_STONES)
 from fastgo.board import _make_rules, REASONS
 from fastgo.coords import check_size, _index
-from fastgo.errors import ArgumentTypeError, IllegalActionError
+from fastgo.errors import ArgumentTypeError, IllegalActionError, unmasked
 from fastgo.playout import _job_threads
 
 cnp.import_array()
@@ -78,15 +78,19 @@ def _unpickle_batch(Board start not None, max_moves, autoreset, threads, boards)
     with no turn) under its rules (its komi included), each game then set from its Board;
     `threads` None: all cores of this machine."""
     cdef BoardBatch c = BoardBatch.__new__(BoardBatch)
+    # a plain Board, judged and used as it is (a subclass's copy() or start_position() would
+    # run where the batch trusts what it read), and the boards counted once
+    start = start._copy_as(Board, False)
     cap = _index(max_moves, "max_moves")
-    if (not 1 <= len(boards) <= MAX_GAMES or autoreset not in AUTORESET_NAMES
+    boards = list(boards) if isinstance(boards, (list, tuple)) else None
+    if (boards is None or not 1 <= len(boards) <= MAX_GAMES or autoreset not in AUTORESET_NAMES
             or start.nturns != 0 or not 0 <= cap <= 2**62):   # (0: no cap, as __init__'s None)
         raise ValueError("not a pickled BoardBatch")
     c.threads = _threads(threads)
     c.threads_all = threads is None
     c._adapt_reset()
     _check_memory(len(boards), start)
-    c._allocate(len(boards), start.copy(), cap, _AUTORESET[autoreset])
+    c._allocate(len(boards), start, cap, _AUTORESET[autoreset])
     for i, board in enumerate(boards):
         c.set(i, board)
     return c
@@ -96,11 +100,7 @@ def _actions_array(actions, int64_t n, int npoints):
     """`actions` as step takes them (an integer array or sequence of n points or passes; floats
     only when exact integers, in a list), C-contiguous int64; anything else refused. Values of
     an int64 array are range-checked by the step's judgement."""
-    if isinstance(actions, np.ma.MaskedArray):
-        raise ArgumentTypeError("actions must not be a masked array: np.asarray drops the mask, "
-                                "so its masked entries would be played as moves (fill them: "
-                                "actions.filled(...))")
-    a = np.asarray(actions)
+    a = unmasked(actions, "actions", "played as moves")
     if not isinstance(actions, np.ndarray) and a.ndim == 1:
         if a.dtype.kind in "fO":
             a = _exact_ints(actions, a, npoints)
@@ -852,7 +852,7 @@ cdef class BoardBatch:
             if mask is None:
                 m = np.ones(self.n, dtype=np.uint8)
             else:
-                mk = np.asarray(mask)
+                mk = unmasked(mask, "mask")
                 if mk.dtype != np.bool_ or mk.shape != (self.n,):
                     # (an index array is refused: cast to bools, [0, 1, 2] would restart 1 and 2)
                     raise (ValueError if mk.dtype == np.bool_ else ArgumentTypeError)(
@@ -1118,6 +1118,13 @@ cdef class BoardBatch:
                 raise ValueError(f"the board's rules {bd.rules} differ from the batch's {self.rules}")
             if self.max_moves and bd.nturns > self.max_moves:
                 raise ValueError(f"the board has {bd.nturns} turns, over the batch's max_moves")
+            if self.autoreset == AUTORESET_SAME_STEP and (
+                    bd._over() or (self.max_moves and bd.nturns == self.max_moves)):
+                # (step would refuse every action of it: a same-step batch restarts a game
+                # in the step that ends it, so it never holds one that ended)
+                raise ValueError("the board's game has ended (two passes or the batch's "
+                                 "max_moves): a batch under same-step autoreset holds no ended "
+                                 "game; load one still in play")
             setup = (np.zeros((bd.st.height, bd.st.width), dtype=np.int8) if bd.setup is None
                      else bd.setup)
             own_setup = (bd.first != self.start.first
@@ -1424,7 +1431,7 @@ def random_actions(mask, seed=None, out=None, threads=None):
     (the cores to use; default all): row i uses the splitmix64 stream of (seed, i). Without one
     (None) each call draws its seed from the operating system, so that a random policy's games
     differ (a fixed seed repeats a game whose masks repeat). Returns int64 [n], or fills `out`."""
-    m = np.asarray(mask)
+    m = unmasked(mask, "mask")
     if m.dtype != np.bool_ and not np.issubdtype(m.dtype, np.integer):
         raise ArgumentTypeError(f"mask must be a bool or 0/1 integer array [n, points + 1], got "
                         f"{m.dtype} {m.shape}")

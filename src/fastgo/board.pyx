@@ -18,7 +18,7 @@ from libc.string cimport memcpy, memset
 from fastgo.core cimport *
 from fastgo.coords import (check_size, parse_move, point_to_vertex, star_points, vertex_table,
                            COLUMNS, _index)
-from fastgo.errors import ArgumentTypeError, IllegalMoveError, ConsistencyError
+from fastgo.errors import ArgumentTypeError, IllegalMoveError, ConsistencyError, unmasked
 from fastgo.rules import Rules
 
 cnp.import_array()
@@ -100,7 +100,9 @@ cdef bint grid_is_legal(const uint8_t* grid, int width, int height) except -1:
 
 cdef _grid_from_array(array, int* width, int* height):
     """Validate a 2-D array of 0/1/2 and return it as a C-contiguous uint8 copy."""
-    a = np.asarray(array)
+    if array is None or isinstance(array, (str, bytes)):
+        raise TypeError(f"a position must be a 2-D array of 0/1/2, not {type(array).__name__}")
+    a = unmasked(array, "the position")
     if a.ndim != 2:
         raise ValueError(f"a position must be a 2-D array [height, width], got {a.ndim} dimensions")
     if a.size == 0:         # before the dtype: np.asarray([[]]) is float64
@@ -167,9 +169,12 @@ def _make_rules(rules, ko, suicide, scoring, komi):
 
 def _restore(cls, width, height, rules, setup, first, history):
     """Unpickle a Board: the set-up, then every turn replayed and checked."""
+    width, height = check_size(width, height)
     if setup is None:
         setup = np.zeros((height, width), dtype=np.int8)
     b = cls.from_array(setup, to_move=first, rules=rules)
+    if (b.width, b.height) != (width, height):
+        raise ValueError(f"a pickled {width}x{height} Board with a {b.width}x{b.height} set-up")
     for m in history:
         b.play(m)
     return b

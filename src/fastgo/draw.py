@@ -108,13 +108,16 @@ def svg(board, ownership=None, marks=None, coordinates=True, last_move=True):
             for x in (margin / 2, width_px - margin / 2):
                 out.append(f'<text class="coordinate" x="{x:g}" y="{y}" {style}>{row + 1}</text>')
     if ownership is not None:
-        own = np.asarray(ownership, dtype=np.float64)
+        given = np.asarray(ownership)
+        if given.dtype.kind not in "biuf":
+            raise TypeError(f"ownership must be an array of numbers, not {given.dtype}")
+        own = given.astype(np.float64)
         if own.shape not in ((h, w), (w * h,)):
             raise ValueError(f"ownership must have shape ({h}, {w}) or ({w * h},), not {own.shape}")
         if own.dtype.kind == "f" and not np.isfinite(own).all():
             raise ValueError("ownership must be finite")
         own = own.reshape(-1)
-        if np.issubdtype(np.asarray(ownership).dtype, np.integer):
+        if np.issubdtype(given.dtype, np.integer):
             # colours 0/1/2 (Score.ownership) or signs -1/0/1 (a rounded Playouts.ownership):
             # they agree on 0 and 1, and a 2 or a -1 tells which
             values = set(np.unique(own).tolist())
@@ -150,6 +153,9 @@ def svg(board, ownership=None, marks=None, coordinates=True, last_move=True):
         dot = WHITE_FILL if stones[p] == 1 else BLACK_FILL
         out.append(f'<circle class="last-move" cx="{x}" cy="{y}" r="{CELL * 0.15:g}" fill="{dot}"/>')
     if marks is not None:
+        if isinstance(marks, (bytes, bytearray)):
+            raise TypeError(f"marks must be a point, a vertex (a str), an iterable of them or a "
+                            f"dict, not {type(marks).__name__}")
         if isinstance(marks, (str, int, np.integer)):
             marks = [marks]             # one move (a str is a vertex, not its letters)
         elif not isinstance(marks, dict) and not hasattr(marks, "__iter__"):
@@ -180,7 +186,9 @@ def rgb(board, cell=CELL):
     ``svg`` or ``png`` for pictures with coordinates and marks). `cell`: pixels between two
     lines, 8..128."""
     _check_board(board)
-    if isinstance(cell, bool) or not isinstance(cell, (int, np.integer)) or not 8 <= cell <= 128:
+    if isinstance(cell, (bool, np.bool_)) or not isinstance(cell, (int, np.integer)):
+        raise TypeError(f"cell must be an int in 8..128, not {type(cell).__name__}")
+    if not 8 <= cell <= 128:
         raise ValueError(f"cell must be an int in 8..128, not {cell!r}")
     cell = int(cell)
     stones = board.stones()[::-1]           # image rows from the top

@@ -4,6 +4,8 @@ package's value classes with ``__slots__`` are pickled."""
 
 import importlib
 
+import numpy as np
+
 
 def _rebuild(cls, args, state):
     e = cls.__new__(cls, *args)     # BaseException.__new__ keeps args; __init__ is not run
@@ -84,6 +86,16 @@ class ArgumentTypeError(TypeError, ValueError):
     """An argument of the wrong type where these calls refused with ValueError before (an
     array of the wrong dtype, a symmetry that is no int): a TypeError, as every entry point
     says for a wrong type, and still the ValueError callers may catch."""
+
+
+def unmasked(value, name, use="used as they are"):
+    """``np.asarray(value)``, refusing a numpy masked array (ArgumentTypeError): asarray drops
+    the mask, so its masked entries would be `use`d."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise ArgumentTypeError(f"{name} must not be a masked array: np.asarray drops the mask, "
+                                f"so its masked entries would be {use} (fill them first: "
+                                f".filled(value))")
+    return np.asarray(value)
 
 
 class RecordsError(ValueError):

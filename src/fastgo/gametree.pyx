@@ -115,7 +115,7 @@ def _walk_board(board, depth):
     d = _index(depth, "depth")
     if not 0 <= d <= MAX_DEPTH:
         raise ValueError(f"depth must be 0..{MAX_DEPTH}, got {d}")
-    return (<Board>board).copy(), d
+    return (<Board>board)._copy_as(Board, False), d      # (plain: a subclass's copy() not run)
 
 
 def perft(board, depth):
