@@ -1127,7 +1127,7 @@ def test_checkpoint_and_resume(tmp_path):
         count_legal_positions_stats(8, 7, checkpoint=tmp_path, progress=stop_at_row_4)
     meta = __import__("json").loads((tmp_path / "sweep.json").read_text())
     assert meta["rows_done"] == 4 and meta["frontier"] == 7 and meta["length"] == 8
-    assert sorted(os.listdir(tmp_path)) == ["states-row4.bin", "sweep.json"]
+    assert sorted(os.listdir(tmp_path)) == ["lock", "states-row4.bin", "sweep.json"]
     assert [(p.row, p.col) for p in seen] == [(r, c) for r in range(4) for c in range(7)] + [(4, 0)]
     rows = []
     resumed = count_legal_positions_stats(8, 7, checkpoint=tmp_path,
@@ -1195,6 +1195,50 @@ def _stop_at_row(row, sweep=0):
         if p.sweep == sweep and p.row == row:
             raise Stop
     return stop
+
+
+def test_a_checkpoint_directory_serves_one_count_at_a_time(tmp_path):
+    """Two counts given one checkpoint directory at once (threads here, or processes) renamed
+    each other's files: a bare FileNotFoundError (a thread tester's finding). While one runs
+    the other is refused by name; after it, the directory resumes as before."""
+    import threading
+    from fastgo.count import count_legal_positions_stats
+    inside, release, got = threading.Event(), threading.Event(), {}
+
+    def hold(p):
+        inside.set()
+        release.wait(30)
+
+    def first():
+        got["first"] = count_legal_positions_stats(6, 6, checkpoint=tmp_path, progress=hold)
+    t = threading.Thread(target=first)
+    t.start()
+    try:
+        assert inside.wait(30)
+        with pytest.raises(ValueError, match="in use by another count"):
+            count_legal_positions_stats(5, 5, checkpoint=tmp_path)
+    finally:
+        release.set()
+        t.join(60)
+    assert got["first"].count == count_legal_positions(6, 6)
+    assert count_legal_positions_stats(6, 6, checkpoint=tmp_path).count == got["first"].count
+    # a count in another process holds the directory too (flock: released with the process)
+    other = tmp_path / "other"
+    other.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", f"""
+import fcntl, os, sys
+fd = os.open({str(other / "lock")!r}, os.O_RDWR | os.O_CREAT)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("locked", flush=True)
+sys.stdin.readline()
+"""], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(ValueError, match="in use by another count"):
+            count_legal_positions_stats(4, 4, checkpoint=other)
+    finally:
+        holder.communicate("\n", timeout=30)
+    assert count_legal_positions_stats(4, 4, checkpoint=other).count == count_legal_positions(4, 4)
 
 
 def test_checkpoint_damage_is_refused(tmp_path):
@@ -1481,7 +1525,7 @@ def test_modular_passes_checkpoint_and_resume(tmp_path):
         count_legal_positions_stats(9, 8, checkpoint=tmp_path, progress=stop, max_bytes=limit)
     plan = json.loads((tmp_path / "plan.json").read_text())
     assert len(plan["passes"]) == seen[0][1] == 2      # modulo 2^64, then one prime
-    assert sorted(os.listdir(tmp_path)) == ["pass0", "pass1", "plan.json"]
+    assert sorted(os.listdir(tmp_path)) == ["lock", "pass0", "pass1", "plan.json"]
     assert {p[:2] for p in seen} == {(0, 2), (1, 2)}
     assert "result.json" in os.listdir(tmp_path / "pass0")
     assert "result.json" not in os.listdir(tmp_path / "pass1")

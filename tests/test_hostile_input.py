@@ -1168,3 +1168,138 @@ def test_a_pickled_boards_size_is_checked_before_anything_is_made():
     b = fastgo.Board(5, 3)
     b.play("B2")
     assert pickle.loads(pickle.dumps(b)).history == b.history
+
+
+# -- other threads and signal handlers on the same objects (a thread tester's findings) ----------
+
+def test_from_array_reads_the_callers_array_once():
+    """from_array checked the array, ran user code (to_move's __index__, the rules), then read
+    the array again: values written meanwhile (3, 200) made a segfault or a board of
+    impossible colours. It works on a copy taken first."""
+    a = np.zeros((9, 9), np.uint8)
+    a[4, 4] = 1
+
+    class Evil:
+        def __index__(self):
+            a[:] = 3
+            return 2
+    b = fastgo.Board.from_array(a, to_move=Evil())
+    assert b.stones()[4, 4] == 1 and b.stones().sum() == 1 and b.to_move == fastgo.WHITE
+    b.check_consistency()
+
+
+def test_set_loads_the_board_as_it_was_when_called():
+    """BoardBatch.set read the board's size and turns, ran user code (the index's __index__,
+    the rules' comparison), then read the turns again: a board played on meanwhile (another
+    thread, here the index) was loaded with a turn past max_moves, and the refused set
+    restarted the game. It loads a copy taken first."""
+    board = fastgo.Board(5)
+    for m in ("C3", "D3"):
+        board.play(m)
+
+    class Index:
+        def __index__(self):
+            board.play("C4")
+            return 1
+    batch = fastgo.BoardBatch(2, 5, max_moves=2)
+    batch.set(1, board)
+    batch.set(Index(), board.copy())            # (the copy: two turns when set was called)
+    assert batch.board(1).history == [12, 13] and len(board.history) == 3
+
+
+def test_boards_initialised_by_another_thread_crash_nothing_in_a_subprocess():
+    """A Board.__new__ board that another thread initialises while a call reads it: playouts
+    sized their buffers for 1 point and wrote 361 (heap corruption), BoardBatch.set loaded a
+    19x19 game into a 1x1 batch, and __init__ with a handicap ran numpy between its reset and
+    its stones, so another thread's play landed in between (inconsistent boards, then a
+    segfault). Each race runs a fixed number of rounds; every outcome must be a result or a
+    clean refusal."""
+    rc, out, err = run_python("""
+        import sys, threading, fastgo
+        from fastgo import Board
+        sys.setswitchinterval(1e-6)
+        slot, done = [None], [False]
+        def initer():
+            while not done[0]:
+                b = slot[0]
+                if b is not None:
+                    slot[0] = None
+                    try:
+                        b.__init__(19)
+                    except TypeError:
+                        pass
+        t = threading.Thread(target=initer); t.start()
+        refused = 0
+        batch = fastgo.BoardBatch(4, 1)
+        for it in range(400):
+            b = Board.__new__(Board)
+            slot[0] = b
+            try:
+                r = fastgo.playouts(b, 34, ownership=True, record=34, max_moves=1_000_000,
+                                    threads=1)
+                assert r.ownership.size in (1, 361)
+            except RuntimeError as e:
+                assert "changed size" in str(e), e
+                refused += 1
+            b = Board.__new__(Board)
+            slot[0] = b
+            try:
+                batch.set(1, b)
+                assert batch.board(1).width == 1
+            except ValueError as e:
+                assert "the board is 19x19" in str(e), e
+        done[0] = True; t.join()
+        slot, done = [None], [False]
+        def player():
+            while not done[0]:
+                b = slot[0]
+                if b is None:
+                    continue
+                try:
+                    b.play("D4")
+                    slot[0] = None
+                except (ValueError, RuntimeError):
+                    pass
+        t = threading.Thread(target=player); t.start()
+        for it in range(1500):
+            b = Board.__new__(Board)
+            slot[0] = b
+            b.__init__(19, handicap=9)
+            slot[0] = None
+            b.check_consistency()
+        done[0] = True; t.join()
+        print("ok")
+    """, timeout=300)
+    assert rc == 0 and out.strip() == "ok", (rc, out, err[-2000:])
+
+
+def test_a_signal_handler_finds_a_batch_being_copied_in_use():
+    """BoardBatch.copy() looks for signals every 4096 games while the copy is half made: a
+    handler that found it (gc.get_objects) could step it, and the finished copy's kept masks
+    then disagreed with its games (a later step segfaulted). It is in use until it is done."""
+    import gc
+    n = 3 * 4096 + 10
+    src = fastgo.BoardBatch(n, 5)
+    for k in range(5):
+        src.step(fastgo.random_actions(src.legal_mask(), seed=k))
+    seen = []
+
+    def handler(sig, frame):
+        for o in gc.get_objects():
+            if type(o) is fastgo.BoardBatch and o is not src and len(o) == n:
+                try:
+                    o.move_numbers
+                    seen.append("usable")
+                except RuntimeError:
+                    seen.append("in use")
+    old = signal.signal(signal.SIGALRM, handler)
+    try:
+        for attempt in range(100):
+            signal.setitimer(signal.ITIMER_REAL, 0.0005 + 0.0001 * (attempt % 40))
+            c = src.copy()
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            del c
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert seen and set(seen) == {"in use"}, seen

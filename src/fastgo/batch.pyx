@@ -1101,7 +1101,10 @@ cdef class BoardBatch:
         stones), then its turns replayed, so history planes, ko and superko carry over."""
         if not isinstance(board, Board):
             raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
-        cdef Board bd = board
+        # a private plain copy, read at once: another thread may play on `board` (or start a
+        # Board.__new__ one) while the Python code below runs, and a refused set must leave
+        # the game as it was (a thread tester's crash and finding)
+        cdef Board bd = (<Board>board)._copy_as(Board, False)
         cdef int64_t k = self._check_index(i)
         cdef int point
         self._enter()
@@ -1179,6 +1182,9 @@ cdef class BoardBatch:
             c.threads_all = self.threads_all
             c._adapt_reset()
             c._allocate(self.n, self.start, self.max_moves, self.autoreset)
+            # (in use until every game is copied: a signal handler that found the new batch,
+            # through gc.get_objects, stepped it half-made: a thread tester's finding)
+            c.busy = True
             c.loaded = dict(self.loaded)
             memcpy(c.rings, self.rings, self.ring_bytes * self.n)
             memcpy(c.masks, self.masks, <size_t>self.n * (self.npoints + 1))
@@ -1206,6 +1212,7 @@ cdef class BoardBatch:
                     PyErr_CheckSignals()        # (a large batch takes seconds, as __init__)
             return c
         finally:
+            c.busy = False
             self.busy = False
 
     def __repr__(self):

@@ -99,10 +99,14 @@ cdef bint grid_is_legal(const uint8_t* grid, int width, int height) except -1:
 
 
 cdef _grid_from_array(array, int* width, int* height):
-    """Validate a 2-D array of 0/1/2 and return it as a C-contiguous uint8 copy."""
+    """Validate a 2-D array of 0/1/2 and return it as a C-contiguous uint8 copy (copied first,
+    then checked: another thread, or user code run later by the caller, may write the
+    caller's array)."""
     if array is None or isinstance(array, (str, bytes)):
         raise TypeError(f"a position must be a 2-D array of 0/1/2, not {type(array).__name__}")
     a = unmasked(array, "the position")
+    if a.dtype.kind in "iub":
+        a = np.array(a, order="C", copy=True)
     if a.ndim != 2:
         raise ValueError(f"a position must be a 2-D array [height, width], got {a.ndim} dimensions")
     if a.size == 0:         # before the dtype: np.asarray([[]]) is float64
@@ -114,7 +118,7 @@ cdef _grid_from_array(array, int* width, int* height):
         raise ValueError("a position may hold only 0 (empty), 1 (black) and 2 (white)")
     width[0] = w
     height[0] = h
-    return np.ascontiguousarray(a, dtype=np.uint8)
+    return a.astype(np.uint8, copy=False)
 
 
 _DEFAULT_RULES = Rules()
@@ -449,12 +453,16 @@ cdef class Board:
 
     cdef _begin(self, int w, int h, rules, grid, int first):
         """Start a game from a validated legal set-up (uint8 grid [h, w], or None for an empty
-        board) with `first` to move."""
-        self._reset(w, h, rules)
+        board) with `first` to move. No Python code runs from the reset on (a thread tester's
+        crash: another thread played on a Board.__new__ board between them)."""
+        setup = None
         if grid is not None and grid.any():
+            setup = grid.astype(np.int8)
+            setup.flags.writeable = False           # shared by copies
+        self._reset(w, h, rules)
+        if setup is not None:
             place_grid(self.st, <uint8_t*>cnp.PyArray_DATA(grid))
-            self.setup = grid.astype(np.int8)
-            self.setup.flags.writeable = False      # shared by copies
+            self.setup = setup
         self.first = first
         self.initialised = True
         self._start()

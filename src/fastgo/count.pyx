@@ -838,7 +838,9 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
     saved row; every file there carries a SHA-256 checksum (against damage, not a forgery: the
     checksums are unkeyed), and a resume refuses (``ValueError`` naming the file and what is
     wrong) a file that differs from its checksum, a checkpoint of
-    another board or kind of count, and figures out of range. ``progress``: called with a
+    another board or kind of count, and figures out of range; while a count runs, its lock
+    (on the file ``lock`` there) refuses a second count the same directory (``ValueError``).
+    ``progress``: called with a
     ``SweepProgress`` after every point. ``max_bytes``: the memory the state tables may take, an
     int >= 0 (default: 75% of the memory available now); a limit above the machine's memory sets
     no bound of its own (a table that does not fit then raises ``MemoryError``). When exact
@@ -857,7 +859,7 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
     else:
         limit = _index(max_bytes, "max_bytes")
         allowed = lambda: f"{_gib(limit)} are allowed"
-    plan = None
+    lock = None
     if checkpoint is not None:          # a resumed count keeps the passes it started with
         checkpoint = os.fspath(checkpoint)
         # a path that is a file or cannot be made is refused before any work; a finished count
@@ -865,7 +867,44 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
         from fastgo.records import make_directory
         if not os.path.isfile(os.path.join(checkpoint, "result.json")):
             make_directory(checkpoint, "checkpoint directory", ValueError)
-        plan = _saved_plan(checkpoint, w, h)
+            lock = _lock_checkpoint(checkpoint)
+        try:
+            plan = _saved_plan(checkpoint, w, h)
+            return _count_planned(w, h, f, length, nt, checkpoint, progress, plan, limit, allowed)
+        finally:
+            if lock is not None:
+                os.close(lock)          # (the lock goes with its descriptor)
+    return _count_planned(w, h, f, length, nt, None, progress, None, limit, allowed)
+
+
+def _lock_checkpoint(directory):
+    """An exclusive lock on a checkpoint directory for one count (flock on its file `lock`,
+    released when the count ends or its process dies), or None where there is no flock or the
+    directory takes no file. Two counts writing one directory, from two threads or processes,
+    failed with a bare FileNotFoundError (one renamed the files the other wrote: a thread
+    tester's finding)."""
+    try:
+        import fcntl
+    except ImportError:                 # (Windows)
+        return None
+    try:
+        fd = os.open(os.path.join(directory, "lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise ValueError(f"the checkpoint directory {directory!r} is in use by another count "
+                         f"(in this process or another): give each count a directory of its "
+                         f"own") from None
+    return fd
+
+
+def _count_planned(int w, int h, int f, int length, int nt, checkpoint, progress, plan, limit,
+                   allowed):
+    """count_legal_positions_stats from its checked arguments and the plan of passes resumed
+    from `checkpoint` (None: chosen here)."""
     if plan is None:
         plan = _plan(f, length, limit)
     if plan is None:

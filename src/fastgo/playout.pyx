@@ -393,6 +393,8 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef int cap = max(3 * npoints, 1000) if max_moves is None else max_moves
     if nrec:
         _check_record_memory(nrec, cap, count)
+    if bd.npoints != npoints:   # (a Board.__new__ board initialised meanwhile by another thread)
+        raise RuntimeError("the board changed size while the playouts' arguments were read")
     # from here to the private copy of the board below no Python code runs
     cdef int ko_rule = bd.ko_rule if ko == "rules" else _KO_CODES[ko]
     # threads take chunks of _CHUNK playouts (of 8 in a short run, where a chunk's wait at
