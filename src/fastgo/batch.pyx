@@ -207,9 +207,10 @@ cdef int _idle(BoardBatch batch) except -1:
     so a read meanwhile would mix games stepped and not (BoardBatch._enter)."""
     _live(batch)
     if batch.busy:
-        raise RuntimeError("this BoardBatch is in use by another call (another thread's, or "
-                           "one whose callback this is): one call at a time (give each thread "
-                           "its own batch)")
+        raise RuntimeError("this BoardBatch is in use by another call (another thread's, one "
+                           "whose callback this is, or one under way in the parent when this "
+                           "process was forked, which stays so: make a new batch): one call at "
+                           "a time (give each thread its own batch)")
     return 0
 
 

@@ -17,6 +17,9 @@ ENCODINGS: Dict[str, int]
 MAX_VISITS: int
 MAX_NODES: int
 
+# Search's `avoid` as [(colour - 1) * (points + 1) + move] -> the depth the move is explored from
+def _avoid_until(avoid: Any, bd: Board) -> Optional[List[int]]: ...
+
 class SearchResult:
     # for the side to move at the root; the arrays are indexed by root child
     best_move: Optional[int]

@@ -274,8 +274,9 @@ cdef int _live(Search search) except -1:
 
 # one call at a time: another thread's, or user code (an evaluator, a move's __index__) inside
 # one of this Search's calls, is refused with this
-_BUSY = ("this Search is in the middle of another call (another thread's search, or a callback "
-         "inside one of its calls): one call at a time")
+_BUSY = ("this Search is in the middle of another call (another thread's search, a callback "
+         "inside one of its calls, or a search under way in the parent when this process was "
+         "forked, which stays so: make a new Search): one call at a time")
 
 
 def _evaluated(a, shape, what):
