@@ -80,7 +80,8 @@ def test_ownership_and_marks():
                      # b"A1" read as points 65 and 49)
                      (dict(ownership=np.zeros((9, 9), complex)), TypeError),
                      (dict(ownership=np.full((9, 9), None)), TypeError),
-                     (dict(marks=b"A1"), TypeError)]:
+                     (dict(marks=b"A1"), TypeError),
+                     (dict(ownership=np.ma.array(np.zeros((9, 9)), mask=True)), TypeError)]:
         with pytest.raises(err):
             draw.svg(b, **bad)
     for cell, err in [(8.0, TypeError), ("16", TypeError), (None, TypeError), (True, TypeError),

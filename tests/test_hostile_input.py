@@ -1230,18 +1230,14 @@ def test_boards_initialised_by_another_thread_crash_nothing_in_a_subprocess():
                     except TypeError:
                         pass
         t = threading.Thread(target=initer); t.start()
-        refused = 0
         batch = fastgo.BoardBatch(4, 1)
         for it in range(400):
             b = Board.__new__(Board)
             slot[0] = b
-            try:
-                r = fastgo.playouts(b, 34, ownership=True, record=34, max_moves=1_000_000,
-                                    threads=1)
-                assert r.ownership.size in (1, 361)
-            except RuntimeError as e:
-                assert "changed size" in str(e), e
-                refused += 1
+            # (on a copy taken at the call: the board as it was then)
+            r = fastgo.playouts(b, 34, ownership=True, record=34, max_moves=1_000_000,
+                                threads=1)
+            assert r.ownership.size in (1, 361)
             b = Board.__new__(Board)
             slot[0] = b
             try:
@@ -1302,7 +1298,9 @@ def test_a_signal_handler_finds_a_batch_being_copied_in_use():
     try:
         for attempt in range(100):
             # (the copy's loop is its last few milliseconds, after making the games)
-            signal.setitimer(signal.ITIMER_REAL, min(took) * (0.5 + (attempt % 25) / 40))
+            # (below the fastest copy's time: a signal after the copy returned would find it
+            # finished and usable)
+            signal.setitimer(signal.ITIMER_REAL, min(took) * (0.5 + (attempt % 25) / 60))
             c = src.copy()
             signal.setitimer(signal.ITIMER_REAL, 0)
             del c

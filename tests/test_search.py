@@ -814,13 +814,48 @@ def test_avoid_leaves_moves_out_of_the_first_plies():
 @pytest.mark.parametrize("avoid,error", [
     (5, TypeError), ("b C3 1", TypeError), ([("b", ["C3"])], TypeError),
     ([("x", ["C3"], 1)], ValueError), ([(3, ["C3"], 1)], ValueError),
-    ([(True, ["C3"], 1)], ValueError), ([("b", ["Z9"], 1)], ValueError),
+    ([(True, ["C3"], 1)], TypeError), ([("b", ["Z9"], 1)], ValueError),
+    ([("b", (2, 2), 1)], TypeError), ([("white", (2, 2), 1)], TypeError),
     ([("b", [99], 1)], ValueError), ([("b", ["C3"], 0)], ValueError),
     ([("b", ["C3"], 1.5)], TypeError), ([("b", 5, 1)], TypeError),
 ])
 def test_avoid_is_checked(avoid, error):
     with pytest.raises(error):
         Search(fastgo.Board(5), avoid=avoid)
+
+
+def test_a_player_reads_avoid_once_and_keeps_its_tree_across_equal_ones():
+    """Player.choose read `avoid` twice (a generator was used up by the check, and the search
+    then avoided nothing), and compared raw triples to keep its tree (numpy arrays of moves
+    raised on the second move): a reviewer's findings."""
+    from fastgo.player import Player
+    b = fastgo.Board(5, rules="chinese")
+    c3 = fastgo.vertex_to_point("C3", 5, 5)
+    p = Player(300, threads=1)
+    d = p.choose(b, avoid=(t for t in [("b", [c3], 1)]))
+    assert c3 not in [m for m, _, _ in d.arms]
+    tree = p._search
+    for _ in range(2):
+        d = p.choose(b, avoid=[("b", np.array([c3]), 1)])
+        assert c3 not in [m for m, _, _ in d.arms] and p._search is tree
+
+
+def test_a_masked_evaluator_output_is_refused():
+    b = fastgo.Board(3)
+
+    def masked(planes):
+        n = len(planes)
+        return np.ma.array(np.ones((n, 10)), mask=True), np.zeros(n)
+    with pytest.raises(TypeError, match="masked array"):
+        Search(b, evaluator=masked, batch=1).search(visits=2)
+
+
+def test_avoid_takes_numpy_colours_pairs_and_names():
+    b = fastgo.Board(5)
+    for colour in (np.int64(1), "BLACK", "b"):
+        s = Search(b, threads=1, avoid=[(colour, [(2, 2), "pass"], 1)])
+        r = s.search(playouts=100)
+        assert 12 not in r.moves and 25 not in r.moves and len(r.moves) == 24
 
 
 def test_puct_ties_go_to_the_higher_prior():

@@ -1099,7 +1099,9 @@ cdef class BoardBatch:
 
     def set(self, i, board):
         """Load game i from a ``Board`` of the batch's size and rules: its set-up (handicap or
-        stones), then its turns replayed, so history planes, ko and superko carry over."""
+        stones), then its turns replayed, so history planes, ko and superko carry over. Under
+        same-step autoreset a game that has ended (two passes, max_moves) is refused: such a
+        batch restarts a game in the step that ends it."""
         if not isinstance(board, Board):
             raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
         # a private plain copy, read at once: another thread may play on `board` (or start a

@@ -99,14 +99,12 @@ cdef bint grid_is_legal(const uint8_t* grid, int width, int height) except -1:
 
 
 cdef _grid_from_array(array, int* width, int* height):
-    """Validate a 2-D array of 0/1/2 and return it as a C-contiguous uint8 copy (copied first,
-    then checked: another thread, or user code run later by the caller, may write the
-    caller's array)."""
+    """Validate a 2-D array of 0/1/2 and return it as a C-contiguous uint8 copy: its shape and
+    dtype checked first, then its values on the copy (another thread, or user code the caller
+    runs later, may write the caller's array; its shape cannot change)."""
     if array is None or isinstance(array, (str, bytes)):
         raise TypeError(f"a position must be a 2-D array of 0/1/2, not {type(array).__name__}")
     a = unmasked(array, "the position")
-    if a.dtype.kind in "iub":
-        a = np.array(a, order="C", copy=True)
     if a.ndim != 2:
         raise ValueError(f"a position must be a 2-D array [height, width], got {a.ndim} dimensions")
     if a.size == 0:         # before the dtype: np.asarray([[]]) is float64
@@ -114,6 +112,8 @@ cdef _grid_from_array(array, int* width, int* height):
     if a.dtype.kind not in "iub":
         raise TypeError(f"a position must hold integers 0/1/2, got dtype {a.dtype}")
     h, w = check_size(a.shape[1], a.shape[0])[::-1]
+    if a is array or a.base is not None:   # (the caller's memory; a list's array is new)
+        a = np.array(a, order="C", copy=True)
     if a.min() < 0 or a.max() > 2:
         raise ValueError("a position may hold only 0 (empty), 1 (black) and 2 (white)")
     width[0] = w

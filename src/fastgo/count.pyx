@@ -70,6 +70,7 @@ import numbers
 import os
 import sys
 import statistics
+import threading
 import time
 import warnings
 from collections import namedtuple
@@ -838,8 +839,10 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
     saved row; every file there carries a SHA-256 checksum (against damage, not a forgery: the
     checksums are unkeyed), and a resume refuses (``ValueError`` naming the file and what is
     wrong) a file that differs from its checksum, a checkpoint of
-    another board or kind of count, and figures out of range; while a count runs, its lock
-    (on the file ``lock`` there) refuses a second count the same directory (``ValueError``).
+    another board or kind of count, and figures out of range; while a count runs, a second count
+    on the same directory is refused (``ValueError``): in this process, and in others by a lock
+    on the file ``lock`` there (``flock``; none where the system has no flock or the file cannot
+    be made).
     ``progress``: called with a
     ``SweepProgress`` after every point. ``max_bytes``: the memory the state tables may take, an
     int >= 0 (default: 75% of the memory available now); a limit above the machine's memory sets
@@ -873,32 +876,52 @@ def count_legal_positions_stats(width, height, *, threads=1, checkpoint=None, pr
             return _count_planned(w, h, f, length, nt, checkpoint, progress, plan, limit, allowed)
         finally:
             if lock is not None:
-                os.close(lock)          # (the lock goes with its descriptor)
+                _unlock_checkpoint(lock)
     return _count_planned(w, h, f, length, nt, None, progress, None, limit, allowed)
 
 
+_LOCKED = set()                  # (device, inode) of the checkpoint directories counts hold here
+_LOCKED_GUARD = threading.Lock()
+
+
 def _lock_checkpoint(directory):
-    """An exclusive lock on a checkpoint directory for one count (flock on its file `lock`,
-    released when the count ends or its process dies), or None where there is no flock or the
-    directory takes no file. Two counts writing one directory, from two threads or processes,
-    failed with a bare FileNotFoundError (one renamed the files the other wrote: a thread
-    tester's finding)."""
+    """Hold a checkpoint directory for one count: in this process by its (device, inode), in
+    others by flock on its file `lock` (released when the count ends or its process dies; on
+    NFS flock keeps processes apart, not threads). Two counts writing one directory failed
+    with a bare FileNotFoundError (one renamed the files the other wrote: a thread tester's
+    finding). Returns what _unlock_checkpoint takes."""
+    st = os.stat(directory)
+    key = (st.st_dev, st.st_ino)
+    busy = ValueError(f"the checkpoint directory {directory!r} is in use by another count (in "
+                      f"this process or another): give each count a directory of its own")
+    with _LOCKED_GUARD:
+        if key in _LOCKED:
+            raise busy
+        _LOCKED.add(key)
+    fd = None
     try:
         import fcntl
-    except ImportError:                 # (Windows)
-        return None
-    try:
-        fd = os.open(os.path.join(directory, "lock"), os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError:
-        return None
-    try:
+        fd = os.open(os.path.join(directory, "lock"), os.O_RDONLY | os.O_CREAT, 0o644)
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    except ImportError:                 # (Windows: this process's threads alone are kept apart)
+        pass
+    except BlockingIOError:
         os.close(fd)
-        raise ValueError(f"the checkpoint directory {directory!r} is in use by another count "
-                         f"(in this process or another): give each count a directory of its "
-                         f"own") from None
-    return fd
+        _unlock_checkpoint((key, None))
+        raise busy from None
+    except OSError:                     # (no file can be made there: a directory being read)
+        if fd is not None:
+            os.close(fd)
+        fd = None
+    return key, fd
+
+
+def _unlock_checkpoint(held):
+    key, fd = held
+    if fd is not None:
+        os.close(fd)                    # (the flock goes with its descriptor)
+    with _LOCKED_GUARD:
+        _LOCKED.discard(key)
 
 
 def _count_planned(int w, int h, int f, int length, int nt, checkpoint, progress, plan, limit,

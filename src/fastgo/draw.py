@@ -17,7 +17,7 @@ import numpy as np
 
 from fastgo.board import Board
 from fastgo.coords import point_to_vertex, star_points, vertex_to_point
-from fastgo.errors import install_hint
+from fastgo.errors import install_hint, unmasked
 
 #: Pixels between two lines of the grid (the picture scales: it is SVG).
 CELL = 24
@@ -108,7 +108,7 @@ def svg(board, ownership=None, marks=None, coordinates=True, last_move=True):
             for x in (margin / 2, width_px - margin / 2):
                 out.append(f'<text class="coordinate" x="{x:g}" y="{y}" {style}>{row + 1}</text>')
     if ownership is not None:
-        given = np.asarray(ownership)
+        given = unmasked(ownership, "ownership")
         if given.dtype.kind not in "biuf":
             raise TypeError(f"ownership must be an array of numbers, not {given.dtype}")
         own = given.astype(np.float64)

@@ -952,14 +952,15 @@ class Engine:
     def _analysis_args(self, args, kata):
         """``[colour] [interval] [key value ...]`` of the analysis and genmove_analyze commands:
         interval in centiseconds (default 100), ``ownership true|false`` (the kata- commands
-        print it), and Leela Zero's and KataGo's ``avoid PLAYER VERTEX,VERTEX,...
-        UNTILDEPTH`` (any number; the tree leaves those moves of PLAYER out of its first
-        UNTILDEPTH plies: ``Search``'s `avoid`) or one ``allow`` of the same form (every other
-        move avoided, pass included unless listed; not with avoid); the other keys of one value
-        they take (minmoves, maxmoves, pvVisits, rootInfo...) are checked and ignored; any other
-        word is a syntax error. Returns (colour or None, interval in seconds, ownership,
-        the avoid triples)."""
-        interval, ownership, colour, avoid, allowed = 100, False, None, [], False
+        print it), and Leela Zero's and KataGo's ``avoid PLAYER VERTICES UNTILDEPTH`` (any
+        number; the tree leaves those moves of PLAYER out of its first UNTILDEPTH plies:
+        ``Search``'s `avoid`) and ``allow`` of the same form (one a colour: every other point
+        avoided, the pass never, as in Leela Zero), VERTICES comma-separated vertices or
+        ranges ``A1:C3`` (the rectangle between two corners), ``pass`` and ``resign`` (which
+        is never searched); the other keys of one value they take (minmoves, maxmoves,
+        pvVisits, rootInfo...) are checked and ignored; any other word is a syntax error.
+        Returns (colour or None, interval in seconds, ownership, the avoid triples)."""
+        interval, ownership, colour, avoid, allowed = 100, False, None, [], set()
         args = list(args)
         if args and args[0].lower() in ("b", "w", "black", "white"):
             colour = _colour(args.pop(0))
@@ -969,20 +970,16 @@ class Engine:
         while args:
             key = args.pop(0)
             if key in ("avoid", "allow"):
-                if len(args) < 3 or allowed or (key == "allow" and avoid):
+                if len(args) < 3:
                     raise GtpError("syntax error")
                 who, vertices, depth = _colour(args[0]), args[1], _int_arg(args[2])
                 del args[:3]
-                if depth < 1:
+                if depth < 1 or (key == "allow" and who in allowed):
                     raise GtpError("syntax error")
-                try:
-                    points = {vertex_to_point(v, self.width, self.height)
-                              for v in vertices.split(",")}
-                except ValueError:
-                    raise GtpError("syntax error") from None
+                points = self._vertex_set(vertices)
                 if key == "allow":
-                    allowed = True
-                    points = set(range(self.width * self.height + 1)) - points
+                    allowed.add(who)
+                    points = set(range(self.width * self.height)) - points
                 avoid.append((who, sorted(points), min(depth, 32767)))
                 continue
             if not args:
@@ -1002,6 +999,29 @@ class Engine:
             elif key == "ownership":
                 ownership = kata and value == "true"        # (lz-analyze prints none)
         return colour, max(interval, 1) / 100.0, ownership, avoid
+
+    def _vertex_set(self, text):
+        """The points of avoid's and allow's comma-separated vertices and ranges (``A1:C3``,
+        the rectangle between two corners), pass included, resign left out; a syntax error
+        for anything else."""
+        w, h = self.width, self.height
+        points = set()
+        try:
+            for item in text.split(","):
+                if item.lower() == "resign":
+                    continue
+                if ":" in item:
+                    a, b = (vertex_to_point(v, w, h) for v in item.split(":", 1))
+                    if w * h in (a, b):
+                        raise ValueError("a range of passes")
+                    rows = range(min(a // w, b // w), max(a // w, b // w) + 1)
+                    cols = range(min(a % w, b % w), max(a % w, b % w) + 1)
+                    points.update(r * w + c for r in rows for c in cols)
+                else:
+                    points.add(vertex_to_point(item, w, h))
+        except ValueError:
+            raise GtpError("syntax error") from None
+        return points
 
     def _analysed(self, colour, interval, kind, ownership, avoid):
         """The analysis of the position genmove `colour` would search (the side to move when
@@ -1109,7 +1129,8 @@ class Engine:
         or None when no move has a visit yet."""
         w, h = board.width, board.height
         search = self.player.tree(board, self.earlier if earlier is None else earlier, avoid)
-        # best_move's order: most visits, then the higher value, then the earlier move
+        # best_move's order: most visits, then the higher value, then the earlier move (the
+        # higher prior before it, under PUCT: the UCT search's priors are all 0)
         order = [i for i in sorted(range(len(result.moves)),
                                    key=lambda i: (-result.visits[i], -np.nan_to_num(result.values[i], nan=-1)))
                  if result.visits[i] > 0]

@@ -98,6 +98,26 @@ def _check_number(name, value, low, high, integer=False, low_open=False, high_op
         raise ValueError(f"{name} must be in {lo}{bound(low)}, {bound(high)}{hi}, not {shown}")
 
 
+def _avoid_triples(avoid, board):
+    """Search's `avoid` for `board`, checked, as one canonical tuple of (colour, moves, depth)
+    triples (a colour's moves grouped by the depth they are avoided to): read once, so an
+    iterator is not used up, and compared as a whole to keep a tree (arrays of moves have no
+    truth value)."""
+    until = _avoid_until(avoid, board)
+    if until is None:
+        return ()
+    row = board.num_points + 1
+    triples = []
+    for colour in (1, 2):
+        depths = {}
+        for move in range(row):
+            depth = until[(colour - 1) * row + move]
+            if depth:
+                depths.setdefault(depth, []).append(move)
+        triples += [(colour, tuple(moves), depth) for depth, moves in sorted(depths.items())]
+    return tuple(triples)
+
+
 class Player:
     """A ``fastgo.search.Search`` that plays games (see the module docstring).
 
@@ -151,7 +171,7 @@ class Player:
         triples is not kept)."""
         s = self._search
         prisoners = game_prisoners(earlier)
-        avoid = tuple(avoid) if isinstance(avoid, list) else avoid
+        avoid = _avoid_triples(avoid, board)
         settings = self._current() + (avoid,)
         if s is not None and self._settings == settings and s.prisoners == prisoners:
             root = s.board
@@ -275,8 +295,8 @@ class Player:
         me = board.to_move
         pass_move = board.num_points
         opponent_passed = board.consecutive_passes > 0
-        until = _avoid_until(avoid, board)      # (checked before any search)
-        pass_avoided = until is not None and until[(me - 1) * (pass_move + 1) + pass_move] > 0
+        avoid = _avoid_triples(avoid, board)    # (checked before any search; read once)
+        pass_avoided = any(c == me and pass_move in moves for c, moves, _ in avoid)
 
         def stop(reason, winrate=float("nan")):
             return self._done(Decision(pass_move, winrate, 0, time.perf_counter() - t0, [], reason))

@@ -373,7 +373,10 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     """
     if not isinstance(board, Board):
         raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
-    cdef Board bd = board
+    # a private plain copy, taken before any argument's user code runs: nothing another thread
+    # or that code does to `board` (a Board.__new__ one initialised meanwhile included) reaches
+    # the playouts, which run on it without the GIL
+    cdef Board bd = (<Board>board)._copy_as(Board, False)
     # every argument first: their user code (__index__, iterators) runs before the board is read
     cdef int64_t count = _int(n, "n", 0, 2**31 - 1)
     cdef uint64_t seed64 = _seed(seed) % 2**64
@@ -393,9 +396,6 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef int cap = max(3 * npoints, 1000) if max_moves is None else max_moves
     if nrec:
         _check_record_memory(nrec, cap, count)
-    if bd.npoints != npoints:   # (a Board.__new__ board initialised meanwhile by another thread)
-        raise RuntimeError("the board changed size while the playouts' arguments were read")
-    # from here to the private copy of the board below no Python code runs
     cdef int ko_rule = bd.ko_rule if ko == "rules" else _KO_CODES[ko]
     # threads take chunks of _CHUNK playouts (of 8 in a short run, where a chunk's wait at
     # the end would cost more than its shared cache lines): more threads than chunks would
@@ -417,7 +417,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
 
     cdef PlayoutSpec spec
     cdef HashSet own_seen
-    cdef BoardState* start = NULL
+    cdef const BoardState* start = bd.st
     cdef PlayoutScratch** scratch = NULL
     cdef int8_t* owner = NULL
     cdef int64_t* owner_sum = NULL
@@ -432,12 +432,6 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     spec.prisoners[BLACK] = earlier_black
     spec.prisoners[WHITE] = earlier_white
     try:
-        # a private copy (spec's superko keys are one already): the GIL is released below, when
-        # another Python thread may play on `board`
-        start = board_new(bd.st.width, bd.st.height)
-        if start == NULL:
-            raise MemoryError()
-        board_copy(start, bd.st)
         scratch = <PlayoutScratch**>calloc(nthreads, sizeof(PlayoutScratch*))
         if scratch == NULL:
             raise MemoryError()
@@ -516,7 +510,6 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
         free(sum_raw)
         free(slot)
         free(moves)
-        board_free(start)
         hashset_free(&own_seen)
 
 

@@ -113,7 +113,7 @@ from fastgo.board import Board as _Board
 # PUCT's input encodings, name -> number of planes: BoardBatch's (and so fastgo.features'),
 # whose planes are exactly features.encode's
 from fastgo.batch import ENCODINGS, _ENC_CODES as _CODES
-from fastgo.errors import Slotted
+from fastgo.errors import ArgumentTypeError, Slotted, unmasked
 
 cnp.import_array()
 
@@ -282,7 +282,8 @@ _BUSY = ("this Search is in the middle of another call (another thread's search,
 def _evaluated(a, shape, what):
     """The evaluator's `what` as a C-contiguous float64 array of `shape`, or ValueError/TypeError
     naming what is wrong (a scalar is not an array of one value; NaN and infinities are refused:
-    they carry no preference the search could follow)."""
+    they carry no preference the search could follow; a masked array neither)."""
+    unmasked(a, f"the evaluator's {what}")
     try:
         if np.iscomplexobj(a):      # (numpy would drop the imaginary part with a warning)
             raise TypeError
@@ -323,13 +324,20 @@ def _avoid_until(avoid, Board bd):
         except (TypeError, ValueError):
             raise TypeError(f"avoid's entries must be (colour, moves, until_depth) triples, "
                             f"not {triple!r}") from None
-        if isinstance(colour, str) and colour.lower() in _COLOURS:
+        if isinstance(colour, str):
+            if colour.lower() not in _COLOURS:
+                raise ValueError(f"avoid's colour must be 1, 2, 'b', 'w', 'black' or 'white', "
+                                 f"not {colour!r}")
             colour = _COLOURS[colour.lower()]
-        elif type(colour) is not int or colour not in (1, 2):
-            raise ValueError(f"avoid's colour must be 1, 2, 'b' or 'w', not {colour!r}")
+        else:
+            colour = _int(colour, "avoid's colour", 1, 2)
         depth = _int(depth, "avoid's until_depth", 1, 32767)
-        if isinstance(moves, (str, bytes)):
+        if isinstance(moves, str):
             moves = [moves]             # (one vertex)
+        elif isinstance(moves, tuple) and len(moves) == 2 and all(
+                isinstance(x, (int, np.integer)) for x in moves):
+            raise ArgumentTypeError(f"avoid's moves {moves!r} may be two points or one (row, "
+                                    f"col): give a list of moves")
         try:
             moves = list(moves)
         except TypeError:
@@ -367,8 +375,8 @@ cdef class Search:
     resumed after two passes (``fastgo.sgf.prisoners``): territory scoring counts them in every
     result the search scores (playouts, a game-ending pass, finished leaves).
     avoid: moves the tree does not explore (KataGo's and Leela Zero's ``avoid``): triples
-    ``(colour, moves, until_depth)``, colour 1/2 or "b"/"w", moves points or vertices (pass
-    included): `colour`'s moves among them are left out of the tree's first `until_depth` plies
+    ``(colour, moves, until_depth)``, colour 1/2 or "b"/"w"/"black"/"white", moves a list of
+    points, (row, col) pairs or vertices (pass included; one vertex alone as a str): `colour`'s moves among them are left out of the tree's first `until_depth` plies
     from the root (1: the root's moves alone). The playouts below the tree are not restricted,
     and a node whose every move is avoided keeps the pass. ``advance`` then starts a new tree
     (the plies count from the root).
@@ -407,7 +415,9 @@ cdef class Search:
     cdef void _free(self) noexcept:
         """Free the C memory (each pointer NULL after: a second call frees nothing)."""
         cdef int t
-        cdef size_t freed = <size_t>self.pool.cap * (sizeof(Node) + sizeof(int16_t))
+        cdef size_t freed = 0
+        if self.pool.nodes != NULL:     # (a second call frees nothing)
+            freed = <size_t>self.pool.cap * (sizeof(Node) + sizeof(int16_t))
         free(self.pool.nodes)
         free(self.pool.moves)
         free(self.root_state)
