@@ -98,7 +98,8 @@ cdef extern from *:
        games left 17 MB resident until the heap was reused. Nothing below 1 MiB or off glibc. */
     #if defined(__GLIBC__)
     #include <malloc.h>
-    #define fastgo_trim(bytes) do { if ((size_t)(bytes) >= ((size_t)1 << 20)) malloc_trim(0); } while (0)
+    #define fastgo_trim(bytes) \\
+        do { if ((size_t)(bytes) >= ((size_t)1 << 20)) malloc_trim(0); } while (0)
     #else
     #define fastgo_trim(bytes) ((void)(bytes))
     #endif

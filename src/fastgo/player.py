@@ -331,7 +331,7 @@ class Player:
                                        arms, "no move left", r.pv))
         move, _, rate = choices[0]
         decision = Decision(move, rate, r.playouts, time.perf_counter() - t0, arms, "", r.pv)
-        total = r.root_visits           # (the children's visits sum to one fewer: the root's first)
+        total = r.root_visits   # (the children's visits sum to one fewer: the root's own first)
         best = max(np.nan_to_num(r.values, nan=0.0))
         if total >= self.resign_min_playouts and best < max(self.resign_threshold, 0.02) and not cleanup:
             if self.resign_threshold > 0 and best < self.resign_threshold:

@@ -51,7 +51,8 @@ class Search:
                  encoding: str = "stones", ownership: bool = False,
                  max_moves: Optional[SupportsIndex] = None,
                  prisoners: Tuple[SupportsIndex, SupportsIndex] = (0, 0),
-                 avoid: Iterable[Tuple[Union[int, str], Iterable[Move], SupportsIndex]] = ()) -> None: ...
+                 avoid: Iterable[Tuple[Union[int, str], Union[str, Iterable[Move]],
+                                       SupportsIndex]] = ()) -> None: ...
     def search(self, *, visits: Optional[SupportsIndex] = None,
                playouts: Optional[SupportsIndex] = None,
                seconds: Optional[float] = None) -> SearchResult: ...

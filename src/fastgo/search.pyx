@@ -376,10 +376,11 @@ cdef class Search:
     result the search scores (playouts, a game-ending pass, finished leaves).
     avoid: moves the tree does not explore (KataGo's and Leela Zero's ``avoid``): triples
     ``(colour, moves, until_depth)``, colour 1/2 or "b"/"w"/"black"/"white", moves a list of
-    points, (row, col) pairs or vertices (pass included; one vertex alone as a str): `colour`'s moves among them are left out of the tree's first `until_depth` plies
-    from the root (1: the root's moves alone). The playouts below the tree are not restricted,
-    and a node whose every move is avoided keeps the pass. ``advance`` then starts a new tree
-    (the plies count from the root).
+    points, (row, col) pairs or vertices (pass included; one vertex alone as a str): those
+    moves of `colour` are left out of the tree's first `until_depth` plies from the root (1:
+    the root's moves alone). The playouts below the tree are not restricted, and a node whose
+    every move is avoided keeps the pass. ``advance`` then starts a new tree (the plies count
+    from the root).
     """
 
     bytes_per_node = sizeof(Node) + sizeof(int16_t)
