@@ -1466,7 +1466,10 @@ def random_actions(mask, seed=None, out=None, threads=None):
     # calls, costs about 100 us to wake and join (1,024 x 362: 48 us on one thread, 155 on
     # two; 16,384 x 82: 324 / 240); rows * (P + 400) >= 2**22 is about 180 us of work
     if nt > 1 and n * (P + 400) >= RANDOM_PARALLEL_WORK:
-        for i in prange(n, nogil=True, num_threads=nt, schedule="static"):
+        # rows handed out in chunks as threads free up: with a core busy elsewhere, halves
+        # fixed in advance left the call waiting for the slow one (two threads 0.67-0.91 of
+        # one's speed with a CI run on the cores: a thread tester's finding)
+        for i in prange(n, nogil=True, num_threads=nt, schedule="dynamic", chunksize=256):
             o[i] = random_action(mk + i * P, P, s, i)
     else:
         with nogil:
