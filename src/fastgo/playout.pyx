@@ -373,10 +373,7 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     """
     if not isinstance(board, Board):
         raise TypeError(f"board must be a fastgo.Board, not {type(board).__name__}")
-    # a private plain copy, taken before any argument's user code runs: nothing another thread
-    # or that code does to `board` (a Board.__new__ one initialised meanwhile included) reaches
-    # the playouts, which run on it without the GIL
-    cdef Board bd = (<Board>board)._copy_as(Board, False)
+    cdef Board bd
     # every argument first: their user code (__index__, iterators) runs before the board is read
     cdef int64_t count = _int(n, "n", 0, 2**31 - 1)
     cdef uint64_t seed64 = _seed(seed) % 2**64
@@ -392,6 +389,10 @@ def playouts(board, n=1, *, seed=0, threads=None, ko="rules", max_moves=None, ow
     cdef bint want_owner = ownership
     recorded = _recorded(record, count)
     cdef int64_t nrec = len(recorded)
+    # then a private plain copy, read at once: nothing another thread does to `board` from here
+    # on (a Board.__new__ one initialised meanwhile, while the memory check below reads a file)
+    # reaches the playouts, which run on it without the GIL
+    bd = (<Board>board)._copy_as(Board, False)
     cdef int npoints = bd.npoints
     cdef int cap = max(3 * npoints, 1000) if max_moves is None else max_moves
     if nrec:
